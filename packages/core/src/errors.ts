@@ -1,0 +1,70 @@
+/**
+ * The stable codes of a {@link MemoryToolError}. Callers branch on these, never on message text.
+ * The order of the first eleven is the order in which SPEC section 1 reports them when several apply.
+ */
+export type MemoryToolErrorCode =
+  /** The tool input is malformed: a missing or ill-typed field, an unknown command, a bad `view_range`. */
+  | 'INVALID_INPUT'
+  /** A path breaks the path rules (outside `/memories`, `..`, forbidden characters, too long, a symlink out). */
+  | 'INVALID_PATH'
+  /** The command would delete or rename `/memories` itself. */
+  | 'ROOT_PROTECTED'
+  /** The path does not exist. */
+  | 'NOT_FOUND'
+  /** The command needs a file and the path is a directory. */
+  | 'NOT_A_FILE'
+  /** The path is a directory where a file is needed, a parent is a file, or a move into itself. */
+  | 'PATH_CONFLICT'
+  /** The file or the destination already exists. */
+  | 'ALREADY_EXISTS'
+  /** `str_replace` found no occurrence of `old_str`. */
+  | 'NO_MATCH'
+  /** `str_replace` found more than one occurrence of `old_str`. */
+  | 'MULTIPLE_MATCHES'
+  /** `insert_line` is outside the file. */
+  | 'INVALID_LINE'
+  /** The file would exceed `maxFileBytes`, or has too many lines to view. */
+  | 'TOO_LARGE'
+  /** The storage backend failed (connection lost, disk full...). The original error is on `cause`. */
+  | 'BACKEND'
+  /** A compare-and-swap kept losing to concurrent writers, or the store stayed locked. Safe to retry. */
+  | 'CONFLICT';
+
+export interface MemoryToolErrorOptions {
+  /** The underlying error, e.g. the backend's. */
+  cause?: unknown;
+  /**
+   * The normalised memory path the error is about, when there is one. Drivers use it to say which
+   * path conflicts (the ancestor that is a file, or the path that is a directory).
+   */
+  path?: string;
+}
+
+/**
+ * The one error class of memdir. `message` is the text the model should read (SPEC section 7); the
+ * integrations send it back as `"Error: " + message` with `is_error: true`.
+ */
+export class MemoryToolError extends Error {
+  override readonly name = 'MemoryToolError';
+  readonly code: MemoryToolErrorCode;
+  readonly path: string | undefined;
+
+  constructor(code: MemoryToolErrorCode, message: string, options: MemoryToolErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.path = options.path;
+  }
+}
+
+/**
+ * True for a {@link MemoryToolError}, also one thrown by another copy of this package (which
+ * `instanceof` would miss when two versions are installed side by side).
+ */
+export function isMemoryToolError(value: unknown): value is MemoryToolError {
+  return (
+    value instanceof MemoryToolError ||
+    (value instanceof Error &&
+      value.name === 'MemoryToolError' &&
+      typeof (value as { code?: unknown }).code === 'string')
+  );
+}

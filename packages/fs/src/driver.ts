@@ -1,0 +1,424 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Dirent } from 'node:fs';
+import { lstat, mkdir, open, readdir, readFile, realpath, rename, rm, rmdir, unlink } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import {
+  type DriverEntry,
+  type DriverFile,
+  isHiddenName,
+  type MemoryDriver,
+  MemoryToolError,
+  type WriteExpectation,
+} from '@memdir/core';
+import { backendFailure, errno } from './errors.js';
+import { type LockOptions, withLock } from './lock.js';
+
+/** Options of {@link createFsDriver}. */
+export interface FsDriverOptions {
+  /**
+   * The folder that holds the memory. Memory files live in `{root}/memories` (the layout of
+   * Anthropic's `BetaLocalFilesystemMemoryTool`, so an existing folder carries over); memdir keeps
+   * its lock and temporary files in `{root}/.memdir`, out of the model's reach. Namespace `n` lives
+   * in `{root}/namespaces/n` with the same layout. Created (mode 0700) when missing.
+   */
+  root: string;
+  /**
+   * How long a command waits for another process that holds the store's lock before it fails
+   * with `CONFLICT`.
+   * @default 10000
+   */
+  lockTimeoutMs?: number;
+  /**
+   * A lock held longer than this is taken as abandoned even when a process with its pid is alive
+   * (a crashed holder whose pid was reused). No command holds the lock anywhere near this long.
+   * @default 60000
+   */
+  staleLockMs?: number;
+}
+
+const FILE_MODE = 0o600;
+const DIRECTORY_MODE = 0o700;
+// lstat calls in flight at once while listing: enough to keep libuv's thread pool busy.
+const STAT_CONCURRENCY = 64;
+
+const SYMLINK_ESCAPE = 'Path would escape /memories directory via symlink';
+
+function refuse(code: 'PATH_CONFLICT' | 'CONFLICT' | 'NOT_FOUND' | 'ALREADY_EXISTS', path: string) {
+  return new MemoryToolError(code, `${code} at ${path}`, { path });
+}
+
+function escape(): MemoryToolError {
+  return new MemoryToolError('INVALID_PATH', SYMLINK_ESCAPE);
+}
+
+function contentVersion(content: string): string {
+  return createHash('sha256').update(content).digest('base64url');
+}
+
+function isMissing(error: unknown): boolean {
+  const code = errno(error);
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+async function kindOf(path: string): Promise<'file' | 'directory' | 'other' | null> {
+  try {
+    const info = await lstat(path);
+    if (info.isFile()) return 'file';
+    if (info.isDirectory()) return 'directory';
+    return 'other';
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw error;
+  }
+}
+
+/** Runs `task` over `items` with at most `limit` in flight. */
+async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+let tempCounter = 0;
+
+interface Layout {
+  /** `{base}/memories`, as given (not resolved). */
+  memories: string;
+  /** `{base}/.memdir/lock`. */
+  lock: string;
+  /** `{base}/.memdir/tmp`. */
+  tmp: string;
+}
+
+function layoutOf(base: string): Layout {
+  return {
+    memories: join(base, 'memories'),
+    lock: join(base, '.memdir', 'lock'),
+    tmp: join(base, '.memdir', 'tmp'),
+  };
+}
+
+/** Removes temporary files and trash left by processes that are gone (crashed mid-write). */
+async function sweepLeftovers(tmp: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(tmp);
+  } catch {
+    return;
+  }
+  await Promise.all(
+    names.map(async (name) => {
+      const pid = Number(name.split('-')[0]);
+      if (!Number.isSafeInteger(pid) || pid === process.pid) return;
+      try {
+        process.kill(pid, 0);
+        return;
+      } catch (error) {
+        if (errno(error) !== 'ESRCH') return;
+      }
+      await rm(join(tmp, name), { recursive: true, force: true }).catch(() => {});
+    }),
+  );
+}
+
+function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
+  const layout = layoutOf(base);
+  let ready: Promise<string> | undefined;
+  let closed = false;
+
+  /** Creates the folders once and returns the real path of `memories`. */
+  function realRoot(): Promise<string> {
+    ready ??= (async () => {
+      await mkdir(layout.memories, { recursive: true, mode: DIRECTORY_MODE });
+      await mkdir(layout.tmp, { recursive: true, mode: DIRECTORY_MODE });
+      await sweepLeftovers(layout.tmp);
+      return realpath(layout.memories);
+    })();
+    ready.catch(() => {
+      ready = undefined;
+    });
+    return ready;
+  }
+
+  function within(real: string, root: string): boolean {
+    return real === root || real.startsWith(root + sep);
+  }
+
+  /**
+   * The real location of driver path `path`, refusing any symbolic link that leads out of the
+   * memory folder (SPEC section 8). Links that stay inside are followed. A path whose ancestor
+   * is a file resolves to a location under that file, which callers then find is not a directory.
+   */
+  async function locate(path: string): Promise<string> {
+    const root = await realRoot();
+    if (path === '') return root;
+    const full = join(root, path);
+    try {
+      const real = await realpath(full);
+      if (real === full) return full;
+      if (!within(real, root)) throw escape();
+      return real;
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+    // Part of the path does not exist yet: resolve the deepest part that does.
+    let existing = full;
+    let rest = '';
+    while (existing !== root) {
+      const parent = dirname(existing);
+      const name = existing.slice(parent.length + 1);
+      rest = rest === '' ? name : `${name}${sep}${rest}`;
+      existing = parent;
+      // A dangling link at this step would be followed by mkdir or open: refuse it.
+      if ((await lstat(join(existing, name)).catch(() => null))?.isSymbolicLink()) throw escape();
+      try {
+        const real = await realpath(existing);
+        if (!within(real, root)) throw escape();
+        return join(real, rest);
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+    }
+    throw new MemoryToolError('BACKEND', 'The memory store is unavailable: its folder was removed. Try again.');
+  }
+
+  /** The driver path of a real location inside the memory folder (for error details). */
+  async function driverPathOf(real: string): Promise<string> {
+    return relative(await realRoot(), real).split(sep).join('/');
+  }
+
+  /**
+   * Checks that every ancestor of `target` is a directory or missing, throwing PATH_CONFLICT with
+   * the ancestor that is a file. Returns whether the parent directory already exists.
+   */
+  async function checkAncestors(target: string): Promise<boolean> {
+    const root = await realRoot();
+    let current = dirname(target);
+    let parentExists = true;
+    while (within(current, root)) {
+      const kind = await kindOf(current);
+      if (kind === 'directory') return parentExists;
+      if (kind !== null) throw refuse('PATH_CONFLICT', await driverPathOf(current));
+      parentExists = false;
+      current = dirname(current);
+    }
+    return parentExists;
+  }
+
+  /** Removes the folders above `target` that the change left empty, up to the memory folder. */
+  async function pruneEmptyParents(target: string): Promise<void> {
+    const root = await realRoot();
+    for (let current = dirname(target); within(current, root) && current !== root; current = dirname(current)) {
+      try {
+        await rmdir(current);
+      } catch {
+        return; // not empty (or already gone): everything above is still needed
+      }
+    }
+  }
+
+  function tempName(): string {
+    tempCounter += 1;
+    return join(layout.tmp, `${process.pid}-${tempCounter}-${randomBytes(6).toString('hex')}`);
+  }
+
+  /** Writes `content` to `target` through a temporary file: readers see old or new, never a mix. */
+  async function replaceAtomically(target: string, content: string): Promise<void> {
+    const temp = tempName();
+    const handle = await open(temp, 'wx', FILE_MODE);
+    try {
+      try {
+        await handle.writeFile(content, 'utf8');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, target);
+    } catch (error) {
+      await unlink(temp).catch(() => {});
+      throw error;
+    }
+  }
+
+  function locked<T>(task: () => Promise<T>): Promise<T> {
+    return withLock(layout.lock, lockOptions, task);
+  }
+
+  async function guard<T>(task: () => Promise<T>): Promise<T> {
+    if (closed) throw new MemoryToolError('BACKEND', 'The memory store is closed.');
+    try {
+      return await task();
+    } catch (error) {
+      throw backendFailure(error);
+    }
+  }
+
+  return {
+    capabilities: { atomicRename: true },
+
+    namespace(name) {
+      return driverAt(join(base, 'namespaces', name), lockOptions);
+    },
+
+    read(path) {
+      return guard(async (): Promise<DriverFile | null> => {
+        if (path === '') return null;
+        const target = await locate(path);
+        let content: string;
+        try {
+          content = await readFile(target, 'utf8');
+        } catch (error) {
+          if (isMissing(error) || errno(error) === 'EISDIR') return null;
+          throw error;
+        }
+        let version: string | undefined;
+        return {
+          content,
+          // Hashing is only needed for compare-and-swap; views never pay for it.
+          get version() {
+            version ??= contentVersion(content);
+            return version;
+          },
+        };
+      });
+    },
+
+    stat(path) {
+      return guard(async () => {
+        if (path === '') return 'directory';
+        const kind = await kindOf(await locate(path));
+        return kind === 'other' ? null : kind;
+      });
+    },
+
+    write(path, content, expect?: WriteExpectation) {
+      return guard(async () => {
+        const target = await locate(path);
+        return locked(async () => {
+          const parentExists = await checkAncestors(target);
+          const kind = await kindOf(target);
+          if (kind === 'directory') throw refuse('PATH_CONFLICT', path);
+          if (kind === 'other') throw refuse('PATH_CONFLICT', path);
+          if (expect) {
+            if ('absent' in expect) {
+              if (kind !== null) throw refuse('CONFLICT', path);
+            } else {
+              if (kind === null) throw refuse('CONFLICT', path);
+              const current = await readFile(target, 'utf8');
+              if (contentVersion(current) !== expect.version) throw refuse('CONFLICT', path);
+            }
+          }
+          if (!parentExists) await mkdir(dirname(target), { recursive: true, mode: DIRECTORY_MODE });
+          await replaceAtomically(target, content);
+          return { version: contentVersion(content) };
+        });
+      });
+    },
+
+    async *list(dir, options) {
+      const skipHidden = options?.skipHidden ?? false;
+      const entries = await guard(async () => {
+        const start = await locate(dir);
+        // Under the lock, so a concurrent move is seen entirely before or entirely after.
+        return locked(async () => {
+          if ((await kindOf(start)) !== 'directory') return [];
+          const found: { real: string; path: string }[] = [];
+          const walk = async (real: string, path: string): Promise<void> => {
+            let children: Dirent[];
+            try {
+              children = await readdir(real, { withFileTypes: true });
+            } catch (error) {
+              if (isMissing(error)) return;
+              throw error;
+            }
+            const folders: Promise<void>[] = [];
+            for (const child of children) {
+              // Symbolic links are never listed or followed (SPEC section 8).
+              if (child.isSymbolicLink()) continue;
+              if (skipHidden && isHiddenName(child.name)) continue;
+              const childReal = join(real, child.name);
+              const childPath = path === '' ? child.name : `${path}/${child.name}`;
+              if (child.isDirectory()) folders.push(walk(childReal, childPath));
+              else if (child.isFile()) found.push({ real: childReal, path: childPath });
+            }
+            await Promise.all(folders);
+          };
+          await walk(start, dir);
+          const sized: DriverEntry[] = [];
+          await forEachLimited(found, STAT_CONCURRENCY, async (file) => {
+            try {
+              sized.push({ path: file.path, size: (await lstat(file.real)).size });
+            } catch (error) {
+              if (!isMissing(error)) throw error;
+            }
+          });
+          return sized;
+        });
+      });
+      yield* entries;
+    },
+
+    remove(path) {
+      return guard(async () => {
+        const target = await locate(path);
+        let trash: string | undefined;
+        const removed = await locked(async () => {
+          const kind = await kindOf(target);
+          if (kind === null) return false;
+          if (kind === 'directory') {
+            // One rename takes the whole subtree out of view atomically; the slow recursive
+            // removal happens afterwards, outside the lock.
+            trash = tempName();
+            await rename(target, trash);
+          } else {
+            await unlink(target);
+          }
+          await pruneEmptyParents(target);
+          return true;
+        });
+        if (trash) await rm(trash, { recursive: true, force: true });
+        return removed;
+      });
+    },
+
+    move(from, to) {
+      return guard(async () => {
+        const source = await locate(from);
+        const destination = await locate(to);
+        await locked(async () => {
+          if ((await kindOf(source)) === null) throw refuse('NOT_FOUND', from);
+          const parentExists = await checkAncestors(destination);
+          // lstat, not stat: a dangling link at the destination still occupies the name.
+          if (await lstat(destination).then(() => true, (error) => !isMissing(error))) {
+            throw refuse('ALREADY_EXISTS', to);
+          }
+          if (!parentExists) await mkdir(dirname(destination), { recursive: true, mode: DIRECTORY_MODE });
+          await rename(source, destination);
+          await pruneEmptyParents(source);
+        });
+      });
+    },
+
+    async close() {
+      closed = true;
+    },
+  };
+}
+
+/**
+ * A driver that keeps each memory file as a plain file under `options.root` (see
+ * {@link FsDriverOptions.root} for the layout). Every change is written to a temporary file,
+ * fsynced and renamed into place, under a lock shared by every process on this host, so no update
+ * is lost and a crash leaves each file whole. Files are created 0600 and folders 0700.
+ */
+export function createFsDriver(options: FsDriverOptions): MemoryDriver {
+  if (typeof options?.root !== 'string' || options.root === '') {
+    throw new TypeError('createFsDriver: `root` must be the path of the memory folder');
+  }
+  return driverAt(resolve(options.root), {
+    timeoutMs: options.lockTimeoutMs ?? 10_000,
+    staleMs: options.staleLockMs ?? 60_000,
+  });
+}

@@ -24,7 +24,7 @@ export interface FsDriverOptions {
   root: string;
   /**
    * How long a command waits for another process that holds the store's lock before it fails
-   * with `CONFLICT`.
+   * with `BACKEND` ("The memory store is busy...").
    * @default 10000
    */
   lockTimeoutMs?: number;
@@ -47,7 +47,7 @@ function refuse(code: 'PATH_CONFLICT' | 'CONFLICT' | 'NOT_FOUND' | 'ALREADY_EXIS
   return new MemoryToolError(code, `${code} at ${path}`, { path });
 }
 
-function escape(): MemoryToolError {
+function symlinkEscape(): MemoryToolError {
   return new MemoryToolError('INVALID_PATH', SYMLINK_ESCAPE);
 }
 
@@ -158,7 +158,7 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
     try {
       const real = await realpath(full);
       if (real === full) return full;
-      if (!within(real, root)) throw escape();
+      if (!within(real, root)) throw symlinkEscape();
       return real;
     } catch (error) {
       if (!isMissing(error)) throw error;
@@ -172,21 +172,26 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
       rest = rest === '' ? name : `${name}${sep}${rest}`;
       existing = parent;
       // A dangling link at this step would be followed by mkdir or open: refuse it.
-      if ((await lstat(join(existing, name)).catch(() => null))?.isSymbolicLink()) throw escape();
+      if ((await lstat(join(existing, name)).catch(() => null))?.isSymbolicLink()) throw symlinkEscape();
       try {
         const real = await realpath(existing);
-        if (!within(real, root)) throw escape();
+        if (!within(real, root)) throw symlinkEscape();
         return join(real, rest);
       } catch (error) {
         if (!isMissing(error)) throw error;
       }
     }
-    throw new MemoryToolError('BACKEND', 'The memory store is unavailable: its folder was removed. Try again.');
+    throw new MemoryToolError(
+      'BACKEND',
+      'The memory store is unavailable: its folder was removed. Try again.',
+    );
   }
 
   /** The driver path of a real location inside the memory folder (for error details). */
   async function driverPathOf(real: string): Promise<string> {
-    return relative(await realRoot(), real).split(sep).join('/');
+    return relative(await realRoot(), real)
+      .split(sep)
+      .join('/');
   }
 
   /**
@@ -210,7 +215,11 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
   /** Removes the folders above `target` that the change left empty, up to the memory folder. */
   async function pruneEmptyParents(target: string): Promise<void> {
     const root = await realRoot();
-    for (let current = dirname(target); within(current, root) && current !== root; current = dirname(current)) {
+    for (
+      let current = dirname(target);
+      within(current, root) && current !== root;
+      current = dirname(current)
+    ) {
       try {
         await rmdir(current);
       } catch {
@@ -391,7 +400,12 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
           if ((await kindOf(source)) === null) throw refuse('NOT_FOUND', from);
           const parentExists = await checkAncestors(destination);
           // lstat, not stat: a dangling link at the destination still occupies the name.
-          if (await lstat(destination).then(() => true, (error) => !isMissing(error))) {
+          if (
+            await lstat(destination).then(
+              () => true,
+              (error) => !isMissing(error),
+            )
+          ) {
             throw refuse('ALREADY_EXISTS', to);
           }
           if (!parentExists) await mkdir(dirname(destination), { recursive: true, mode: DIRECTORY_MODE });

@@ -18,8 +18,7 @@ const REASONS: Record<string, string> = {
 export function backendFailure(cause: unknown): MemoryToolError {
   if (isMemoryToolError(cause)) return cause;
   const code = (cause as NodeJS.ErrnoException | undefined)?.code;
-  const reason =
-    (code && REASONS[code]) ?? `the filesystem reported an error${code ? ` (${code})` : ''}`;
+  const reason = (code && REASONS[code]) ?? `the filesystem reported an error${code ? ` (${code})` : ''}`;
   return new MemoryToolError('BACKEND', `The memory store is unavailable: ${reason}. Try again.`, { cause });
 }
 

@@ -6,7 +6,7 @@ import { errno } from './errors.js';
 
 /** How a lock waits and when it counts as abandoned. */
 export interface LockOptions {
-  /** How long to wait for another holder before giving up with `CONFLICT`. */
+  /** How long to wait for another holder before giving up with `BACKEND` (busy). */
   timeoutMs: number;
   /** A lock older than this is taken as abandoned even if its process seems alive (pid reuse). */
   staleMs: number;
@@ -100,8 +100,8 @@ async function acquire(file: string, options: LockOptions): Promise<{ content: s
     if (await breakIfStale(file, options.staleMs)) continue;
     if (Date.now() >= deadline) {
       throw new MemoryToolError(
-        'CONFLICT',
-        `The memory store is busy: another process has held its lock for over ${Math.round(options.timeoutMs / 1000)} s. Try again.`,
+        'BACKEND',
+        'The memory store is busy: another process is holding its lock. Try again.',
       );
     }
     await sleep(delay * (0.5 + Math.random()));

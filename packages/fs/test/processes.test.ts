@@ -1,0 +1,95 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createFsStore } from '../src/index.js';
+import { runInWorker, tempFolder } from './helpers.js';
+
+describe('several processes on one folder', () => {
+  let root: string;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => {
+    ({ path: root, cleanup } = await tempFolder());
+  });
+  afterEach(() => cleanup());
+
+  it('100 concurrent inserts from two processes and this one lose nothing', async () => {
+    const store = createFsStore({ root });
+    await store.create({ command: 'create', path: '/memories/log.md', file_text: '# log' });
+    const inserts = (who: string, count: number) =>
+      Array.from({ length: count }, (_, index) => ({
+        command: 'insert',
+        path: '/memories/log.md',
+        insert_line: 1,
+        insert_text: `${who}-${index}\n`,
+      }));
+    const [first, second, here] = await Promise.all([
+      runInWorker(root, inserts('a', 40)),
+      runInWorker(root, inserts('b', 40)),
+      Promise.all(inserts('c', 20).map((command) => store.execute(command))),
+    ]);
+    for (const result of [...first, ...second]) {
+      expect(result).toEqual({ ok: 'The file /memories/log.md has been edited.' });
+    }
+    expect(here).toEqual(Array(20).fill('The file /memories/log.md has been edited.'));
+    const lines = (await readFile(join(root, 'memories', 'log.md'), 'utf8')).split('\n');
+    expect(lines[0]).toBe('# log');
+    expect(lines.slice(1).sort()).toEqual(
+      [...inserts('a', 40), ...inserts('b', 40), ...inserts('c', 20)].map((c) => c.insert_text.trim()).sort(),
+    );
+    await store.close();
+  }, 60_000);
+
+  it('racing creates with overwrite: false in two processes and this one have exactly one winner', async () => {
+    const creates = (who: string) =>
+      Array.from({ length: 5 }, (_, index) => ({
+        command: 'create',
+        path: '/memories/claim.md',
+        file_text: `${who}-${index}`,
+      }));
+    const store = createFsStore({ root, overwrite: false });
+    const [first, second, here] = await Promise.all([
+      runInWorker(root, creates('a'), { overwrite: false }),
+      runInWorker(root, creates('b'), { overwrite: false }),
+      Promise.allSettled(creates('c').map((command) => store.execute(command))),
+    ]);
+    const results = [
+      ...first,
+      ...second,
+      ...here.map((result) =>
+        result.status === 'fulfilled'
+          ? { ok: result.value }
+          : { code: result.reason.code, error: result.reason.message },
+      ),
+    ];
+    const winners = results.filter((result) => result.ok !== undefined);
+    expect(winners).toEqual([{ ok: 'File created successfully at: /memories/claim.md' }]);
+    for (const result of results.filter((candidate) => candidate.ok === undefined)) {
+      expect(result).toEqual({ code: 'ALREADY_EXISTS', error: 'File /memories/claim.md already exists' });
+    }
+    const content = await readFile(join(root, 'memories', 'claim.md'), 'utf8');
+    expect(content).toMatch(/^[abc]-[0-4]$/);
+    await store.close();
+  }, 60_000);
+
+  it('a str_replace in another process never applies to content that changed under it', async () => {
+    const store = createFsStore({ root });
+    await store.create({ command: 'create', path: '/memories/todo.md', file_text: 'tokens:' });
+    const tokens = Array.from({ length: 30 }, (_, index) => `t${index};`);
+    // Every edit puts its token right after the unique marker. Two edits that both applied to the
+    // same old content would leave only one of their tokens: a lost update.
+    const edits = tokens.map((token) => ({
+      command: 'str_replace',
+      path: '/memories/todo.md',
+      old_str: 'tokens:',
+      new_str: `tokens:${token}`,
+    }));
+    const [first, second] = await Promise.all([
+      runInWorker(root, edits.slice(0, 15)),
+      runInWorker(root, edits.slice(15)),
+    ]);
+    expect([...first, ...second].every((result) => result.ok !== undefined)).toBe(true);
+    const content = await readFile(join(root, 'memories', 'todo.md'), 'utf8');
+    for (const token of tokens) expect(content).toContain(token);
+    await store.close();
+  }, 60_000);
+});

@@ -183,8 +183,10 @@ export interface MemoryDriver {
   /**
    * Every file beneath directory `dir` (`''` for all), at any depth, in any order; nothing when `dir`
    * does not exist. Should be a consistent snapshot (no file seen twice or missed by a concurrent
-   * move). When `options.skipHidden` is set the driver may leave out files below a hidden name
-   * (a segment starting with `.`, or `node_modules`) under `dir`; the engine filters them anyway.
+   * move). When `options.skipHidden` is set the driver may, for an entry under `dir` with a hidden
+   * name (starting with `.`, or `node_modules`), report that one entry with any size instead of
+   * every file beneath it: hidden files count for nothing in a listing except that the visible
+   * directories above them exist, and the engine filters them anyway.
    */
   list(dir: string, options?: { skipHidden?: boolean }): AsyncIterable<DriverEntry>;
 

@@ -334,6 +334,7 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
         return locked(async () => {
           if ((await kindOf(start)) !== 'directory') return [];
           const found: { real: string; path: string }[] = [];
+          const sized: DriverEntry[] = [];
           const walk = async (real: string, path: string): Promise<void> => {
             let children: Dirent[];
             try {
@@ -346,16 +347,20 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
             for (const child of children) {
               // Symbolic links are never listed or followed (SPEC section 8).
               if (child.isSymbolicLink()) continue;
-              if (skipHidden && isHiddenName(child.name)) continue;
               const childReal = join(real, child.name);
               const childPath = path === '' ? child.name : `${path}/${child.name}`;
+              if (skipHidden && isHiddenName(child.name)) {
+                // Its content is never shown; it only proves the folders above it exist. Not
+                // walking it keeps a large `node_modules` or `.git` from slowing every listing.
+                if (child.isDirectory() || child.isFile()) sized.push({ path: childPath, size: 0 });
+                continue;
+              }
               if (child.isDirectory()) folders.push(walk(childReal, childPath));
               else if (child.isFile()) found.push({ real: childReal, path: childPath });
             }
             await Promise.all(folders);
           };
           await walk(start, dir);
-          const sized: DriverEntry[] = [];
           await forEachLimited(found, STAT_CONCURRENCY, async (file) => {
             try {
               sized.push({ path: file.path, size: (await lstat(file.real)).size });

@@ -1,6 +1,22 @@
-export { isMemoryToolError, MemoryToolError } from './errors.js';
 export type { MemoryToolErrorCode, MemoryToolErrorOptions } from './errors.js';
+export { isMemoryToolError, MemoryToolError } from './errors.js';
 export { createInMemoryDriver, createInMemoryStore } from './in-memory.js';
+export type {
+  MemoryExecute,
+  MemoryExecuteOptions,
+  MemoryRunnableTool,
+  MemoryToolCallOptions,
+  MemoryToolCallResult,
+  MemoryToolRunContext,
+} from './integrations/index.js';
+export {
+  executeMemoryToolCall,
+  memoryErrorText,
+  memoryExecute,
+  memoryTool,
+  runInOrder,
+  toMemoryToolError,
+} from './integrations/index.js';
 export {
   isHiddenName,
   MAX_PATH_BYTES,
@@ -18,7 +34,6 @@ export {
   MAX_VIEW_LINES,
   validateNamespace,
 } from './store.js';
-export { MEMORY_COMMANDS } from './types.js';
 export type {
   CreateCommand,
   DeleteCommand,
@@ -36,3 +51,4 @@ export type {
   ViewCommand,
   WriteExpectation,
 } from './types.js';
+export { MEMORY_COMMANDS } from './types.js';

@@ -30,7 +30,9 @@ type Fields = Record<string, unknown>;
 
 function requireObject(input: unknown, command: string): Fields {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw invalidInput(`Invalid input for the \`${command}\` command: expected an object, got ${describe(input)}.`);
+    throw invalidInput(
+      `Invalid input for the \`${command}\` command: expected an object, got ${describe(input)}.`,
+    );
   }
   return input as Fields;
 }
@@ -53,7 +55,7 @@ function optionalString(fields: Fields, name: string, command: string): string |
 
 function requireInteger(fields: Fields, name: string, command: string): number {
   const value = fields[name];
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
     throw invalidInput(
       `Invalid input for the \`${command}\` command: \`${name}\` must be an integer, got ${describe(value)}.`,
     );
@@ -80,7 +82,7 @@ function viewRange(fields: Fields): [number, number] | undefined {
   if (
     !Array.isArray(value) ||
     value.length !== 2 ||
-    !value.every((item) => typeof item === 'number' && Number.isSafeInteger(item))
+    !value.every((item) => typeof item === 'number' && Number.isInteger(item))
   ) {
     throw invalidInput(
       `Invalid \`view_range\` parameter: ${showRange(value)}. It should be a list of two integers [start, end].`,
@@ -152,7 +154,9 @@ export function parseRename(input: unknown): RenameCommand {
 /** The command name of a raw tool input, or an `INVALID_INPUT` error naming what is wrong. */
 export function commandName(input: unknown): MemoryCommandName {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw invalidInput(`Invalid memory tool input: expected an object with a \`command\` field, got ${describe(input)}.`);
+    throw invalidInput(
+      `Invalid memory tool input: expected an object with a \`command\` field, got ${describe(input)}.`,
+    );
   }
   const command = (input as Fields)['command'];
   if (typeof command !== 'string' || !(MEMORY_COMMANDS as readonly string[]).includes(command)) {

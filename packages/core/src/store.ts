@@ -17,13 +17,7 @@ import {
   toDriverPath,
   toMemoryPath,
 } from './path.js';
-import {
-  fileViewHeader,
-  type ListingEntry,
-  renderFileBody,
-  renderListing,
-  renderSnippet,
-} from './render.js';
+import { fileViewHeader, type ListingEntry, renderFileBody, renderListing, renderSnippet } from './render.js';
 import type { MemoryDriver, MemoryStore, MemoryStoreOptions } from './types.js';
 
 /** Default of {@link MemoryStoreOptions.maxFileBytes}: 1 MiB. */
@@ -85,6 +79,8 @@ function backendError(cause: unknown): MemoryToolError {
 /** True for a driver refusal with one of `codes`; anything else is rethrown as a backend failure. */
 function isRefusal(error: unknown, ...codes: MemoryToolErrorCode[]): error is MemoryToolError {
   if (isMemoryToolError(error) && codes.includes(error.code)) return true;
+  // A driver may refuse a path itself (the filesystem store's symlink check): that is for the model.
+  if (isMemoryToolError(error) && error.code === 'INVALID_PATH') throw error;
   throw backendError(error);
 }
 
@@ -148,7 +144,8 @@ function linesOfOffsets(content: string, offsets: readonly number[]): number[] {
 export function createMemoryStore(driver: MemoryDriver, options: MemoryStoreOptions = {}): MemoryStore {
   const namespace = options.namespace === undefined ? undefined : validateNamespace(options.namespace);
   const overwrite = options.overwrite ?? true;
-  if (typeof overwrite !== 'boolean') throw new TypeError('Invalid memdir option overwrite: expected a boolean');
+  if (typeof overwrite !== 'boolean')
+    throw new TypeError('Invalid memdir option overwrite: expected a boolean');
   const maxFileBytes = positiveInteger(options.maxFileBytes, 'maxFileBytes', DEFAULT_MAX_FILE_BYTES);
   const maxViewChars = positiveInteger(options.maxViewChars, 'maxViewChars', DEFAULT_MAX_VIEW_CHARS);
   const files = namespace === undefined ? driver : driver.namespace(namespace);
@@ -241,30 +238,49 @@ export function createMemoryStore(driver: MemoryDriver, options: MemoryStoreOpti
     throw notFoundForEdit(memoryPath);
   }
 
-  async function viewDirectory(memoryPath: string, path: string): Promise<string> {
-    const entries = new Map<string, { size: number; children: Map<string, { size: number; directory: boolean }> | null }>();
+  /**
+   * The listing of directory `path`, or null when the directory vanished after the caller saw it
+   * (a concurrent delete or rename): the caller then looks again, so the view behaves as if it ran
+   * entirely before or after that command.
+   */
+  async function viewDirectory(memoryPath: string, path: string): Promise<string | null> {
+    const entries = new Map<
+      string,
+      { size: number; children: Map<string, { size: number; directory: boolean }> | null }
+    >();
     let total = 0;
+    let listed = 0;
     const prefixLength = path === '' ? 0 : path.length + 1;
     await io(async () => {
       for await (const entry of files.list(path, { skipHidden: true })) {
         if (!isBeneath(entry.path, path)) continue;
+        listed++;
         const segments = entry.path.slice(prefixLength).split('/');
-        if (segments.some(isHiddenName)) continue;
-        total += entry.size;
+        // A hidden name hides itself and everything beneath it, but the visible directories above
+        // it still exist (a directory exists while any file lies beneath it, SPEC section 3): they
+        // are listed, and the hidden file adds nothing to their sizes.
+        const hiddenAt = segments.findIndex(isHiddenName);
+        const visible = hiddenAt === -1 ? segments.length : hiddenAt;
+        if (visible === 0) continue;
+        const size = hiddenAt === -1 ? entry.size : 0;
+        total += size;
         const [first, second] = segments as [string, string | undefined];
         let top = entries.get(first);
         if (!top) {
-          top = { size: 0, children: second === undefined ? null : new Map() };
+          top = { size: 0, children: segments.length === 1 ? null : new Map() };
           entries.set(first, top);
         }
-        top.size += entry.size;
-        if (second !== undefined && top.children) {
+        top.size += size;
+        if (visible >= 2 && second !== undefined && top.children) {
           const child = top.children.get(second) ?? { size: 0, directory: segments.length > 2 };
-          child.size += entry.size;
+          child.size += size;
           top.children.set(second, child);
         }
       }
     });
+    // Nothing listed below a directory that is not the root: either it holds only hidden files the
+    // driver skipped, or it was deleted or moved since it was seen. Only the second is a race.
+    if (listed === 0 && path !== '' && (await io(() => files.stat(path))) !== 'directory') return null;
     const listing: ListingEntry[] = [];
     for (const name of [...entries.keys()].sort()) {
       const top = entries.get(name)!;
@@ -307,19 +323,23 @@ export function createMemoryStore(driver: MemoryDriver, options: MemoryStoreOpti
       const command = parseView(input);
       const memoryPath = normalizeMemoryPath(command.path);
       const path = toDriverPath(memoryPath);
-      if (path === '') return viewDirectory(memoryPath, path);
+      if (path === '') return (await viewDirectory(memoryPath, path))!;
       for (;;) {
         const file = await io(() => files.read(path));
         if (file) return viewFile(memoryPath, file.content, command.view_range);
         const kind = await io(() => files.stat(path));
-        if (kind === 'directory') return viewDirectory(memoryPath, path);
+        if (kind === 'directory') {
+          const listing = await viewDirectory(memoryPath, path);
+          if (listing !== null) return listing;
+          continue;
+        }
         if (kind === null) {
           throw new MemoryToolError(
             'NOT_FOUND',
             `The path ${memoryPath} does not exist. Please provide a valid path.`,
           );
         }
-        // A file appeared between read and stat: read it.
+        // A file appeared between read and stat, or the directory vanished: look again.
       }
     },
 
@@ -391,7 +411,9 @@ export function createMemoryStore(driver: MemoryDriver, options: MemoryStoreOpti
       const command = parseInsert(input);
       const memoryPath = normalizeMemoryPath(command.path);
       const path = toDriverPath(memoryPath);
-      const text = command.insert_text.endsWith('\n') ? command.insert_text.slice(0, -1) : command.insert_text;
+      const text = command.insert_text.endsWith('\n')
+        ? command.insert_text.slice(0, -1)
+        : command.insert_text;
       return retrying(memoryPath, async () => {
         const file = await readForEdit(memoryPath, path);
         const lines = file.content.split('\n');
@@ -432,8 +454,7 @@ export function createMemoryStore(driver: MemoryDriver, options: MemoryStoreOpti
       if (from === '' || to === '') {
         throw new MemoryToolError('ROOT_PROTECTED', `Cannot rename the ${MEMORY_ROOT} directory itself`);
       }
-      const notFound = () =>
-        new MemoryToolError('NOT_FOUND', `The path ${oldMemoryPath} does not exist`);
+      const notFound = () => new MemoryToolError('NOT_FOUND', `The path ${oldMemoryPath} does not exist`);
       if (isBeneath(to, from)) {
         // NOT_FOUND outranks PATH_CONFLICT (SPEC section 1).
         if ((await io(() => files.stat(from))) === null) throw notFound();

@@ -113,7 +113,9 @@ function spaceDriver(spaces: Map<string, Space>, key: string): MemoryDriver {
       const ancestor = driverAncestors(to).find((candidate) => files.files.has(candidate));
       if (ancestor !== undefined) throw refuse('PATH_CONFLICT', ancestor);
       if (files.kind(to) !== null) throw refuse('ALREADY_EXISTS', to);
-      const moved = moving.map((path) => [to + path.slice(from.length), files.files.get(path)!.content] as const);
+      const moved = moving.map(
+        (path) => [to + path.slice(from.length), files.files.get(path)!.content] as const,
+      );
       for (const path of moving) files.drop(path);
       for (const [path, content] of moved) files.put(path, { content, version: nextVersion() });
     },

@@ -238,7 +238,7 @@ export async function expectError(
     expect(typeof toolError.message === 'string' && toolError.message.length > 0).toBe(true);
     return toolError;
   }
-  throw new Error(`Expected a ${code} error, but the command succeeded with: ${JSON.stringify(result)}`);
+  throw new Error(`Expected the error ${code}, but the command succeeded with: ${JSON.stringify(result)}`);
 }
 
 /** Creates each file in order. */

@@ -1,0 +1,189 @@
+const STORE_OPTIONS = `Store options (every command but conformance):
+  -s, --store URL          where the memory lives (default: $MEMDIR_STORE, else file:./memory)
+                             file:./memory      a folder (files under ./memory/memories/)
+                             file:///abs/path   an absolute folder
+                             memory:            this process's memory (for exec and serve)
+                             redis://, postgres://, s3://  with @memdir/redis, /postgres, /s3 installed
+      --namespace NAME     keep to this namespace of the store
+      --no-overwrite       make create fail on an existing file (default: create overwrites)
+      --overwrite          let create replace an existing file (the default)
+      --max-file-bytes N   largest file create/str_replace/insert may write (default: 1048576)
+      --max-view-chars N   most characters one view shows before truncating (default: 16000)
+  -h, --help               show this help`;
+
+const OUTPUT = `Output: the result text, exactly as the model reads it, then a newline, on stdout (exit 0).
+A failed command prints "Error: {message}" on stderr (exit 1); a usage or store problem prints
+"memdir: {problem}" on stderr (exit 2).`;
+
+export const MAIN_HELP = `memdir: durable storage for Claude's memory tool (memory_20250818)
+
+Usage: memdir <command> [arguments] [options]
+
+Memory commands (the six commands of the tool):
+  view [PATH]                      show a file with line numbers, or a directory listing
+  create PATH (--text T | --file F | -)
+  str_replace PATH --old X [--new Y]
+  insert PATH --line N (--text T | --file F | -)
+  delete PATH
+  rename OLD_PATH NEW_PATH
+
+Other commands:
+  exec                             run tool inputs given as JSON lines on stdin
+  serve                            serve the store to Claude Desktop, Claude Code... over MCP (stdio)
+  conformance MODULE               check a custom store module with the conformance suite
+  help [COMMAND]                   show the help of a command
+
+Paths start with /memories. Global options: --store URL, --namespace NAME, and the limits below.
+  -h, --help       show help (also "memdir COMMAND --help")
+  -v, --version    print the version
+
+${OUTPUT}
+
+Examples:
+  memdir create /memories/notes.md --text "Likes tea"
+  memdir view /memories/notes.md --range 1,5
+  memdir --store memory: exec < inputs.jsonl
+  memdir serve --store file:$HOME/.memdir`;
+
+export const COMMAND_HELP: Record<string, string> = {
+  view: `Usage: memdir view [PATH] [--range START,END] [options]
+
+Shows a file with line numbers, or a directory with its entries two levels deep.
+PATH defaults to /memories.
+
+  -r, --range START,END    only lines START to END (1-based, inclusive); END -1 reads to the end
+
+${STORE_OPTIONS}
+
+${OUTPUT}
+
+Examples:
+  memdir view
+  memdir view /memories/notes.md --range 3,-1`,
+
+  create: `Usage: memdir create PATH (--text TEXT | --file FILE | -) [options]
+
+Writes a file, creating its directories (and replacing an existing file unless --no-overwrite).
+
+  -t, --text TEXT          the content
+  -f, --file FILE          read the content from FILE ("-" for stdin)
+  -                        read the content from stdin
+
+${STORE_OPTIONS}
+
+${OUTPUT}
+
+Examples:
+  memdir create /memories/notes.md --text "Likes tea"
+  memdir create /memories/plan.md --file plan.md
+  echo "Likes tea" | memdir create /memories/notes.md -`,
+
+  str_replace: `Usage: memdir str_replace PATH --old OLD [--new NEW] [options]
+
+Replaces the one occurrence of OLD in the file with NEW (without --new, deletes OLD).
+It fails when OLD occurs zero or several times.
+
+  -o, --old TEXT           the text to replace (verbatim, may span lines)
+  -n, --new TEXT           the replacement (default: empty)
+
+${STORE_OPTIONS}
+
+${OUTPUT}
+
+Example:
+  memdir str_replace /memories/notes.md --old "Likes tea" --new "Likes coffee"`,
+
+  insert: `Usage: memdir insert PATH --line N (--text TEXT | --file FILE | -) [options]
+
+Inserts the text as new line(s) after line N (0 inserts at the top).
+
+  -l, --line N             the line to insert after
+  -t, --text TEXT          the text to insert
+  -f, --file FILE          read the text from FILE ("-" for stdin)
+  -                        read the text from stdin
+
+${STORE_OPTIONS}
+
+${OUTPUT}
+
+Example:
+  memdir insert /memories/notes.md --line 0 --text "# Notes"`,
+
+  delete: `Usage: memdir delete PATH [options]
+
+Deletes a file, or a directory with everything beneath it.
+
+${STORE_OPTIONS}
+
+${OUTPUT}
+
+Example:
+  memdir delete /memories/old`,
+
+  rename: `Usage: memdir rename OLD_PATH NEW_PATH [options]
+
+Moves a file or a directory; it never overwrites an existing destination.
+
+${STORE_OPTIONS}
+
+${OUTPUT}
+
+Example:
+  memdir rename /memories/draft.md /memories/notes/final.md`,
+
+  exec: `Usage: memdir exec [options] < inputs.jsonl
+
+Runs tool inputs, one JSON object per line on stdin, in order, exactly as the model would send
+them ({"command":"view","path":"/memories"}). Blank lines are skipped. For each input, one JSON
+line on stdout:
+  {"ok":true,"text":"<the result the model reads>"}
+  {"ok":false,"code":"NOT_FOUND","error":"<message>"}    (the model reads "Error: " + error)
+A line that is not JSON gives {"ok":false,"code":"INVALID_INPUT",...}. Every line runs even when
+an earlier one failed; the exit code is 1 when any failed, else 0.
+
+${STORE_OPTIONS}
+
+Example:
+  printf '%s\\n' '{"command":"create","path":"/memories/a.md","file_text":"hi"}' \\
+    '{"command":"view","path":"/memories/a.md"}' | memdir --store memory: exec`,
+
+  serve: `Usage: memdir serve [options]
+
+Serves the store over the Model Context Protocol on stdin/stdout, as one tool named "memory"
+that takes the six commands of the memory tool. Results are SPEC's texts; failures are
+isError results with the text "Error: {message}". Logs go to stderr only.
+
+${STORE_OPTIONS}
+
+Claude Code:     claude mcp add memdir -- npx -y memdir serve --store file:$HOME/.memdir
+Claude Desktop:  {"mcpServers":{"memdir":{"command":"npx","args":["-y","memdir","serve",
+                  "--store","file:/Users/me/.memdir"]}}}`,
+
+  conformance: `Usage: memdir conformance MODULE [options]
+
+Runs memdir's conformance suite (every string and error of the spec, hostile paths, namespaces,
+concurrency, a differential property test against the in-memory store) on your store, with no
+test setup of your own, and prints a pass/fail report. MODULE is a .js, .mjs or .ts file that
+exports (as named exports, or as properties of its default export):
+  createStore(options, backend)  a MemoryStore with these options over the backend named
+                                 backend (same name, same data; or: create)
+  createDriver(backend)          instead: a MemoryDriver, run under the memdir engine
+  destroy(backend)               optional: remove a backend's data after each test
+  capabilities                   optional: e.g. { atomicRename: false }
+  name                           optional: the name in the report
+A default export that is a function is taken as createStore.
+
+  -n, --name NAME          the name in the report (default: the module's name, else its file name)
+      --property-runs N    runs of the property test (default: the suite's)
+      --timeout MS         timeout of each test in milliseconds (default: the suite's)
+  -t, --filter PATTERN     only tests whose name matches PATTERN (a regular expression)
+      --verbose            list every test, not only the failing ones
+  -h, --help               show this help
+
+Exit code: 0 when every test passed, 1 when one failed, 2 when the module could not be loaded.
+
+Example:
+  memdir conformance ./my-store.ts --property-runs 50`,
+};
+
+COMMAND_HELP['str-replace'] = COMMAND_HELP.str_replace!;

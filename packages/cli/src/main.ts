@@ -1,0 +1,337 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { type MemoryStore, type MemoryStoreOptions, validateNamespace } from '@memdir/core';
+import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, errorText } from './errors.js';
+import { runExec } from './exec.js';
+import { COMMAND_HELP, MAIN_HELP } from './help.js';
+import { type CliIo, processIo, readAll, write } from './io.js';
+import { DEFAULT_STORE_URL, openStore, redactStoreUrl } from './store-url.js';
+import { VERSION } from './version.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+const STORE_OPTIONS = {
+  store: { type: 'string', short: 's' },
+  namespace: { type: 'string' },
+  overwrite: { type: 'boolean' },
+  'no-overwrite': { type: 'boolean' },
+  'max-file-bytes': { type: 'string' },
+  'max-view-chars': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} satisfies Options;
+
+const TEXT_SOURCE = {
+  text: { type: 'string', short: 't' },
+  file: { type: 'string', short: 'f' },
+} satisfies Options;
+
+/** Each command's own flags, besides the store options. */
+const COMMAND_OPTIONS: Record<string, Options> = {
+  view: { range: { type: 'string', short: 'r' } },
+  create: TEXT_SOURCE,
+  str_replace: { old: { type: 'string', short: 'o' }, new: { type: 'string', short: 'n' } },
+  insert: { line: { type: 'string', short: 'l' }, ...TEXT_SOURCE },
+  delete: {},
+  rename: {},
+  exec: {},
+  serve: {},
+};
+
+const ALIASES: Record<string, string> = { 'str-replace': 'str_replace' };
+
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+/**
+ * Runs the `memdir` command line with `argv` (without `node` and the script) and resolves to the
+ * exit code: 0 success, 1 a failed command, 2 a usage or store problem. Never rejects for a user
+ * error; every message goes to `io.stderr`.
+ */
+export async function run(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  try {
+    return await dispatch([...argv], io);
+  } catch (error) {
+    if (error instanceof CliUsageError) {
+      await write(
+        io.stderr,
+        `memdir: ${error.message}\n${error.hint === undefined ? '' : `${error.hint}\n`}`,
+      );
+      return EXIT_USAGE;
+    }
+    // A bug of the CLI or of an adapter: say so plainly, without a stack trace unless asked.
+    const message = error instanceof Error ? error.message : String(error);
+    await write(
+      io.stderr,
+      `memdir: unexpected failure: ${message}\n${io.env.MEMDIR_DEBUG ? `${(error as Error).stack ?? ''}\n` : ''}`,
+    );
+    return EXIT_FAILED;
+  }
+}
+
+async function dispatch(argv: string[], io: CliIo): Promise<number> {
+  // The command is the first word that is not a store option (`memdir --store memory: exec` works).
+  const index = commandIndex(argv);
+  if (index === -1) {
+    if (argv.includes('--version') || argv.includes('-v')) {
+      await write(io.stdout, `${VERSION}\n`);
+      return EXIT_OK;
+    }
+    if (argv.includes('--help') || argv.includes('-h')) {
+      await write(io.stdout, `${MAIN_HELP}\n`);
+      return EXIT_OK;
+    }
+    if (argv.length === 0) {
+      // No command at all: the help, on stderr since this is a usage error.
+      await write(io.stderr, `${MAIN_HELP}\n`);
+      return EXIT_USAGE;
+    }
+    throw new CliUsageError('no command given', { hint: 'Run "memdir --help" for usage.' });
+  }
+  const word = argv[index]!;
+  const rest = [...argv.slice(0, index), ...argv.slice(index + 1)];
+  const command = ALIASES[word] ?? word;
+
+  if (command === 'help') {
+    const topic = rest.find((arg) => !arg.startsWith('-'));
+    const text = topic === undefined ? MAIN_HELP : COMMAND_HELP[ALIASES[topic] ?? topic];
+    if (text === undefined) throw unknownCommand(topic!);
+    await write(io.stdout, `${text}\n`);
+    return EXIT_OK;
+  }
+  if (command === 'conformance') {
+    // Loaded on demand, like serve: vitest and the MCP SDK are heavy, the memory commands are not.
+    const { runConformance } = await import('./conformance.js');
+    return runConformance(rest, io);
+  }
+  const ownOptions = COMMAND_OPTIONS[command];
+  if (ownOptions === undefined) throw unknownCommand(word);
+
+  const { values, positionals } = parse(command, rest, { ...STORE_OPTIONS, ...ownOptions });
+  if (values.help) {
+    await write(io.stdout, `${COMMAND_HELP[command]}\n`);
+    return EXIT_OK;
+  }
+
+  if (command === 'exec') {
+    expectPositionals(command, positionals, 0, 0);
+    return withStore(values, io, (store) => runExec(store, io));
+  }
+  if (command === 'serve') {
+    expectPositionals(command, positionals, 0, 0);
+    const { serveStdio } = await import('./serve.js');
+    return withStore(values, io, (store) => serveStdio(store, io, describeStore(values, io)));
+  }
+
+  const input = await toolInput(command, values, positionals, io);
+  return withStore(values, io, async (store) => {
+    let result: string;
+    try {
+      result = await store.execute(input);
+    } catch (error) {
+      await write(io.stderr, `Error: ${errorText(error)}\n`);
+      return EXIT_FAILED;
+    }
+    await write(io.stdout, `${result}\n`);
+    return EXIT_OK;
+  });
+}
+
+function unknownCommand(word: string): CliUsageError {
+  return new CliUsageError(`unknown command ${JSON.stringify(word)}`, {
+    hint: 'Run "memdir --help" for usage.',
+  });
+}
+
+/** Options that take a value, whose next argument is therefore not the command. */
+const VALUE_FLAGS = new Set(['--store', '-s', '--namespace', '--max-file-bytes', '--max-view-chars']);
+
+function commandIndex(argv: readonly string[]): number {
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!;
+    if (VALUE_FLAGS.has(arg)) {
+      index++;
+      continue;
+    }
+    if (!arg.startsWith('-')) return index;
+  }
+  return -1;
+}
+
+function parse(command: string, args: string[], options: Options): { values: Values; positionals: string[] } {
+  try {
+    const { values, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
+    return { values: values as Values, positionals };
+  } catch (error) {
+    throw new CliUsageError(`${command}: ${(error as Error).message}`, {
+      hint: `Run "memdir ${command} --help" for usage.`,
+    });
+  }
+}
+
+function expectPositionals(command: string, positionals: string[], min: number, max: number): void {
+  if (positionals.length >= min && positionals.length <= max) return;
+  const what =
+    positionals.length > max ? `unexpected argument ${JSON.stringify(positionals[max])}` : 'missing argument';
+  throw new CliUsageError(`${command}: ${what}`, { hint: `Run "memdir ${command} --help" for usage.` });
+}
+
+function str(values: Values, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Parses an integer flag; the engine judges its range (so the model-facing error texts apply). */
+function numberFlag(command: string, flag: string, value: string): number {
+  const number = Number(value.trim());
+  if (value.trim() === '' || !Number.isFinite(number)) {
+    throw new CliUsageError(`${command}: --${flag} expects a number, got ${JSON.stringify(value)}`);
+  }
+  return number;
+}
+
+/** The text of `--text`, `--file` or `-` (stdin): exactly one of them. */
+async function textSource(
+  command: string,
+  values: Values,
+  positionals: string[],
+  io: CliIo,
+): Promise<string> {
+  const text = str(values, 'text');
+  const file = str(values, 'file');
+  if (positionals.length > 1 && positionals[1] !== '-') {
+    throw new CliUsageError(`${command}: unexpected argument ${JSON.stringify(positionals[1])}`, {
+      hint: `Run "memdir ${command} --help" for usage.`,
+    });
+  }
+  const dash = positionals[1] === '-';
+  const given = [text !== undefined, file !== undefined, dash].filter(Boolean).length;
+  if (given !== 1) {
+    throw new CliUsageError(
+      `${command}: give the text with exactly one of --text TEXT, --file FILE, or - (stdin)`,
+      { hint: `Run "memdir ${command} --help" for usage.` },
+    );
+  }
+  if (text !== undefined) return text;
+  if (dash || file === '-') return readAll(io.stdin);
+  try {
+    return await readFile(resolve(io.cwd, file!), 'utf8');
+  } catch (error) {
+    throw new CliUsageError(`${command}: cannot read ${file}: ${(error as Error).message}`);
+  }
+}
+
+/** The tool input for a memory command, from its flags. */
+async function toolInput(command: string, values: Values, positionals: string[], io: CliIo): Promise<object> {
+  switch (command) {
+    case 'view': {
+      expectPositionals(command, positionals, 0, 1);
+      const input: { command: 'view'; path: string; view_range?: number[] } = {
+        command,
+        path: positionals[0] ?? '/memories',
+      };
+      const range = str(values, 'range');
+      if (range !== undefined) {
+        const parts = range.split(',');
+        if (parts.length !== 2) {
+          throw new CliUsageError(
+            `view: --range expects START,END (e.g. 1,5 or 3,-1), got ${JSON.stringify(range)}`,
+          );
+        }
+        input.view_range = parts.map((part) => numberFlag(command, 'range', part));
+      }
+      return input;
+    }
+    case 'create': {
+      expectPositionals(command, positionals, 1, 2);
+      return { command, path: positionals[0], file_text: await textSource(command, values, positionals, io) };
+    }
+    case 'str_replace': {
+      expectPositionals(command, positionals, 1, 1);
+      const oldStr = str(values, 'old');
+      if (oldStr === undefined) {
+        throw new CliUsageError('str_replace: --old TEXT is required', {
+          hint: 'Run "memdir str_replace --help" for usage.',
+        });
+      }
+      return { command, path: positionals[0], old_str: oldStr, new_str: str(values, 'new') };
+    }
+    case 'insert': {
+      expectPositionals(command, positionals, 1, 2);
+      const line = str(values, 'line');
+      if (line === undefined) {
+        throw new CliUsageError('insert: --line N is required', {
+          hint: 'Run "memdir insert --help" for usage.',
+        });
+      }
+      return {
+        command,
+        path: positionals[0],
+        insert_line: numberFlag(command, 'line', line),
+        insert_text: await textSource(command, values, positionals, io),
+      };
+    }
+    case 'delete':
+      expectPositionals(command, positionals, 1, 1);
+      return { command, path: positionals[0] };
+    case 'rename':
+      expectPositionals(command, positionals, 2, 2);
+      return { command, old_path: positionals[0], new_path: positionals[1] };
+    default:
+      throw unknownCommand(command);
+  }
+}
+
+/** The store options given on the command line. */
+function storeOptions(values: Values): MemoryStoreOptions {
+  if (values.overwrite && values['no-overwrite']) {
+    throw new CliUsageError('--overwrite and --no-overwrite contradict each other');
+  }
+  const options: MemoryStoreOptions = {};
+  const namespace = str(values, 'namespace');
+  if (namespace !== undefined) {
+    try {
+      options.namespace = validateNamespace(namespace);
+    } catch (error) {
+      throw new CliUsageError((error as Error).message);
+    }
+  }
+  if (values.overwrite) options.overwrite = true;
+  if (values['no-overwrite']) options.overwrite = false;
+  for (const [flag, key] of [
+    ['max-file-bytes', 'maxFileBytes'],
+    ['max-view-chars', 'maxViewChars'],
+  ] as const) {
+    const value = str(values, flag);
+    if (value === undefined) continue;
+    const number = Number(value);
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
+      throw new CliUsageError(`--${flag} expects a positive integer, got ${JSON.stringify(value)}`);
+    }
+    options[key] = number;
+  }
+  return options;
+}
+
+function storeUrl(values: Values, io: CliIo): string {
+  const url = str(values, 'store') ?? io.env.MEMDIR_STORE;
+  return url === undefined || url === '' ? DEFAULT_STORE_URL : url;
+}
+
+function describeStore(values: Values, io: CliIo): string {
+  return redactStoreUrl(storeUrl(values, io));
+}
+
+/** Opens the store the flags name, runs `body` on it and closes it. */
+async function withStore(
+  values: Values,
+  io: CliIo,
+  body: (store: MemoryStore) => Promise<number>,
+): Promise<number> {
+  const options = storeOptions(values);
+  const store = await openStore(storeUrl(values, io), options, { cwd: io.cwd });
+  try {
+    return await body(store);
+  } finally {
+    await store.close().catch(() => {});
+  }
+}

@@ -1,0 +1,160 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, tempFolder } from './helpers.js';
+
+let folder: { path: string; remove: () => Promise<void> };
+
+beforeEach(async () => {
+  folder = await tempFolder();
+});
+
+afterEach(async () => {
+  await folder.remove();
+});
+
+function memdir(args: readonly string[]) {
+  return runCli(args, { cwd: folder.path });
+}
+
+describe('store URLs', () => {
+  it('a first-party scheme whose adapter is not installed says which package to install', async () => {
+    expect(await memdir(['view', '--store', 'redis://localhost:6379'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'memdir: Unsupported store URL redis://localhost:6379: install @memdir/redis\n' +
+        'Run "npm install @memdir/redis" in this project (or next to a global memdir).\n',
+    });
+    expect((await memdir(['view', '--store', 'postgres://db/x'])).stderr).toMatch(
+      /^memdir: Unsupported store URL postgres:\/\/db\/x: install @memdir\/postgres\n/,
+    );
+    expect((await memdir(['view', '--store', 's3://bucket/prefix'])).stderr).toMatch(
+      /^memdir: Unsupported store URL s3:\/\/bucket\/prefix: install @memdir\/s3\n/,
+    );
+  });
+
+  it('never prints the password of a URL', async () => {
+    const result = await memdir(['view', '--store', 'redis://user:s3cret@localhost:6379/0']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).not.toContain('s3cret');
+    expect(result.stderr).toContain('redis://user:***@localhost:6379/0');
+  });
+
+  it('an unknown scheme is an error naming the scheme, with no stack trace', async () => {
+    const result = await memdir(['view', '--store', 'ftp://example/memory']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n')[0]).toBe(
+      'memdir: Unsupported store URL ftp://example/memory: no adapter for the scheme ftp:',
+    );
+    expect(result.stderr).not.toMatch(/\bat .+:\d+:\d+/);
+  });
+
+  it.each([
+    ['./memory', 'memdir: Invalid store URL "./memory": expected a URL with a scheme\n'],
+    [
+      'file:',
+      'memdir: Invalid store URL file:: name a folder, e.g. file:./memory or file:///var/lib/memory\n',
+    ],
+    [
+      'memory:somewhere',
+      'memdir: Invalid store URL memory:somewhere: the in-memory store takes no location, use memory:\n',
+    ],
+  ])('a bad URL (%s) is a clear error', async (url, firstLine) => {
+    const result = await memdir(['view', '--store', url]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.slice(0, result.stderr.indexOf('\n') + 1)).toBe(firstLine);
+  });
+
+  it('a file: URL with a host is refused', async () => {
+    const result = await memdir(['view', '--store', 'file://server/share']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^memdir: Invalid store URL file:\/\/server\/share: /);
+  });
+
+  it('an unusable folder gives the store error text, no stack trace and no host path', async () => {
+    await writeFile(join(folder.path, 'not-a-folder'), 'x');
+    const result = await memdir(['view', '--store', 'file:./not-a-folder']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^Error: The memory store is unavailable: [^\n]+\n$/);
+    expect(result.stderr).not.toContain(folder.path);
+  });
+
+  it('an installed adapter package is found from the working directory and given the URL and options', async () => {
+    // A third-party adapter, as npm would install it in the user's project: memdir-store-{scheme}
+    // with a ./cli export. This one answers every command with what it was opened with.
+    const adapter = join(folder.path, 'node_modules', 'memdir-store-echo');
+    await mkdir(adapter, { recursive: true });
+    await writeFile(
+      join(adapter, 'package.json'),
+      JSON.stringify({
+        name: 'memdir-store-echo',
+        type: 'module',
+        exports: { './cli': { import: './cli.js' } },
+      }),
+    );
+    await writeFile(
+      join(adapter, 'cli.js'),
+      `export function openStore(url, options) {
+        return {
+          async execute(input) { return JSON.stringify({ url, options, input }); },
+          async close() {},
+        };
+      }`,
+    );
+    const result = await memdir([
+      'delete',
+      '/memories/x',
+      '--store',
+      'echo://h/db',
+      '--namespace',
+      'n1',
+      '--no-overwrite',
+    ]);
+    expect(result).toEqual({
+      code: 0,
+      stdout: `${JSON.stringify({
+        url: 'echo://h/db',
+        options: { namespace: 'n1', overwrite: false },
+        input: { command: 'delete', path: '/memories/x' },
+      })}\n`,
+      stderr: '',
+    });
+  });
+
+  it('an adapter whose opener throws is reported as a store that cannot be opened', async () => {
+    const adapter = join(folder.path, 'node_modules', 'memdir-store-down');
+    await mkdir(adapter, { recursive: true });
+    await writeFile(
+      join(adapter, 'package.json'),
+      JSON.stringify({ name: 'memdir-store-down', type: 'module', exports: { './cli': './cli.js' } }),
+    );
+    await writeFile(
+      join(adapter, 'cli.js'),
+      `export async function openStore() { throw new Error('connection refused by 127.0.0.1:1'); }`,
+    );
+    expect(await memdir(['view', '--store', 'down://127.0.0.1:1'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'memdir: Cannot open store down://127.0.0.1:1: connection refused by 127.0.0.1:1\n',
+    });
+  });
+
+  it('a package without an openStore export is reported as such', async () => {
+    const adapter = join(folder.path, 'node_modules', 'memdir-store-empty');
+    await mkdir(adapter, { recursive: true });
+    await writeFile(
+      join(adapter, 'package.json'),
+      JSON.stringify({ name: 'memdir-store-empty', type: 'module', exports: { './cli': './cli.js' } }),
+    );
+    await writeFile(join(adapter, 'cli.js'), 'export const nothing = 1;');
+    const result = await memdir(['view', '--store', 'empty://x']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'memdir: The adapter memdir-store-empty/cli does not export an openStore(url, options) function\n',
+    );
+  });
+});

@@ -68,3 +68,16 @@ export function isMemoryToolError(value: unknown): value is MemoryToolError {
       typeof (value as { code?: unknown }).code === 'string')
   );
 }
+
+/**
+ * A storage failure memdir knows nothing more about (a driver or custom store threw something that
+ * is not a `MemoryToolError`): a fixed message for the model, so no stack trace, host path or secret
+ * reaches it, and the original error on `cause` for the application's logs.
+ */
+export function unexpectedBackendFailure(cause: unknown): MemoryToolError {
+  return new MemoryToolError(
+    'BACKEND',
+    'The memory store is unavailable: the storage backend failed unexpectedly. Try again.',
+    { cause },
+  );
+}

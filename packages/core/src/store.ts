@@ -1,4 +1,9 @@
-import { isMemoryToolError, MemoryToolError, type MemoryToolErrorCode } from './errors.js';
+import {
+  isMemoryToolError,
+  MemoryToolError,
+  type MemoryToolErrorCode,
+  unexpectedBackendFailure,
+} from './errors.js';
 import {
   commandName,
   parseCreate,
@@ -69,11 +74,7 @@ function sleep(ms: number): Promise<void> {
 /** Wraps anything a driver throws that is not a `MemoryToolError` as a `BACKEND` error. */
 function backendError(cause: unknown): MemoryToolError {
   if (isMemoryToolError(cause) && cause.code === 'BACKEND') return cause;
-  return new MemoryToolError(
-    'BACKEND',
-    'The memory store is unavailable: the storage backend failed unexpectedly. Try again.',
-    { cause },
-  );
+  return unexpectedBackendFailure(cause);
 }
 
 /** True for a driver refusal with one of `codes`; anything else is rethrown as a backend failure. */

@@ -1,4 +1,4 @@
-import { isMemoryToolError, MemoryToolError } from '../errors.js';
+import { isMemoryToolError, type MemoryToolError, unexpectedBackendFailure } from '../errors.js';
 import type { MemoryStore } from '../types.js';
 import { runInOrder } from './order.js';
 
@@ -43,12 +43,7 @@ export function memoryErrorText(error: Error): string {
  * original error reaches the model. The original stays on `cause` for the application's logs.
  */
 export function toMemoryToolError(error: unknown): MemoryToolError {
-  if (isMemoryToolError(error)) return error;
-  return new MemoryToolError(
-    'BACKEND',
-    'The memory store is unavailable: the storage backend failed unexpectedly. Try again.',
-    { cause: error },
-  );
+  return isMemoryToolError(error) ? error : unexpectedBackendFailure(error);
 }
 
 /** The error a call gets when its signal was aborted before it ran. */

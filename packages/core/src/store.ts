@@ -240,6 +240,46 @@ export function createMemoryStore(driver: MemoryDriver, options: MemoryStoreOpti
   }
 
   /**
+   * One read-modify-write of the file at `path`: `transform` computes the new content and the
+   * result text from the current content, or throws the error the model should read. Uses the
+   * driver's `update` when it has one (one atomic step), else reads and compare-and-swaps,
+   * starting over when another writer got in between.
+   */
+  async function editFile(
+    memoryPath: string,
+    path: string,
+    transform: (content: string) => { updated: string; result: string },
+  ): Promise<string> {
+    const apply = (content: string) => {
+      const change = transform(content);
+      const bytes = utf8Length(change.updated);
+      if (bytes > maxFileBytes) throw tooLarge(memoryPath, bytes, maxFileBytes);
+      return change;
+    };
+    const update = files.update?.bind(files);
+    return retrying(memoryPath, async () => {
+      if (update && path !== '') {
+        let result: string | undefined;
+        const found = await io(() =>
+          update(path, (content) => {
+            const change = apply(content);
+            result = change.result;
+            return change.updated;
+          }),
+        );
+        if (found) return result!;
+        // No file: say whether it is a directory or missing, as the read path does.
+        await readForEdit(memoryPath, path);
+        throw new StartOver();
+      }
+      const file = await readForEdit(memoryPath, path);
+      const change = apply(file.content);
+      await compareAndSwap(path, change.updated, file.version);
+      return change.result;
+    });
+  }
+
+  /**
    * The listing of directory `path`, or null when the directory vanished after the caller saw it
    * (a concurrent delete or rename): the caller then looks again, so the view behaves as if it ran
    * entirely before or after that command.
@@ -379,9 +419,7 @@ export function createMemoryStore(driver: MemoryDriver, options: MemoryStoreOpti
       const memoryPath = normalizeMemoryPath(command.path);
       const path = toDriverPath(memoryPath);
       const { old_str: oldStr, new_str: newStr } = command;
-      return retrying(memoryPath, async () => {
-        const file = await readForEdit(memoryPath, path);
-        const { content } = file;
+      return editFile(memoryPath, path, (content) => {
         const offsets: number[] = [];
         // Overlapping occurrences count: `aa` occurs twice in `aaa`.
         for (let at = content.indexOf(oldStr); at !== -1; at = content.indexOf(oldStr, at + 1)) {
@@ -401,10 +439,7 @@ export function createMemoryStore(driver: MemoryDriver, options: MemoryStoreOpti
         }
         const at = offsets[0]!;
         const updated = content.slice(0, at) + newStr + content.slice(at + oldStr.length);
-        const bytes = utf8Length(updated);
-        if (bytes > maxFileBytes) throw tooLarge(memoryPath, bytes, maxFileBytes);
-        await compareAndSwap(path, updated, file.version);
-        return renderSnippet(updated, linesOfOffsets(content, [at])[0]! - 1);
+        return { updated, result: renderSnippet(updated, linesOfOffsets(content, [at])[0]! - 1) };
       });
     },
 
@@ -415,9 +450,8 @@ export function createMemoryStore(driver: MemoryDriver, options: MemoryStoreOpti
       const text = command.insert_text.endsWith('\n')
         ? command.insert_text.slice(0, -1)
         : command.insert_text;
-      return retrying(memoryPath, async () => {
-        const file = await readForEdit(memoryPath, path);
-        const lines = file.content.split('\n');
+      return editFile(memoryPath, path, (content) => {
+        const lines = content.split('\n');
         if (command.insert_line < 0 || command.insert_line > lines.length) {
           throw new MemoryToolError(
             'INVALID_LINE',
@@ -425,11 +459,7 @@ export function createMemoryStore(driver: MemoryDriver, options: MemoryStoreOpti
           );
         }
         lines.splice(command.insert_line, 0, text);
-        const updated = lines.join('\n');
-        const bytes = utf8Length(updated);
-        if (bytes > maxFileBytes) throw tooLarge(memoryPath, bytes, maxFileBytes);
-        await compareAndSwap(path, updated, file.version);
-        return `The file ${memoryPath} has been edited.`;
+        return { updated: lines.join('\n'), result: `The file ${memoryPath} has been edited.` };
       });
     },
 

@@ -181,6 +181,17 @@ export interface MemoryDriver {
   write(path: string, content: string, expect?: WriteExpectation): Promise<{ version: string }>;
 
   /**
+   * Optional fast path for a read-modify-write (`str_replace`, `insert`): in one atomic step (under
+   * the driver's lock, or in one transaction), read the file at `path`, call `edit` with its
+   * content, and write what `edit` returns. When `edit` throws, nothing is written and the error
+   * propagates as is. Without this method the engine reads, then writes with `{ version }`, and
+   * retries when the compare-and-swap loses; a backend that can hold a lock across the edit saves
+   * the second read and the retries.
+   * @returns false, calling nothing, when no file is at `path` (nothing, or a directory).
+   */
+  update?(path: string, edit: (content: string) => string): Promise<boolean>;
+
+  /**
    * Every file beneath directory `dir` (`''` for all), at any depth, in any order; nothing when `dir`
    * does not exist. Should be a consistent snapshot (no file seen twice or missed by a concurrent
    * move). When `options.skipHidden` is set the driver may, for an entry under `dir` with a hidden

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Dirent } from 'node:fs';
-import { lstat, mkdir, open, readdir, readFile, realpath, rename, rm, rmdir, unlink } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { lstat, mkdir, open, readdir, readFile, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
 import {
   type DriverEntry,
   type DriverFile,
@@ -55,17 +55,32 @@ function contentVersion(content: string): string {
   return createHash('sha256').update(content).digest('base64url');
 }
 
+/** `content` with its version, hashed only if someone reads it (compare-and-swap does; views do not). */
+function versioned(content: string): DriverFile {
+  let version: string | undefined;
+  return {
+    content,
+    get version() {
+      version ??= contentVersion(content);
+      return version;
+    },
+  };
+}
+
 function isMissing(error: unknown): boolean {
   const code = errno(error);
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
-async function kindOf(path: string): Promise<'file' | 'directory' | 'other' | null> {
+type Kind = 'file' | 'directory' | 'link' | 'other';
+
+/** What is at `path` itself (links are not followed); null when nothing is. */
+async function kindOf(path: string): Promise<Kind | null> {
   try {
     const info = await lstat(path);
     if (info.isFile()) return 'file';
     if (info.isDirectory()) return 'directory';
-    return 'other';
+    return info.isSymbolicLink() ? 'link' : 'other';
   } catch (error) {
     if (isMissing(error)) return null;
     throw error;
@@ -187,29 +202,71 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
     );
   }
 
-  /** The driver path of a real location inside the memory folder (for error details). */
-  async function driverPathOf(real: string): Promise<string> {
-    return relative(await realRoot(), real)
-      .split(sep)
-      .join('/');
+  /** The ancestor of driver path `path` that is a file (for a PATH_CONFLICT's `path`). */
+  async function fileAncestor(root: string, path: string): Promise<string> {
+    const segments = path.split('/');
+    for (let depth = 1; depth <= segments.length; depth++) {
+      const ancestor = segments.slice(0, depth).join('/');
+      const info = await stat(join(root, ancestor)).catch(() => null);
+      if (info && !info.isDirectory()) return ancestor;
+    }
+    return path;
   }
 
   /**
-   * Checks that every ancestor of `target` is a directory or missing, throwing PATH_CONFLICT with
-   * the ancestor that is a file. Returns whether the parent directory already exists.
+   * The real location of folder `dir` (a driver path), following links that stay inside the
+   * memory folder and refusing others, and whether it exists yet. Throws PATH_CONFLICT (path: the
+   * ancestor) when `dir` or one of its ancestors is a file.
    */
-  async function checkAncestors(target: string): Promise<boolean> {
-    const root = await realRoot();
-    let current = dirname(target);
-    let parentExists = true;
-    while (within(current, root)) {
-      const kind = await kindOf(current);
-      if (kind === 'directory') return parentExists;
-      if (kind !== null) throw refuse('PATH_CONFLICT', await driverPathOf(current));
-      parentExists = false;
-      current = dirname(current);
+  async function resolveFolder(root: string, dir: string): Promise<{ real: string; exists: boolean }> {
+    // `dir/.` resolves only if `dir` is a folder: one call answers "exists, is a folder, and where
+    // it really is" for every step of the path at once.
+    const resolveExisting = async (path: string): Promise<string | null> => {
+      try {
+        const real = await realpath(`${join(root, path)}${sep}.`);
+        if (!within(real, root)) throw symlinkEscape();
+        return real;
+      } catch (error) {
+        if (errno(error) === 'ENOTDIR') throw refuse('PATH_CONFLICT', await fileAncestor(root, path));
+        if (errno(error) === 'ENOENT') return null;
+        throw error;
+      }
+    };
+    const real = await resolveExisting(dir);
+    if (real !== null) return { real, exists: true };
+    // Some folders are missing: find the deepest one that exists. A dangling link where a folder
+    // is missing would be followed by mkdir: refuse it.
+    const segments = dir.split('/');
+    for (let depth = segments.length - 1; depth >= 0; depth--) {
+      const step = join(root, ...segments.slice(0, depth + 1));
+      if ((await lstat(step).catch(() => null))?.isSymbolicLink()) throw symlinkEscape();
+      const above = depth === 0 ? root : await resolveExisting(segments.slice(0, depth).join('/'));
+      if (above !== null) return { real: join(above, ...segments.slice(depth)), exists: false };
     }
-    return parentExists;
+    throw new MemoryToolError('BACKEND', 'The memory store is unavailable: its folder was removed. Try again.');
+  }
+
+  /**
+   * Where a write to driver path `path` goes, checked under the lock: the real location (a link
+   * that stays inside the memory folder is followed, any other refused), whether its folder
+   * exists, and what is there now. PATH_CONFLICT (path: the ancestor) when an ancestor is a file.
+   */
+  async function place(path: string): Promise<{ target: string; parentExists: boolean; kind: Kind | null }> {
+    const root = await realRoot();
+    const slash = path.lastIndexOf('/');
+    const folder = slash === -1 ? { real: root, exists: true } : await resolveFolder(root, path.slice(0, slash));
+    let target = join(folder.real, path.slice(slash + 1));
+    let kind = folder.exists ? await kindOf(target) : null;
+    if (kind === 'link') {
+      const real = await realpath(target).catch((error) => {
+        if (isMissing(error)) throw symlinkEscape(); // dangling: where it leads cannot be checked
+        throw error;
+      });
+      if (!within(real, root)) throw symlinkEscape();
+      target = real;
+      kind = await kindOf(real);
+    }
+    return { target, parentExists: folder.exists, kind };
   }
 
   /** Removes the folders above `target` that the change left empty, up to the memory folder. */
@@ -251,7 +308,8 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
     }
   }
 
-  function locked<T>(task: () => Promise<T>): Promise<T> {
+  async function locked<T>(task: () => Promise<T>): Promise<T> {
+    await realRoot(); // the lock lives in a folder made on first use
     return withLock(layout.lock, lockOptions, task);
   }
 
@@ -282,15 +340,7 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
           if (isMissing(error) || errno(error) === 'EISDIR') return null;
           throw error;
         }
-        let version: string | undefined;
-        return {
-          content,
-          // Hashing is only needed for compare-and-swap; views never pay for it.
-          get version() {
-            version ??= contentVersion(content);
-            return version;
-          },
-        };
+        return versioned(content);
       });
     },
 
@@ -298,18 +348,15 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
       return guard(async () => {
         if (path === '') return 'directory';
         const kind = await kindOf(await locate(path));
-        return kind === 'other' ? null : kind;
+        return kind === 'file' || kind === 'directory' ? kind : null;
       });
     },
 
     write(path, content, expect?: WriteExpectation) {
-      return guard(async () => {
-        const target = await locate(path);
-        return locked(async () => {
-          const parentExists = await checkAncestors(target);
-          const kind = await kindOf(target);
-          if (kind === 'directory') throw refuse('PATH_CONFLICT', path);
-          if (kind === 'other') throw refuse('PATH_CONFLICT', path);
+      return guard(() =>
+        locked(async () => {
+          const { target, parentExists, kind } = await place(path);
+          if (kind !== null && kind !== 'file') throw refuse('PATH_CONFLICT', path);
           if (expect) {
             if ('absent' in expect) {
               if (kind !== null) throw refuse('CONFLICT', path);
@@ -321,9 +368,28 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
           }
           if (!parentExists) await mkdir(dirname(target), { recursive: true, mode: DIRECTORY_MODE });
           await replaceAtomically(target, content);
-          return { version: contentVersion(content) };
-        });
-      });
+          return versioned(content);
+        }),
+      );
+    },
+
+    update(path, edit) {
+      // The fast path of a read-modify-write: read, edit and write under one lock, so the edit can
+      // never apply to content that changed, and there is nothing to compare or retry.
+      return guard(() =>
+        locked(async () => {
+          const target = await locate(path);
+          let content: string;
+          try {
+            content = await readFile(target, 'utf8');
+          } catch (error) {
+            if (isMissing(error) || errno(error) === 'EISDIR') return false;
+            throw error;
+          }
+          await replaceAtomically(target, edit(content));
+          return true;
+        }),
+      );
     },
 
     async *list(dir, options) {
@@ -376,18 +442,18 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
 
     remove(path) {
       return guard(async () => {
-        const target = await locate(path);
         let trash: string | undefined;
         const removed = await locked(async () => {
-          const kind = await kindOf(target);
-          if (kind === null) return false;
-          if (kind === 'directory') {
-            // One rename takes the whole subtree out of view atomically; the slow recursive
-            // removal happens afterwards, outside the lock.
+          const target = await locate(path);
+          try {
+            await unlink(target);
+          } catch (error) {
+            if (isMissing(error)) return false;
+            if (errno(error) !== 'EISDIR' && errno(error) !== 'EPERM') throw error;
+            // A directory: one rename takes the whole subtree out of view atomically; the slow
+            // recursive removal happens afterwards, outside the lock.
             trash = tempName();
             await rename(target, trash);
-          } else {
-            await unlink(target);
           }
           await pruneEmptyParents(target);
           return true;
@@ -398,26 +464,20 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
     },
 
     move(from, to) {
-      return guard(async () => {
-        const source = await locate(from);
-        const destination = await locate(to);
-        await locked(async () => {
+      return guard(() =>
+        locked(async () => {
+          const source = await locate(from);
           if ((await kindOf(source)) === null) throw refuse('NOT_FOUND', from);
-          const parentExists = await checkAncestors(destination);
-          // lstat, not stat: a dangling link at the destination still occupies the name.
-          if (
-            await lstat(destination).then(
-              () => true,
-              (error) => !isMissing(error),
-            )
-          ) {
-            throw refuse('ALREADY_EXISTS', to);
+          const destination = await place(to);
+          // A dangling link at the destination still occupies the name (place refuses it anyway).
+          if (destination.kind !== null) throw refuse('ALREADY_EXISTS', to);
+          if (!destination.parentExists) {
+            await mkdir(dirname(destination.target), { recursive: true, mode: DIRECTORY_MODE });
           }
-          if (!parentExists) await mkdir(dirname(destination), { recursive: true, mode: DIRECTORY_MODE });
-          await rename(source, destination);
+          await rename(source, destination.target);
           await pruneEmptyParents(source);
-        });
-      });
+        }),
+      );
     },
 
     async close() {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { lstat, readlink, symlink, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { MemoryToolError } from '@memdir/core';
 import { errno } from './errors.js';
@@ -17,9 +17,6 @@ export interface LockOptions {
 const queues = new Map<string, Promise<void>>();
 
 const HOST = hostname();
-// A lock file that is empty was caught between its creation and its first write; only one whose
-// writer has since died stays empty for longer than this.
-const EMPTY_LOCK_GRACE_MS = 2_000;
 // A stale-lock breaker that died mid-break leaves its marker behind; it is ignored after this.
 const BREAKER_STALE_MS = 5_000;
 const MAX_POLL_MS = 20;
@@ -40,20 +37,19 @@ function isAlive(pid: number): boolean {
 
 /** Whether the lock at `file` was left by a holder that is gone. False when there is no lock. */
 async function isStale(file: string, staleMs: number): Promise<boolean> {
-  let content: string;
+  let owner: string;
   let age: number;
   try {
-    [content, age] = await Promise.all([
-      readFile(file, 'utf8'),
-      stat(file).then((info) => Date.now() - info.mtimeMs),
+    [owner, age] = await Promise.all([
+      readlink(file),
+      lstat(file).then((info) => Date.now() - info.mtimeMs),
     ]);
   } catch (error) {
     if (errno(error) === 'ENOENT') return false;
     throw error;
   }
   if (age > staleMs) return true;
-  const [pid, host] = content.split('\n');
-  if (!pid) return age > EMPTY_LOCK_GRACE_MS;
+  const [pid, host] = owner.split('\n');
   return host === HOST && !isAlive(Number(pid));
 }
 
@@ -69,7 +65,7 @@ async function breakIfStale(file: string, staleMs: number): Promise<boolean> {
     await writeFile(breaker, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
   } catch (error) {
     if (errno(error) !== 'EEXIST') throw error;
-    const age = await stat(breaker).then(
+    const age = await lstat(breaker).then(
       (info) => Date.now() - info.mtimeMs,
       () => 0,
     );
@@ -87,13 +83,16 @@ async function breakIfStale(file: string, staleMs: number): Promise<boolean> {
   }
 }
 
-async function acquire(file: string, options: LockOptions): Promise<{ content: string; since: number }> {
-  const content = `${process.pid}\n${HOST}\n${randomUUID()}\n`;
+async function acquire(file: string, options: LockOptions): Promise<{ owner: string; since: number }> {
+  const owner = `${process.pid}\n${HOST}\n${randomUUID()}`;
   const deadline = Date.now() + options.timeoutMs;
   for (let delay = 1; ; delay = Math.min(delay * 2, MAX_POLL_MS)) {
     try {
-      await writeFile(file, content, { flag: 'wx', mode: 0o600 });
-      return { content, since: Date.now() };
+      // The lock is a symbolic link whose target names the owner: creating it is one atomic
+      // system call that fails with EEXIST while someone holds it, and it carries the owner
+      // without writing a data block (a lock file opened with O_EXCL needs open, write, close).
+      await symlink(owner, file);
+      return { owner, since: Date.now() };
     } catch (error) {
       if (errno(error) !== 'EEXIST') throw error;
     }
@@ -108,12 +107,12 @@ async function acquire(file: string, options: LockOptions): Promise<{ content: s
   }
 }
 
-async function release(file: string, held: { content: string; since: number }, staleMs: number) {
+async function release(file: string, held: { owner: string; since: number }, staleMs: number) {
   // A holder that ran past `staleMs` may have had its lock broken and taken by someone else:
-  // only remove the file if it is still ours.
+  // only remove the link if it is still ours.
   if (Date.now() - held.since > staleMs / 2) {
-    const current = await readFile(file, 'utf8').catch(() => '');
-    if (current !== held.content) return;
+    const current = await readlink(file).catch(() => '');
+    if (current !== held.owner) return;
   }
   await unlink(file).catch((error) => {
     if (errno(error) !== 'ENOENT') throw error;
@@ -122,9 +121,9 @@ async function release(file: string, held: { content: string; since: number }, s
 
 /**
  * Runs `task` while holding the lock `file` (an absolute path), exclusive across every process on
- * this host and every caller in this process. The lock is a file created with O_EXCL that holds the
- * owner's pid, host and a random token; a lock whose owner died (SIGKILL, power loss on restart) is
- * detected by its pid and broken.
+ * this host and every caller in this process. The lock is a symbolic link whose target holds the
+ * owner's pid, host and a random token; a lock whose owner died (SIGKILL, or a crash before a
+ * restart) is detected by its pid and broken.
  */
 export async function withLock<T>(file: string, options: LockOptions, task: () => Promise<T>): Promise<T> {
   const previous = queues.get(file) ?? Promise.resolve();

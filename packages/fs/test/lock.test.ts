@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, symlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -15,8 +15,8 @@ describe('the cross-process lock', () => {
   });
   afterEach(() => cleanup());
 
-  const holdLock = (pid: number) =>
-    writeFile(join(root, '.memdir', 'lock'), `${pid}\n${hostname()}\nsome-token\n`, { mode: 0o600 });
+  // The lock as a holder leaves it: a symbolic link whose target names the owner.
+  const holdLock = (pid: number) => symlink(`${pid}\n${hostname()}\nsome-token`, join(root, '.memdir', 'lock'));
 
   it('waits for a live holder, fails as busy after lockTimeoutMs, and goes on once the holder is gone', async () => {
     const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)']);

@@ -1,6 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Dirent } from 'node:fs';
-import { lstat, mkdir, open, readdir, readFile, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import {
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  realpath,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  unlink,
+} from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import {
   type DriverEntry,
@@ -243,7 +255,10 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
       const above = depth === 0 ? root : await resolveExisting(segments.slice(0, depth).join('/'));
       if (above !== null) return { real: join(above, ...segments.slice(depth)), exists: false };
     }
-    throw new MemoryToolError('BACKEND', 'The memory store is unavailable: its folder was removed. Try again.');
+    throw new MemoryToolError(
+      'BACKEND',
+      'The memory store is unavailable: its folder was removed. Try again.',
+    );
   }
 
   /**
@@ -254,7 +269,8 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
   async function place(path: string): Promise<{ target: string; parentExists: boolean; kind: Kind | null }> {
     const root = await realRoot();
     const slash = path.lastIndexOf('/');
-    const folder = slash === -1 ? { real: root, exists: true } : await resolveFolder(root, path.slice(0, slash));
+    const folder =
+      slash === -1 ? { real: root, exists: true } : await resolveFolder(root, path.slice(0, slash));
     let target = join(folder.real, path.slice(slash + 1));
     let kind = folder.exists ? await kindOf(target) : null;
     if (kind === 'link') {

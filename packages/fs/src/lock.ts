@@ -18,12 +18,14 @@ export interface LockOptions {
 //
 // Taking and dropping it costs two directory changes, which on a journalled filesystem cost about
 // as much as writing a small file. So a process keeps the lock from one command to the next when
-// they follow each other at once (a loop that awaits each command): the release waits one turn of
-// the event loop and is cancelled if another command of this process comes first. To stay fair to
+// they follow each other closely (a loop that awaits each command, with a read in between): the
+// release waits LINGER_MS and is cancelled if another command of this process comes first. To stay fair to
 // other processes, a holder that has kept the lock for HOLD_MS releases it, and if another process
 // has announced that it waits (the `lock.waiting` link), steps aside for HANDOFF_MS before taking it
 // again. Releasing also renews the link's age, which other processes use to detect abandoned locks.
 
+/** How long an idle holder keeps the lock for a next command of its own. */
+const LINGER_MS = 2;
 /** Longest a process keeps the lock across commands before it releases it. */
 const HOLD_MS = 50;
 /** How long a holder steps aside when another process waits: longer than a waiter's poll. */
@@ -46,8 +48,8 @@ interface LockState {
   tail: Promise<void>;
   /** The file lock, while this process holds it. */
   held: Held | undefined;
-  /** The release scheduled for the next turn of the event loop, cancelled by the next command. */
-  pendingRelease: NodeJS.Immediate | undefined;
+  /** The release scheduled LINGER_MS after the last command, cancelled by the next command. */
+  pendingRelease: NodeJS.Timeout | undefined;
 }
 
 const states = new Map<string, LockState>();
@@ -180,7 +182,7 @@ function enqueue<T>(state: LockState, task: () => Promise<T>): Promise<T> {
 
 function scheduleRelease(file: string, state: LockState, staleMs: number): void {
   if (state.pendingRelease || !state.held) return;
-  state.pendingRelease = setImmediate(() => {
+  state.pendingRelease = setTimeout(() => {
     state.pendingRelease = undefined;
     void enqueue(state, async () => {
       // A command that ran in between cancelled this release and scheduled its own.
@@ -189,7 +191,7 @@ function scheduleRelease(file: string, state: LockState, staleMs: number): void 
       state.held = undefined;
       await release(file, held, staleMs).catch(() => {});
     });
-  });
+  }, LINGER_MS);
 }
 
 /**
@@ -207,7 +209,7 @@ export function withLock<T>(file: string, options: LockOptions, task: () => Prom
   const current = state;
   return enqueue(current, async () => {
     if (current.pendingRelease) {
-      clearImmediate(current.pendingRelease);
+      clearTimeout(current.pendingRelease);
       current.pendingRelease = undefined;
     }
     if (current.held && Date.now() - current.held.since > HOLD_MS) {

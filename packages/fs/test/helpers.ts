@@ -24,7 +24,7 @@ export interface WorkerResult {
 export function runInWorker(
   root: string,
   commands: unknown[],
-  options: { overwrite?: boolean } = {},
+  options: { overwrite?: boolean; lockTimeoutMs?: number } = {},
 ): Promise<WorkerResult[]> {
   const args = [WORKER, root, 'run', JSON.stringify(commands), JSON.stringify(options)];
   return new Promise((resolve, reject) => {

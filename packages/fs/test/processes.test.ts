@@ -92,4 +92,26 @@ describe('several processes on one folder', () => {
     for (const token of tokens) expect(content).toContain(token);
     await store.close();
   }, 60_000);
+
+  it('a process streaming commands steps aside for another process that waits for the lock', async () => {
+    const store = createFsStore({ root });
+    let streaming = true;
+    const stream = (async () => {
+      for (let index = 0; streaming; index++) {
+        await store.create({ command: 'create', path: '/memories/stream.md', file_text: `line ${index}` });
+      }
+    })();
+    // The worker gives up after 1 s: it only gets the lock if the streaming holder hands it over.
+    const started = Date.now();
+    const [result] = await runInWorker(
+      root,
+      [{ command: 'create', path: '/memories/other.md', file_text: 'from the worker' }],
+      { lockTimeoutMs: 1_000 },
+    );
+    streaming = false;
+    await stream;
+    expect(result).toEqual({ ok: 'File created successfully at: /memories/other.md' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await store.close();
+  }, 60_000);
 });

@@ -16,7 +16,8 @@ describe('the cross-process lock', () => {
   afterEach(() => cleanup());
 
   // The lock as a holder leaves it: a symbolic link whose target names the owner.
-  const holdLock = (pid: number) => symlink(`${pid}\n${hostname()}\nsome-token`, join(root, '.memdir', 'lock'));
+  const holdLock = (pid: number) =>
+    symlink(`${pid}\n${hostname()}\nsome-token`, join(root, '.memdir', 'lock'));
 
   it('waits for a live holder, fails as busy after lockTimeoutMs, and goes on once the holder is gone', async () => {
     const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)']);

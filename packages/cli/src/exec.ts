@@ -1,18 +1,22 @@
 import { createInterface } from 'node:readline';
-import { isMemoryToolError, type MemoryStore } from '@memdir/core';
+import { executeMemoryToolCall, type MemoryStore, toMemoryToolError } from '@memdir/core';
 import { EXIT_FAILED, EXIT_OK } from './errors.js';
 import { type CliIo, write } from './io.js';
 
-/** One line of `memdir exec` output. */
+/**
+ * One line of `memdir exec` output. `text` is always exactly what the model reads: the result, or
+ * `"Error: " + message` for a failure (SPEC section 7), so it can go straight into a tool_result.
+ */
 export type ExecResult =
-  /** The command succeeded; `text` is the result exactly as the model reads it. */
+  /** The command succeeded. */
   | { ok: true; text: string }
-  /** The command failed; the model would read `"Error: " + error`. */
-  | { ok: false; code: string; error: string };
+  /** The command failed with the MemoryToolError code `code`; send `text` with `is_error: true`. */
+  | { ok: false; code: string; text: string };
 
 /**
  * Runs one tool input, as a JSON text, on `store`. Never rejects: a malformed line and a failed
- * command are both results.
+ * command are both results. A failure that is not a MemoryToolError is reported with memdir's fixed
+ * BACKEND text, so no stack trace or host path reaches the output meant for the model.
  */
 export async function execLine(store: MemoryStore, line: string, lineNumber: number): Promise<ExecResult> {
   let input: unknown;
@@ -22,15 +26,12 @@ export async function execLine(store: MemoryStore, line: string, lineNumber: num
     return {
       ok: false,
       code: 'INVALID_INPUT',
-      error: `Line ${lineNumber} is not valid JSON: ${(error as Error).message}`,
+      text: `Error: Line ${lineNumber} is not valid JSON: ${(error as Error).message}`,
     };
   }
-  try {
-    return { ok: true, text: await store.execute(input) };
-  } catch (error) {
-    if (isMemoryToolError(error)) return { ok: false, code: error.code, error: error.message };
-    return { ok: false, code: 'BACKEND', error: error instanceof Error ? error.message : String(error) };
-  }
+  const result = await executeMemoryToolCall(store, input);
+  if (!result.isError) return { ok: true, text: result.content };
+  return { ok: false, code: toMemoryToolError(result.error).code, text: result.content };
 }
 
 /**

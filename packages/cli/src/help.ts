@@ -137,7 +137,8 @@ Runs tool inputs, one JSON object per line on stdin, in order, exactly as the mo
 them ({"command":"view","path":"/memories"}). Blank lines are skipped. For each input, one JSON
 line on stdout:
   {"ok":true,"text":"<the result the model reads>"}
-  {"ok":false,"code":"NOT_FOUND","error":"<message>"}    (the model reads "Error: " + error)
+  {"ok":false,"code":"NOT_FOUND","text":"Error: <message>"}
+"text" is always exactly what the model reads (send a failure with is_error: true).
 A line that is not JSON gives {"ok":false,"code":"INVALID_INPUT",...}. Every line runs even when
 an earlier one failed; the exit code is 1 when any failed, else 0.
 

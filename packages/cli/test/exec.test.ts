@@ -45,16 +45,16 @@ describe('memdir exec', () => {
     expect(JSON.parse(out[0]!)).toEqual({
       ok: false,
       code: 'NOT_FOUND',
-      error: 'The path /memories/nope.md does not exist. Please provide a valid path.',
+      text: 'Error: The path /memories/nope.md does not exist. Please provide a valid path.',
     });
     expect(JSON.parse(out[1]!)).toMatchObject({ ok: false, code: 'INVALID_INPUT' });
-    expect(JSON.parse(out[1]!).error).toMatch(/^Line 2 is not valid JSON: /);
+    expect(JSON.parse(out[1]!).text).toMatch(/^Error: Line 2 is not valid JSON: /);
     expect(JSON.parse(out[2]!)).toMatchObject({ ok: false, code: 'INVALID_INPUT' });
     expect(JSON.parse(out[3]!)).toEqual({ ok: true, text: 'File created successfully at: /memories/b.md' });
     expect(JSON.parse(out[4]!)).toEqual({
       ok: false,
       code: 'ROOT_PROTECTED',
-      error: 'Cannot delete the /memories directory itself',
+      text: 'Error: Cannot delete the /memories directory itself',
     });
     expect(JSON.parse(out[5]!)).toEqual({
       ok: true,

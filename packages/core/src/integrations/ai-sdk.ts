@@ -43,7 +43,7 @@ class MemoryToolCallError extends Error {
  *
  * ```ts
  * const result = await generateText({
- *   model: anthropic('claude-sonnet-4-5'), prompt, stopWhen: stepCountIs(10),
+ *   model: anthropic('claude-sonnet-4-6'), prompt, stopWhen: stepCountIs(10),
  *   tools: { memory: anthropic.tools.memory_20250818({ execute: memoryExecute(store) }) },
  * });
  * ```

@@ -36,7 +36,7 @@ export interface MemoryRunnableTool {
  *
  * ```ts
  * const runner = client.beta.messages.toolRunner({
- *   model: 'claude-sonnet-4-5', max_tokens: 2048, messages,
+ *   model: 'claude-sonnet-4-6', max_tokens: 2048, messages,
  *   tools: [memoryTool(createFsStore({ root: './memory' }))],
  * });
  * ```

@@ -1,18 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Dirent } from 'node:fs';
-import {
-  lstat,
-  mkdir,
-  open,
-  readdir,
-  readFile,
-  realpath,
-  rename,
-  rm,
-  rmdir,
-  stat,
-  unlink,
-} from 'node:fs/promises';
+import { constants, type Dirent } from 'node:fs';
+import { lstat, mkdir, open, readdir, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import {
   type DriverEntry,
@@ -96,6 +84,53 @@ async function kindOf(path: string): Promise<Kind | null> {
   } catch (error) {
     if (isMissing(error)) return null;
     throw error;
+  }
+}
+
+const READ_CHUNK = 64 * 1024;
+
+/**
+ * The content of the file at `path` as UTF-8, or null when nothing is there or it is a directory.
+ * One read call for files up to 64 KiB (open, read, close), where `readFile` also stats the file:
+ * each call is a trip through libuv's thread pool, and views are the most frequent command.
+ */
+async function readText(path: string): Promise<string | null> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    // O_NONBLOCK: a FIFO someone left in the folder must not hang the store (regular files
+    // ignore the flag).
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if (isMissing(error) || errno(error) === 'EISDIR') return null;
+    throw error;
+  }
+  try {
+    const chunks: Buffer[] = [];
+    for (;;) {
+      const buffer = Buffer.allocUnsafe(READ_CHUNK);
+      const { bytesRead } = await handle.read(buffer, 0, READ_CHUNK, null);
+      chunks.push(buffer.subarray(0, bytesRead));
+      // A short read of a regular file means its end.
+      if (bytesRead < READ_CHUNK) break;
+      // A long one: make sure this is a regular file before reading on (a link to a device such as
+      // /dev/zero would never end), then read the rest in one go.
+      if (chunks.length === 1) {
+        const info = await handle.stat();
+        if (!info.isFile()) return null;
+        if (info.size > READ_CHUNK) {
+          const rest = Buffer.allocUnsafe(info.size - READ_CHUNK);
+          const { bytesRead: more } = await handle.read(rest, 0, rest.length, null);
+          chunks.push(rest.subarray(0, more));
+          if (more < rest.length) break;
+        }
+      }
+    }
+    return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+  } catch (error) {
+    if (errno(error) === 'EISDIR') return null;
+    throw error;
+  } finally {
+    await handle.close();
   }
 }
 
@@ -214,6 +249,24 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
     );
   }
 
+  /**
+   * The content of the file at driver path `path`, or null. Reading and the symlink check run at
+   * once: reading first is harmless (the content is dropped if the path leads out of the folder),
+   * and it saves a trip through the thread pool on every view and edit.
+   */
+  async function readChecked(path: string): Promise<{ content: string; target: string } | null> {
+    const root = await realRoot();
+    const full = join(root, path);
+    const [located, read] = await Promise.allSettled([locate(path), readText(full)]);
+    if (located.status === 'rejected') throw located.reason;
+    const target = located.value;
+    // Through a link that stays inside, read again where it really leads.
+    const content =
+      target !== full ? await readText(target) : read.status === 'fulfilled' ? read.value : null;
+    if (target === full && read.status === 'rejected') throw read.reason;
+    return content === null ? null : { content, target };
+  }
+
   /** The ancestor of driver path `path` that is a file (for a PATH_CONFLICT's `path`). */
   async function fileAncestor(root: string, path: string): Promise<string> {
     const segments = path.split('/');
@@ -269,10 +322,16 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
   async function place(path: string): Promise<{ target: string; parentExists: boolean; kind: Kind | null }> {
     const root = await realRoot();
     const slash = path.lastIndexOf('/');
-    const folder =
-      slash === -1 ? { real: root, exists: true } : await resolveFolder(root, path.slice(0, slash));
+    const full = join(root, path);
+    // Both at once (two trips through the thread pool in parallel, not one after the other): what
+    // is at the path as written, and where its folder really is. They disagree only when the
+    // folder path passes through a link, and then the target is looked at again where it really is.
+    const [folder, kindAsWritten] = await Promise.all([
+      slash === -1 ? { real: root, exists: true } : resolveFolder(root, path.slice(0, slash)),
+      kindOf(full),
+    ]);
     let target = join(folder.real, path.slice(slash + 1));
-    let kind = folder.exists ? await kindOf(target) : null;
+    let kind = !folder.exists ? null : target === full ? kindAsWritten : await kindOf(target);
     if (kind === 'link') {
       const real = await realpath(target).catch((error) => {
         if (isMissing(error)) throw symlinkEscape(); // dangling: where it leads cannot be checked
@@ -348,23 +407,26 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
     read(path) {
       return guard(async (): Promise<DriverFile | null> => {
         if (path === '') return null;
-        const target = await locate(path);
-        let content: string;
-        try {
-          content = await readFile(target, 'utf8');
-        } catch (error) {
-          if (isMissing(error) || errno(error) === 'EISDIR') return null;
-          throw error;
-        }
-        return versioned(content);
+        const file = await readChecked(path);
+        return file === null ? null : versioned(file.content);
       });
     },
 
     stat(path) {
       return guard(async () => {
         if (path === '') return 'directory';
+        const root = await realRoot();
+        // `path/.` resolves only for a folder: one call for the common directory case, with the
+        // same symlink check as every other path.
+        try {
+          const real = await realpath(`${join(root, path)}${sep}.`);
+          if (!within(real, root)) throw symlinkEscape();
+          return 'directory';
+        } catch (error) {
+          if (!isMissing(error)) throw error;
+        }
         const kind = await kindOf(await locate(path));
-        return kind === 'file' || kind === 'directory' ? kind : null;
+        return kind === 'file' ? 'file' : null;
       });
     },
 
@@ -378,8 +440,10 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
               if (kind !== null) throw refuse('CONFLICT', path);
             } else {
               if (kind === null) throw refuse('CONFLICT', path);
-              const current = await readFile(target, 'utf8');
-              if (contentVersion(current) !== expect.version) throw refuse('CONFLICT', path);
+              const current = await readText(target);
+              if (current === null || contentVersion(current) !== expect.version) {
+                throw refuse('CONFLICT', path);
+              }
             }
           }
           if (!parentExists) await mkdir(dirname(target), { recursive: true, mode: DIRECTORY_MODE });
@@ -394,15 +458,9 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
       // never apply to content that changed, and there is nothing to compare or retry.
       return guard(() =>
         locked(async () => {
-          const target = await locate(path);
-          let content: string;
-          try {
-            content = await readFile(target, 'utf8');
-          } catch (error) {
-            if (isMissing(error) || errno(error) === 'EISDIR') return false;
-            throw error;
-          }
-          await replaceAtomically(target, edit(content));
+          const file = await readChecked(path);
+          if (file === null) return false;
+          await replaceAtomically(file.target, edit(file.content));
           return true;
         }),
       );
@@ -414,7 +472,6 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
         const start = await locate(dir);
         // Under the lock, so a concurrent move is seen entirely before or entirely after.
         return locked(async () => {
-          if ((await kindOf(start)) !== 'directory') return [];
           const found: { real: string; path: string }[] = [];
           const sized: DriverEntry[] = [];
           const walk = async (real: string, path: string): Promise<void> => {
@@ -483,8 +540,12 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
       return guard(() =>
         locked(async () => {
           const source = await locate(from);
-          if ((await kindOf(source)) === null) throw refuse('NOT_FOUND', from);
-          const destination = await place(to);
+          // Both at once; NOT_FOUND for the source still outranks any refusal of the destination.
+          const [sourceKind, placed] = await Promise.allSettled([kindOf(source), place(to)]);
+          if (sourceKind.status === 'rejected') throw sourceKind.reason;
+          if (sourceKind.value === null) throw refuse('NOT_FOUND', from);
+          if (placed.status === 'rejected') throw placed.reason;
+          const destination = placed.value;
           // A dangling link at the destination still occupies the name (place refuses it anyway).
           if (destination.kind !== null) throw refuse('ALREADY_EXISTS', to);
           if (!destination.parentExists) {

@@ -118,3 +118,31 @@ describe('symbolic links', () => {
     await expectEscape(store.create({ command: 'create', path: '/memories/internals/lock', file_text: 'x' }));
   });
 });
+
+describe('files that are not plain files', () => {
+  it('a link to an endless device is refused, not read forever', async () => {
+    const { path: root, cleanup } = await tempFolder();
+    const store = createFsStore({ root });
+    await store.create({ command: 'create', path: '/memories/a.md', file_text: 'a' });
+    await symlink('/dev/zero', join(root, 'memories', 'zero'));
+    await expect(store.view({ command: 'view', path: '/memories/zero' })).rejects.toMatchObject({
+      code: 'INVALID_PATH',
+      message: ESCAPE,
+    });
+    await store.close();
+    await cleanup();
+  });
+
+  it('a large file is read whole', async () => {
+    const { path: root, cleanup } = await tempFolder();
+    const store = createFsStore({ root });
+    await store.create({ command: 'create', path: '/memories/a.md', file_text: 'a' });
+    const lines = Array.from({ length: 20_000 }, (_, index) => `line ${index}`);
+    await writeFile(join(root, 'memories', 'big.md'), lines.join('\n'));
+    expect(await store.view({ command: 'view', path: '/memories/big.md', view_range: [19_999, -1] })).toBe(
+      "Here's the content of /memories/big.md with line numbers:\n 19999\tline 19998\n 20000\tline 19999",
+    );
+    await store.close();
+    await cleanup();
+  });
+});

@@ -101,12 +101,12 @@ describe('several processes on one folder', () => {
         await store.create({ command: 'create', path: '/memories/stream.md', file_text: `line ${index}` });
       }
     })();
-    // The worker gives up after 1 s: it only gets the lock if the streaming holder hands it over.
+    // The worker gives up after 3 s: it only gets the lock if the streaming holder hands it over.
     const started = Date.now();
     const [result] = await runInWorker(
       root,
       [{ command: 'create', path: '/memories/other.md', file_text: 'from the worker' }],
-      { lockTimeoutMs: 1_000 },
+      { lockTimeoutMs: 3_000 },
     );
     streaming = false;
     await stream;

@@ -47,6 +47,14 @@ function refuse(code: 'PATH_CONFLICT' | 'CONFLICT' | 'NOT_FOUND' | 'ALREADY_EXIS
   return new MemoryToolError(code, `${code} at ${path}`, { path });
 }
 
+/** The memory folder vanished under a running store (someone removed it by hand). */
+function folderRemoved(): MemoryToolError {
+  return new MemoryToolError(
+    'BACKEND',
+    'The memory store is unavailable: its folder was removed. Try again.',
+  );
+}
+
 function symlinkEscape(): MemoryToolError {
   return new MemoryToolError('INVALID_PATH', SYMLINK_ESCAPE);
 }
@@ -243,10 +251,7 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
         if (!isMissing(error)) throw error;
       }
     }
-    throw new MemoryToolError(
-      'BACKEND',
-      'The memory store is unavailable: its folder was removed. Try again.',
-    );
+    throw folderRemoved();
   }
 
   /**
@@ -308,10 +313,7 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
       const above = depth === 0 ? root : await resolveExisting(segments.slice(0, depth).join('/'));
       if (above !== null) return { real: join(above, ...segments.slice(depth)), exists: false };
     }
-    throw new MemoryToolError(
-      'BACKEND',
-      'The memory store is unavailable: its folder was removed. Try again.',
-    );
+    throw folderRemoved();
   }
 
   /**

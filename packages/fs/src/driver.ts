@@ -6,6 +6,7 @@ import {
   type DriverEntry,
   type DriverFile,
   isHiddenName,
+  isMemoryToolError,
   type MemoryDriver,
   MemoryToolError,
   type WriteExpectation,
@@ -233,25 +234,21 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
     } catch (error) {
       if (!isMissing(error)) throw error;
     }
-    // Part of the path does not exist yet: resolve the deepest part that does.
-    let existing = full;
-    let rest = '';
-    while (existing !== root) {
-      const parent = dirname(existing);
-      const name = existing.slice(parent.length + 1);
-      rest = rest === '' ? name : `${name}${sep}${rest}`;
-      existing = parent;
-      // A dangling link at this step would be followed by mkdir or open: refuse it.
-      if ((await lstat(join(existing, name)).catch(() => null))?.isSymbolicLink()) throw symlinkEscape();
-      try {
-        const real = await realpath(existing);
-        if (!within(real, root)) throw symlinkEscape();
-        return join(real, rest);
-      } catch (error) {
-        if (!isMissing(error)) throw error;
-      }
+    // Part of the path does not exist yet: resolve its folder the way a write would, so a link
+    // out of the folder is refused on the way. Under a file, nothing can exist: the path as
+    // written is as good as any, callers find nothing there.
+    const slash = path.lastIndexOf('/');
+    let folder: string;
+    try {
+      folder = slash === -1 ? root : (await resolveFolder(root, path.slice(0, slash))).real;
+    } catch (error) {
+      if (isMemoryToolError(error) && error.code === 'PATH_CONFLICT') return full;
+      throw error;
     }
-    throw folderRemoved();
+    const target = join(folder, path.slice(slash + 1));
+    // A dangling link would be followed by mkdir or open: refuse it.
+    if ((await lstat(target).catch(() => null))?.isSymbolicLink()) throw symlinkEscape();
+    return target;
   }
 
   /**

@@ -17,33 +17,45 @@ export {
   runInOrder,
   toMemoryToolError,
 } from './integrations/index.js';
+export { formatSize, MAX_MATCH_LINES, MAX_VIEW_LINES } from './messages.js';
+export type { NormalizeOptions } from './path.js';
 export {
   isHiddenName,
   MAX_PATH_BYTES,
+  MAX_PATH_CHARS,
   MAX_SEGMENT_BYTES,
   MEMORY_ROOT,
   normalizeMemoryPath,
   toDriverPath,
   toMemoryPath,
 } from './path.js';
-export { formatSize } from './render.js';
 export {
   createMemoryStore,
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_MAX_VIEW_CHARS,
-  MAX_VIEW_LINES,
+  DEFAULT_TIMEOUT_MS,
   validateNamespace,
 } from './store.js';
 export type {
   CreateCommand,
   DeleteCommand,
+  DriverCallOptions,
   DriverCapabilities,
+  DriverChangeOptions,
+  DriverDescribeOptions,
+  DriverDirectory,
   DriverEntry,
   DriverFile,
+  DriverListing,
+  DriverListingEntry,
+  DriverListOptions,
+  DriverPath,
+  DriverWriteOptions,
   InsertCommand,
   MemoryCommand,
   MemoryCommandName,
   MemoryDriver,
+  MemoryPath,
   MemoryStore,
   MemoryStoreOptions,
   RenameCommand,

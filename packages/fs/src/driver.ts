@@ -1,18 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { constants, type Dirent } from 'node:fs';
-import { lstat, mkdir, open, readdir, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
-import { dirname, join, resolve, sep } from 'node:path';
+import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { DriverEntry, DriverFile, DriverListing, MemoryDriver, WriteExpectation } from '@memdir/core';
+import { MemoryToolError } from '@memdir/core';
 import {
-  type DriverEntry,
-  type DriverFile,
-  type DriverPath,
-  isHiddenName,
-  isMemoryToolError,
-  type MemoryDriver,
-  MemoryToolError,
-} from '@memdir/core';
-import {
-  asDriverPath,
   foldListing,
   refuseAlreadyExists,
   refuseConflict,
@@ -20,8 +10,28 @@ import {
   refuseNotFound,
   refusePathConflict,
 } from '@memdir/core/driver';
-import { backendFailure, errno } from './errors.js';
-import { type LockOptions, withLock } from './lock.js';
+import { type Dir, kindAt, openEntry, openFolder } from './dir.js';
+import { backendFailure } from './errors.js';
+import { createFoldersNow, FOLDER_MODE, type Folder, type Generation, openFolderOf } from './folder.js';
+import type { LockOptions } from './lock.js';
+import { closeLater, errno, mkdir, rename, rmdir, unlink } from './sys.js';
+import {
+  closeWalk,
+  FOLDER,
+  holdsFile,
+  listFiles,
+  pruneEmpty,
+  readText,
+  removeEmptyFolders,
+  removeTree,
+  type Walk,
+  walk,
+} from './tree.js';
+
+/** Default of {@link FsDriverOptions.lockTimeoutMs}: below the engine's 5 s deadline, so a busy store says so. */
+export const DEFAULT_LOCK_TIMEOUT_MS = 3_000;
+/** Default of {@link FsDriverOptions.staleLockMs}. */
+export const DEFAULT_STALE_LOCK_MS = 60_000;
 
 /** Options of {@link createFsDriver}. */
 export interface FsDriverOptions {
@@ -29,40 +39,31 @@ export interface FsDriverOptions {
    * The folder that holds the memory. Memory files live in `{root}/memories` (the layout of
    * Anthropic's `BetaLocalFilesystemMemoryTool`, so an existing folder carries over); memdir keeps
    * its lock and temporary files in `{root}/.memdir`, out of the model's reach. Namespace `n` lives
-   * in `{root}/namespaces/n` with the same layout. Created (mode 0700) when missing.
+   * in `{root}/namespaces/n` with the same layout. `{root}/memories` is created (mode 0700) when the
+   * driver opens. The root path is the application's: links on it are followed; nothing below it
+   * ever is.
    */
   root: string;
   /**
-   * How long a command waits for another process that holds the store's lock before it fails
-   * with `BACKEND` ("The memory store is busy...").
-   * @default 10000
+   * How long a change waits for another process that holds the store's lock before it fails with
+   * `BACKEND` ("The memory store is busy..."). Keep it below the store's `timeoutMs`, or the
+   * engine's deadline answers first. Reads never wait: they take no lock.
+   * @default 3000
    */
   lockTimeoutMs?: number;
   /**
-   * A lock held longer than this is taken as abandoned even when a process with its pid is alive
-   * (a crashed holder whose pid was reused). No command holds the lock anywhere near this long.
+   * A lock left by a process on another kernel (a folder shared with a VM or another machine) is
+   * taken as abandoned once older than this. On one kernel, containers included, a holder's death
+   * is seen at once and this plays no part.
    * @default 60000
    */
   staleLockMs?: number;
 }
 
-const FILE_MODE = 0o600;
-const DIRECTORY_MODE = 0o700;
-// lstat calls in flight at once while listing: enough to keep libuv's thread pool busy.
-const STAT_CONCURRENCY = 64;
-
-/** The memory folder vanished under a running store (someone removed it by hand). */
-function folderRemoved(): MemoryToolError {
-  return new MemoryToolError(
-    'BACKEND',
-    'The memory store is unavailable: its folder was removed. Try again.',
-  );
-}
-
-/** A link on the way: the engine tells the model "Path would escape /memories directory via symlink". */
-function symlinkEscape(path = ''): MemoryToolError {
-  return refuseLink(path);
-}
+/** How often a listing that keeps seeing moves looks again before it gives the last one. */
+const MAX_LISTING_ATTEMPTS = 50;
+/** How many walks in a row a seq may stay odd (a move that never finished: its writer died) before the walk is taken. */
+const STUCK_SEQ_ATTEMPTS = 5;
 
 function contentVersion(content: string): string {
   return createHash('sha256').update(content).digest('base64url');
@@ -81,376 +82,244 @@ function versioned(content: string): DriverFile {
   };
 }
 
-function isMissing(error: unknown): boolean {
-  const code = errno(error);
-  return code === 'ENOENT' || code === 'ENOTDIR';
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-type Kind = 'file' | 'directory' | 'link' | 'other';
+const EMPTY_ROOT: DriverListing = { kind: 'directory', size: 0, count: 0, entries: [] };
 
-/** What is at `path` itself (links are not followed); null when nothing is. */
-async function kindOf(path: string): Promise<Kind | null> {
-  try {
-    const info = await lstat(path);
-    if (info.isFile()) return 'file';
-    if (info.isDirectory()) return 'directory';
-    return info.isSymbolicLink() ? 'link' : 'other';
-  } catch (error) {
-    if (isMissing(error)) return null;
-    throw error;
-  }
+/** The driver path of the first `count` segments. */
+function prefix(segments: readonly string[], count: number): string {
+  return segments.slice(0, count).join('/');
 }
 
-const READ_CHUNK = 64 * 1024;
+/** The refusal for a walk that stopped on a link or a non-folder: INVALID_PATH, or PATH_CONFLICT for a write. */
+function stopRefusal(walked: Walk, segments: readonly string[]): MemoryToolError | undefined {
+  const stop = walked.stop;
+  if (!stop) return undefined;
+  const at = prefix(segments, stop.depth + 1);
+  if (stop.reason === 'link') return refuseLink(at);
+  if (stop.reason === 'missing') return undefined;
+  return refusePathConflict(at);
+}
 
-/** What `readText` finds where it expected a file: a directory. */
-const DIRECTORY = Symbol('directory');
+/** What is at a driver path, found through handles: a file's content, an open folder, or nothing. */
+type Found =
+  | { readonly kind: 'file'; readonly content: string; readonly walked: Walk }
+  | { readonly kind: 'folder'; readonly folder: Dir; readonly walked: Walk }
+  | null;
 
 /**
- * The content of the file at `path` as UTF-8, {@link DIRECTORY} for a directory, or null when
- * nothing (or something that is not a regular file) is there.
- * One read call for files up to 64 KiB (open, read, close), where `readFile` also stats the file:
- * each call is a trip through libuv's thread pool, and views are the most frequent command.
+ * Opens `path` below `root` one name at a time. INVALID_PATH for a link anywhere on it; null for
+ * nothing there (or a file where a folder would have to be, or something that is not a file).
+ * The caller closes what it gets (`walked`, `folder`).
  */
-async function readText(path: string): Promise<string | typeof DIRECTORY | null> {
-  let handle: Awaited<ReturnType<typeof open>>;
+async function find(root: Dir, path: string): Promise<Found> {
+  const segments = path.split('/');
+  const walked = await walk(root, segments);
+  const refusal = stopRefusal(walked, segments);
+  if (walked.stop) {
+    closeWalk(walked);
+    if (refusal?.code === 'INVALID_PATH') throw refusal;
+    return null;
+  }
+  const entry = await openEntry(walked.parent!, segments.at(-1)!);
+  if (typeof entry === 'string') {
+    closeWalk(walked);
+    if (entry === 'link') throw refuseLink(path);
+    return null;
+  }
+  let content: string | typeof FOLDER | null;
   try {
-    // O_NONBLOCK: a FIFO someone left in the folder must not hang the store (regular files
-    // ignore the flag).
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    content = await readText(entry);
   } catch (error) {
-    if (isMissing(error)) return null;
-    if (errno(error) === 'EISDIR') return DIRECTORY;
+    closeLater(entry);
+    closeWalk(walked);
     throw error;
   }
+  if (content === FOLDER)
+    return { kind: 'folder', folder: walked.parent!.child(entry, segments.at(-1)!), walked };
+  closeLater(entry);
+  if (content === null) {
+    closeWalk(walked);
+    return null;
+  }
+  return { kind: 'file', content, walked };
+}
+
+/** Whether the open folder holds a file (a directory, SPEC section 3); closes it. */
+async function closeHoldsFile(folder: Dir): Promise<boolean> {
   try {
-    const chunks: Buffer[] = [];
-    for (;;) {
-      const buffer = Buffer.allocUnsafe(READ_CHUNK);
-      const { bytesRead } = await handle.read(buffer, 0, READ_CHUNK, null);
-      chunks.push(buffer.subarray(0, bytesRead));
-      // A short read of a regular file means its end.
-      if (bytesRead < READ_CHUNK) break;
-      // A long one: make sure this is a regular file before reading on (a link to a device such as
-      // /dev/zero would never end), then read the rest in one go.
-      if (chunks.length === 1) {
-        const info = await handle.stat();
-        if (!info.isFile()) return null;
-        if (info.size > READ_CHUNK) {
-          const rest = Buffer.allocUnsafe(info.size - READ_CHUNK);
-          const { bytesRead: more } = await handle.read(rest, 0, rest.length, null);
-          chunks.push(rest.subarray(0, more));
-          if (more < rest.length) break;
-        }
-      }
-    }
-    return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-  } catch (error) {
-    if (errno(error) === 'EISDIR') return DIRECTORY;
-    throw error;
+    return await holdsFile(folder);
   } finally {
-    await handle.close();
+    folder.close();
   }
 }
 
-/** Runs `task` over `items` with at most `limit` in flight. */
-async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await task(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+/** Whether a seq value says no move is running (see {@link Generation.readSeq}). */
+function settled(seq: number): boolean {
+  return seq % 2 === 0;
 }
 
-let tempCounter = 0;
-
-interface Layout {
-  /** `{base}/memories`, as given (not resolved). */
-  memories: string;
-  /** `{base}/.memdir/lock`. */
-  lock: string;
-  /** `{base}/.memdir/tmp`. */
-  tmp: string;
-}
-
-function layoutOf(base: string): Layout {
-  return {
-    memories: join(base, 'memories'),
-    lock: join(base, '.memdir', 'lock'),
-    tmp: join(base, '.memdir', 'tmp'),
-  };
-}
-
-/** Removes temporary files and trash left by processes that are gone (crashed mid-write). */
-async function sweepLeftovers(tmp: string): Promise<void> {
-  let names: string[];
-  try {
-    names = await readdir(tmp);
-  } catch {
-    return;
+/**
+ * The file at `path`, or every file beneath the folder at `path`, as one snapshot. Reads take no
+ * lock: a move (rename, or a folder's delete, which moves it to the trash first) marks the seq
+ * before and after, and a walk that saw the seq change, or a move still running, looks again. So
+ * a listing never shows a moved folder in both places or in neither, nor half of a folder being
+ * deleted.
+ */
+async function snapshot(
+  generation: Generation,
+  path: string,
+  skipHidden: boolean,
+): Promise<DriverFile | DriverEntry[] | null> {
+  let stuck = 0;
+  for (let attempt = 1; ; attempt++) {
+    const before = await generation.readSeq();
+    const root = generation.memories;
+    if (!root) return path === '' ? [] : null;
+    let start = root;
+    if (path !== '') {
+      const found = await find(root, path);
+      if (found === null) return null;
+      closeWalk(found.walked);
+      if (found.kind === 'file') return versioned(found.content);
+      start = found.folder;
+    }
+    let files: DriverEntry[];
+    try {
+      files = await listFiles(start, path, skipHidden);
+    } finally {
+      if (start !== root) start.close();
+    }
+    const after = await generation.readSeq();
+    if (before === after && settled(before)) return files;
+    if (before === after && ++stuck >= STUCK_SEQ_ATTEMPTS) return files;
+    if (attempt >= MAX_LISTING_ATTEMPTS) return files;
+    if (attempt > 2) await sleep(Math.min(attempt, 10));
   }
-  await Promise.all(
-    names.map(async (name) => {
-      const pid = Number(name.split('-')[0]);
-      if (!Number.isSafeInteger(pid) || pid === process.pid) return;
-      try {
-        process.kill(pid, 0);
-        return;
-      } catch (error) {
-        if (errno(error) !== 'ESRCH') return;
-      }
-      await rm(join(tmp, name), { recursive: true, force: true }).catch(() => {});
-    }),
-  );
 }
 
-function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
-  const layout = layoutOf(base);
-  let ready: Promise<string> | undefined;
+/** A folder this command made, to remove again if the command fails (a failed write leaves no folder). */
+interface Made {
+  readonly parent: Dir;
+  readonly name: string;
+  readonly folder: Dir;
+}
+
+/**
+ * Makes (or opens, when another process made it meanwhile) the folders of `segments` from `depth`
+ * up to the last name's parent, inside `from`. Returns the parent, and pushes what it made on `made`.
+ */
+async function makeFolders(
+  from: Dir,
+  segments: readonly string[],
+  depth: number,
+  made: Made[],
+): Promise<Dir> {
+  let current = from;
+  for (let index = depth; index < segments.length - 1; index++) {
+    const name = segments[index]!;
+    let fresh = true;
+    await mkdir(current.at(name), FOLDER_MODE).catch((error) => {
+      if (errno(error) !== 'EEXIST') throw error;
+      fresh = false;
+    });
+    const opened = await openFolder(current, name);
+    if (opened === 'link') throw refuseLink(prefix(segments, index + 1));
+    if (typeof opened === 'string') throw refusePathConflict(prefix(segments, index + 1));
+    made.push({ parent: current, name: fresh ? name : '', folder: opened });
+    current = opened;
+  }
+  return current;
+}
+
+/** Removes the folders a failed command made, deepest first; closes their handles either way. */
+async function unmake(made: Made[], failed: boolean): Promise<void> {
+  for (const entry of [...made].reverse()) {
+    if (failed && entry.name !== '') await rmdir(entry.parent.at(entry.name)).catch(() => {});
+    entry.folder.close();
+  }
+}
+
+function driverAt(root: string, segments: readonly string[], lock: LockOptions): MemoryDriver {
+  createFoldersNow(root, segments);
+  const folder: Folder = openFolderOf({ root, segments });
   let closed = false;
 
-  /** Creates the folders once and returns the real path of `memories`. */
-  function realRoot(): Promise<string> {
-    ready ??= (async () => {
-      await mkdir(layout.memories, { recursive: true, mode: DIRECTORY_MODE });
-      await mkdir(layout.tmp, { recursive: true, mode: DIRECTORY_MODE });
-      await sweepLeftovers(layout.tmp);
-      return realpath(layout.memories);
-    })();
-    ready.catch(() => {
-      ready = undefined;
-    });
-    return ready;
-  }
-
-  function within(real: string, root: string): boolean {
-    return real === root || real.startsWith(root + sep);
-  }
-
-  /**
-   * The real location of driver path `path`, refusing any symbolic link that leads out of the
-   * memory folder (SPEC section 8). Links that stay inside are followed. A path whose ancestor
-   * is a file resolves to a location under that file, which callers then find is not a directory.
-   */
-  async function locate(path: string): Promise<string> {
-    const root = await realRoot();
-    if (path === '') return root;
-    const full = join(root, path);
-    try {
-      const real = await realpath(full);
-      if (real === full) return full;
-      if (!within(real, root)) throw symlinkEscape();
-      return real;
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-    }
-    // Part of the path does not exist yet: resolve its folder the way a write would, so a link
-    // out of the folder is refused on the way. Under a file, nothing can exist: the path as
-    // written is as good as any, callers find nothing there.
-    const slash = path.lastIndexOf('/');
-    let folder: string;
-    try {
-      folder = slash === -1 ? root : (await resolveFolder(root, path.slice(0, slash))).real;
-    } catch (error) {
-      if (isMemoryToolError(error) && error.code === 'PATH_CONFLICT') return full;
-      throw error;
-    }
-    const target = join(folder, path.slice(slash + 1));
-    // A dangling link would be followed by mkdir or open: refuse it.
-    if ((await lstat(target).catch(() => null))?.isSymbolicLink()) throw symlinkEscape();
-    return target;
-  }
-
-  /**
-   * The content of the file at driver path `path`, or null. Reading and the symlink check run at
-   * once: reading first is harmless (the content is dropped if the path leads out of the folder),
-   * and it saves a trip through the thread pool on every view and edit.
-   */
-  async function readChecked(
-    path: string,
-  ): Promise<{ content: string | typeof DIRECTORY; target: string } | null> {
-    const root = await realRoot();
-    const full = join(root, path);
-    const [located, read] = await Promise.allSettled([locate(path), readText(full)]);
-    if (located.status === 'rejected') throw located.reason;
-    const target = located.value;
-    // Through a link that stays inside, read again where it really leads.
-    const content =
-      target !== full ? await readText(target) : read.status === 'fulfilled' ? read.value : null;
-    if (target === full && read.status === 'rejected') throw read.reason;
-    return content === null ? null : { content, target };
-  }
-
-  /** The ancestor of driver path `path` that is a file (for a PATH_CONFLICT's `path`). */
-  async function fileAncestor(root: string, path: string): Promise<string> {
-    const segments = path.split('/');
-    for (let depth = 1; depth <= segments.length; depth++) {
-      const ancestor = segments.slice(0, depth).join('/');
-      const info = await stat(join(root, ancestor)).catch(() => null);
-      if (info && !info.isDirectory()) return ancestor;
-    }
-    return path;
-  }
-
-  /**
-   * The real location of folder `dir` (a driver path), following links that stay inside the
-   * memory folder and refusing others, and whether it exists yet. Throws PATH_CONFLICT (path: the
-   * ancestor) when `dir` or one of its ancestors is a file.
-   */
-  async function resolveFolder(root: string, dir: string): Promise<{ real: string; exists: boolean }> {
-    // `dir/.` resolves only if `dir` is a folder: one call answers "exists, is a folder, and where
-    // it really is" for every step of the path at once.
-    const resolveExisting = async (path: string): Promise<string | null> => {
-      try {
-        const real = await realpath(`${join(root, path)}${sep}.`);
-        if (!within(real, root)) throw symlinkEscape();
-        return real;
-      } catch (error) {
-        if (errno(error) === 'ENOTDIR') throw refusePathConflict(await fileAncestor(root, path));
-        if (errno(error) === 'ENOENT') return null;
-        throw error;
-      }
-    };
-    const real = await resolveExisting(dir);
-    if (real !== null) return { real, exists: true };
-    // Some folders are missing: find the deepest one that exists. A dangling link where a folder
-    // is missing would be followed by mkdir: refuse it.
-    const segments = dir.split('/');
-    for (let depth = segments.length - 1; depth >= 0; depth--) {
-      const step = join(root, ...segments.slice(0, depth + 1));
-      if ((await lstat(step).catch(() => null))?.isSymbolicLink()) throw symlinkEscape();
-      const above = depth === 0 ? root : await resolveExisting(segments.slice(0, depth).join('/'));
-      if (above !== null) return { real: join(above, ...segments.slice(depth)), exists: false };
-    }
-    throw folderRemoved();
-  }
-
-  /**
-   * Where a write to driver path `path` goes, checked under the lock: the real location (a link
-   * that stays inside the memory folder is followed, any other refused), whether its folder
-   * exists, and what is there now. PATH_CONFLICT (path: the ancestor) when an ancestor is a file.
-   */
-  async function place(path: string): Promise<{ target: string; parentExists: boolean; kind: Kind | null }> {
-    const root = await realRoot();
-    const slash = path.lastIndexOf('/');
-    const full = join(root, path);
-    // Both at once (two trips through the thread pool in parallel, not one after the other): what
-    // is at the path as written, and where its folder really is. They disagree only when the
-    // folder path passes through a link, and then the target is looked at again where it really is.
-    const [folder, kindAsWritten] = await Promise.all([
-      slash === -1 ? { real: root, exists: true } : resolveFolder(root, path.slice(0, slash)),
-      kindOf(full),
-    ]);
-    let target = join(folder.real, path.slice(slash + 1));
-    let kind = !folder.exists ? null : target === full ? kindAsWritten : await kindOf(target);
-    if (kind === 'link') {
-      const real = await realpath(target).catch((error) => {
-        if (isMissing(error)) throw symlinkEscape(); // dangling: where it leads cannot be checked
-        throw error;
-      });
-      if (!within(real, root)) throw symlinkEscape();
-      target = real;
-      kind = await kindOf(real);
-    }
-    return { target, parentExists: folder.exists, kind };
-  }
-
-  /** Removes the folders above `target` that the change left empty, up to the memory folder. */
-  async function pruneEmptyParents(target: string): Promise<void> {
-    const root = await realRoot();
-    for (
-      let current = dirname(target);
-      within(current, root) && current !== root;
-      current = dirname(current)
-    ) {
-      try {
-        await rmdir(current);
-      } catch {
-        return; // not empty (or already gone): everything above is still needed
-      }
-    }
-  }
-
-  function tempName(): string {
-    tempCounter += 1;
-    return join(layout.tmp, `${process.pid}-${tempCounter}-${randomBytes(6).toString('hex')}`);
-  }
-
-  /** Writes `content` to `target` through a temporary file: readers see old or new, never a mix. */
-  async function replaceAtomically(target: string, content: string): Promise<void> {
-    const temp = tempName();
-    const handle = await open(temp, 'wx', FILE_MODE);
-    try {
-      try {
-        await handle.writeFile(content, 'utf8');
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, target);
-    } catch (error) {
-      await unlink(temp).catch(() => {});
-      throw error;
-    }
-  }
-
-  /**
-   * Every file beneath folder `dir` with its size, walked under the lock so a concurrent move is
-   * seen entirely before or entirely after. With `skipHidden`, a hidden name is reported once
-   * (size 0) and not walked: it only proves the folders above it exist, and not walking it keeps
-   * a large `node_modules` or `.git` from slowing every listing.
-   */
-  async function listFiles(dir: string, skipHidden: boolean): Promise<DriverEntry[]> {
-    const start = await locate(dir);
-    return locked(async () => {
-      const found: { real: string; path: string }[] = [];
-      const sized: DriverEntry[] = [];
-      const walk = async (real: string, path: string): Promise<void> => {
-        let children: Dirent[];
-        try {
-          children = await readdir(real, { withFileTypes: true });
-        } catch (error) {
-          if (isMissing(error)) return;
-          throw error;
-        }
-        const folders: Promise<void>[] = [];
-        for (const child of children) {
-          // Symbolic links are never listed or followed (SPEC section 8).
-          if (child.isSymbolicLink()) continue;
-          const childReal = join(real, child.name);
-          const childPath = path === '' ? child.name : `${path}/${child.name}`;
-          if (skipHidden && isHiddenName(child.name)) {
-            if (child.isDirectory() || child.isFile()) sized.push({ path: asDriverPath(childPath), size: 0 });
-            continue;
-          }
-          if (child.isDirectory()) folders.push(walk(childReal, childPath));
-          else if (child.isFile()) found.push({ real: childReal, path: childPath });
-        }
-        await Promise.all(folders);
-      };
-      await walk(start, dir);
-      await forEachLimited(found, STAT_CONCURRENCY, async (file) => {
-        try {
-          sized.push({ path: asDriverPath(file.path), size: (await lstat(file.real)).size });
-        } catch (error) {
-          if (!isMissing(error)) throw error;
-        }
-      });
-      return sized;
-    });
-  }
-
-  async function locked<T>(task: () => Promise<T>): Promise<T> {
-    await realRoot(); // the lock lives in a folder made on first use
-    return withLock(layout.lock, lockOptions, task);
-  }
-
-  async function guard<T>(task: () => Promise<T>): Promise<T> {
+  async function guard<T>(change: boolean, task: () => Promise<T>): Promise<T> {
     if (closed) throw new MemoryToolError('BACKEND', 'The memory store is closed.');
     try {
       return await task();
     } catch (error) {
-      throw backendFailure(error);
+      throw backendFailure(error, change);
+    }
+  }
+
+  /** Runs a change under the folder's lock, on a folder made ready for writing. */
+  function change<T>(signal: AbortSignal | undefined, task: (generation: Generation) => Promise<T>) {
+    return guard(true, () =>
+      folder.use(lock.staleMs, (generation) => generation.lock!.run(() => task(generation), lock, signal)),
+    );
+  }
+
+  async function writeLocked(
+    generation: Generation,
+    path: string,
+    content: string,
+    expect: WriteExpectation | undefined,
+  ): Promise<void> {
+    const segments = path.split('/');
+    const name = segments.at(-1)!;
+    // The new content is written and fsynced while the path is checked: the two overlap.
+    const temp = generation.newTemp();
+    const written = temp.write(content);
+    written.catch(() => {});
+    const walked = await walk(generation.memories!, segments).catch(async (error) => {
+      await temp.discard();
+      throw error;
+    });
+    const made: Made[] = [];
+    let failed = true;
+    try {
+      const refusal = stopRefusal(walked, segments);
+      if (refusal) throw refusal;
+      let replaceEmptyFolder = false;
+      if (walked.parent) {
+        const kind = await kindAt(walked.parent, name);
+        if (kind === 'link') throw refuseLink(path);
+        if (kind === 'other') throw refusePathConflict(path);
+        if (kind === 'directory') {
+          const inner = await openFolder(walked.parent, name);
+          if (typeof inner !== 'string' && (await closeHoldsFile(inner))) throw refusePathConflict(path);
+          replaceEmptyFolder = true;
+        }
+        if (expect && 'absent' in expect && kind === 'file') throw refuseConflict(path);
+        if (expect && 'version' in expect) {
+          const current = kind === 'file' ? await find(generation.memories!, path) : null;
+          if (current) closeWalk(current.walked);
+          if (current?.kind === 'folder') current.folder.close();
+          if (current?.kind !== 'file' || contentVersion(current.content) !== expect.version) {
+            throw refuseConflict(path);
+          }
+        }
+      } else if (expect && 'version' in expect) {
+        throw refuseConflict(path);
+      }
+      // Only once the content is safely on disk are folders made: a full disk leaves none behind.
+      await written;
+      const parent =
+        walked.parent ?? (await makeFolders(walked.folders.at(-1)!, segments, walked.stop!.depth, made));
+      if (replaceEmptyFolder && !(await removeEmptyFolders(parent, name))) throw refusePathConflict(path);
+      await temp.commit(parent.at(name)).catch((error) => {
+        if (errno(error) === 'EISDIR' || errno(error) === 'ENOTEMPTY') throw refusePathConflict(path);
+        throw error;
+      });
+      failed = false;
+    } finally {
+      if (failed) await temp.discard();
+      await unmake(made, failed);
+      closeWalk(walked);
     }
   }
 
@@ -458,153 +327,272 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
     capabilities: { atomicRename: true },
 
     namespace(name) {
-      return driverAt(join(base, 'namespaces', name), lockOptions);
+      return driverAt(root, [...segments, 'namespaces', name], lock);
     },
 
     read(path) {
-      return guard(async () => {
-        if (path === '') return { kind: 'directory' } as const;
-        const file = await readChecked(path);
-        if (file === null) return null;
-        return file.content === DIRECTORY ? ({ kind: 'directory' } as const) : versioned(file.content);
-      });
-    },
-
-    describe(path, { limit }) {
-      return guard(async () => {
-        const content = path === '' ? DIRECTORY : (await readChecked(path))?.content;
-        if (content === undefined) return null;
-        if (content !== DIRECTORY) return versioned(content);
-        const files = await listFiles(path, true);
-        // A folder with nothing beneath it is no directory (SPEC section 3): it was emptied or
-        // removed since it was opened, and the view behaves as if it ran after that command.
-        if (files.length === 0 && path !== '') return null;
-        return foldListing(path, files, limit);
-      });
-    },
-
-    stat(path) {
-      return guard(async () => {
-        if (path === '') return 'directory';
-        const root = await realRoot();
-        // `path/.` resolves only for a folder: one call for the common directory case, with the
-        // same symlink check as every other path.
-        try {
-          const real = await realpath(`${join(root, path)}${sep}.`);
-          if (!within(real, root)) throw symlinkEscape();
-          return 'directory';
-        } catch (error) {
-          if (!isMissing(error)) throw error;
-        }
-        const kind = await kindOf(await locate(path));
-        return kind === 'file' ? 'file' : null;
-      });
-    },
-
-    write(path, content, { expect }) {
-      return guard(() =>
-        locked(async () => {
-          const { target, parentExists, kind } = await place(path);
-          if (kind !== null && kind !== 'file') throw refusePathConflict(path);
-          if (expect) {
-            if ('absent' in expect) {
-              if (kind !== null) throw refuseConflict(path);
-            } else {
-              if (kind === null) throw refuseConflict(path);
-              const current = await readText(target);
-              if (typeof current !== 'string' || contentVersion(current) !== expect.version) {
-                throw refuseConflict(path);
-              }
-            }
-          }
-          if (!parentExists) await mkdir(dirname(target), { recursive: true, mode: DIRECTORY_MODE });
-          await replaceAtomically(target, content);
-          return versioned(content);
-        }),
+      return guard(false, () =>
+        folder.use(
+          false,
+          async (generation) => {
+            if (path === '') return { kind: 'directory' } as const;
+            const root = generation.memories;
+            const found = root ? await find(root, path) : null;
+            if (found === null) return null;
+            closeWalk(found.walked);
+            if (found.kind === 'file') return versioned(found.content);
+            return (await closeHoldsFile(found.folder)) ? ({ kind: 'directory' } as const) : null;
+          },
+          (result) => result === null,
+        ),
       );
     },
 
-    update(path, edit) {
-      // The fast path of a read-modify-write: read, edit and write under one lock, so the edit can
-      // never apply to content that changed, and there is nothing to compare or retry.
-      return guard(() =>
-        locked(async () => {
-          if (path === '') return 'directory' as const;
-          const file = await readChecked(path);
-          if (file === null) return null;
-          if (file.content === DIRECTORY) return 'directory' as const;
-          await replaceAtomically(file.target, edit(file.content));
-          return 'file' as const;
-        }),
+    stat(path) {
+      return guard(false, () =>
+        folder.use(
+          false,
+          async (generation) => {
+            if (path === '') return 'directory' as const;
+            const root = generation.memories;
+            if (!root) return null;
+            const segments = path.split('/');
+            const walked = await walk(root, segments);
+            try {
+              const refusal = stopRefusal(walked, segments);
+              if (walked.stop) {
+                if (refusal?.code === 'INVALID_PATH') throw refusal;
+                return null;
+              }
+              const kind = await kindAt(walked.parent!, segments.at(-1)!);
+              if (kind === 'link') throw refuseLink(path);
+              if (kind === 'file') return 'file' as const;
+              if (kind !== 'directory') return null;
+              const inner = await openFolder(walked.parent!, segments.at(-1)!);
+              if (inner === 'link') throw refuseLink(path);
+              if (typeof inner === 'string') return null;
+              return (await closeHoldsFile(inner)) ? ('directory' as const) : null;
+            } finally {
+              closeWalk(walked);
+            }
+          },
+          (result) => result === null,
+        ),
+      );
+    },
+
+    describe(path, { limit }) {
+      return guard(false, () =>
+        folder.use(
+          false,
+          async (generation) => {
+            const found = await snapshot(generation, path, true);
+            if (found === null || !Array.isArray(found)) return found;
+            if (path === '' && found.length === 0) return EMPTY_ROOT;
+            // A folder with nothing beneath it is no directory (SPEC section 3).
+            if (found.length === 0) return null;
+            return foldListing(path, found, limit);
+          },
+          (result) => result === null || result === EMPTY_ROOT,
+        ),
       );
     },
 
     async *list(dir, options) {
-      yield* await guard(() => listFiles(dir, options?.skipHidden ?? false));
+      const found = await guard(false, () =>
+        folder.use(
+          false,
+          (generation) => snapshot(generation, dir, options?.skipHidden ?? false),
+          (result) => result === null || (Array.isArray(result) && result.length === 0),
+        ),
+      );
+      if (Array.isArray(found)) yield* found;
     },
 
-    remove(path) {
-      return guard(async () => {
-        let trash: string | undefined;
-        const removed = await locked(async () => {
-          const target = await locate(path);
-          try {
-            await unlink(target);
-          } catch (error) {
-            if (isMissing(error)) return false;
-            if (errno(error) !== 'EISDIR' && errno(error) !== 'EPERM') throw error;
-            // A directory: one rename takes the whole subtree out of view atomically; the slow
-            // recursive removal happens afterwards, outside the lock.
-            trash = tempName();
-            await rename(target, trash);
-          }
-          await pruneEmptyParents(target);
-          return true;
-        });
-        if (trash) await rm(trash, { recursive: true, force: true });
-        return removed;
+    write(path, content, { expect, signal }) {
+      return change(signal, async (generation) => {
+        await writeLocked(generation, path, content, expect);
+        return versioned(content);
       });
     },
 
-    move(from, to) {
-      return guard(() =>
-        locked(async () => {
-          const source = await locate(from);
-          // Both at once; NOT_FOUND for the source still outranks any refusal of the destination.
-          const [sourceKind, placed] = await Promise.allSettled([kindOf(source), place(to)]);
-          if (sourceKind.status === 'rejected') throw sourceKind.reason;
-          if (sourceKind.value === null) throw refuseNotFound(from);
-          if (placed.status === 'rejected') throw placed.reason;
-          const destination = placed.value;
-          // A dangling link at the destination still occupies the name (place refuses it anyway).
-          if (destination.kind !== null) throw refuseAlreadyExists(to);
-          if (!destination.parentExists) {
-            await mkdir(dirname(destination.target), { recursive: true, mode: DIRECTORY_MODE });
+    update(path, edit, { signal }) {
+      // The fast path of a read-modify-write: read, edit and write under one lock, so the edit can
+      // never apply to content that changed, and there is nothing to compare or retry.
+      return change(signal, async (generation) => {
+        if (path === '') return 'directory' as const;
+        // Opened now, so creating the temporary file overlaps reading the old content.
+        const temp = generation.newTemp();
+        let failed = true;
+        let found: Found = null;
+        try {
+          found = await find(generation.memories!, path);
+          if (found === null) return null;
+          if (found.kind === 'folder') {
+            return (await closeHoldsFile(found.folder)) ? ('directory' as const) : null;
           }
-          await rename(source, destination.target);
-          await pruneEmptyParents(source);
+          await temp.write(edit(found.content));
+          // Into the folder the file was read from, through its handle: never through a link.
+          await temp.commit(found.walked.parent!.at(path.split('/').at(-1)!));
+          failed = false;
+          return 'file' as const;
+        } finally {
+          if (failed) await temp.discard();
+          if (found) closeWalk(found.walked);
+        }
+      });
+    },
+
+    remove(path, { signal }) {
+      return guard(true, () =>
+        folder.use(lock.staleMs, async (generation) => {
+          let trash: string | undefined;
+          const removed = await generation.lock!.run(
+            async () => {
+              const segments = path.split('/');
+              const name = segments.at(-1)!;
+              const walked = await walk(generation.memories!, segments);
+              try {
+                const refusal = stopRefusal(walked, segments);
+                if (walked.stop) {
+                  if (refusal?.code === 'INVALID_PATH') throw refusal;
+                  return false;
+                }
+                const parent = walked.parent!;
+                const kind = await kindAt(parent, name);
+                if (kind === 'link') throw refuseLink(path);
+                if (kind === 'file') {
+                  try {
+                    await unlink(parent.at(name));
+                  } catch (error) {
+                    if (errno(error) === 'ENOENT') return false;
+                    throw error;
+                  }
+                } else if (kind === 'directory') {
+                  const inner = await openFolder(parent, name);
+                  if (inner === 'link') throw refuseLink(path);
+                  if (typeof inner === 'string' || !(await closeHoldsFile(inner))) return false;
+                  // One rename takes the whole subtree out of view atomically; the slow removal
+                  // happens afterwards, outside the lock.
+                  const name_ = generation.trashName();
+                  await generation.withSeq(() => rename(parent.at(name), generation.tmp!.at(name_)));
+                  trash = name_;
+                } else {
+                  return false;
+                }
+                await pruneEmpty(walked, segments);
+                return true;
+              } finally {
+                closeWalk(walked);
+              }
+            },
+            lock,
+            signal,
+          );
+          if (trash) await removeTree(generation.tmp!, trash);
+          return removed;
         }),
       );
     },
 
+    move(from, to, { signal }) {
+      return change(signal, async (generation) => {
+        const root = generation.memories!;
+        const fromSegments = from.split('/');
+        const toSegments = to.split('/');
+        const fromName = fromSegments.at(-1)!;
+        const toName = toSegments.at(-1)!;
+        const [source, target] = await Promise.all([walk(root, fromSegments), walk(root, toSegments)]);
+        const made: Made[] = [];
+        let failed = true;
+        try {
+          // Everything about both paths first, then the refusal SPEC section 1 ranks first:
+          // INVALID_PATH (old path, then new), NOT_FOUND, PATH_CONFLICT, ALREADY_EXISTS.
+          const [sourceState, targetState] = await Promise.all([
+            (async () => {
+              const refusal = stopRefusal(source, fromSegments);
+              if (source.stop) return refusal?.code === 'INVALID_PATH' ? refusal : 'missing';
+              const kind = await kindAt(source.parent!, fromName);
+              if (kind === 'link') return refuseLink(from);
+              if (kind === 'file') return 'ok';
+              if (kind !== 'directory') return 'missing';
+              const inner = await openFolder(source.parent!, fromName);
+              if (typeof inner === 'string') return inner === 'link' ? refuseLink(from) : 'missing';
+              return (await closeHoldsFile(inner)) ? 'ok' : 'missing';
+            })(),
+            (async () => {
+              const refusal = stopRefusal(target, toSegments);
+              if (refusal) return refusal;
+              if (target.stop) return 'missing parents';
+              const kind = await kindAt(target.parent!, toName);
+              if (kind === 'link') return refuseLink(to);
+              if (kind === null) return 'free';
+              if (kind !== 'directory') return refuseAlreadyExists(to);
+              const inner = await openFolder(target.parent!, toName);
+              if (typeof inner === 'string')
+                return inner === 'link' ? refuseLink(to) : refuseAlreadyExists(to);
+              return (await closeHoldsFile(inner)) ? refuseAlreadyExists(to) : 'empty folder';
+            })(),
+          ]);
+          const refusals = [sourceState, targetState].filter((state) => state instanceof MemoryToolError);
+          const invalid = refusals.find((refusal) => refusal.code === 'INVALID_PATH');
+          if (invalid) throw invalid;
+          if (sourceState === 'missing') throw refuseNotFound(from);
+          if (targetState instanceof MemoryToolError) throw targetState;
+          const parent =
+            target.parent ??
+            (await makeFolders(target.folders.at(-1)!, toSegments, target.stop!.depth, made));
+          if (targetState === 'empty folder' && !(await removeEmptyFolders(parent, toName))) {
+            throw refuseAlreadyExists(to);
+          }
+          await generation.withSeq(() =>
+            rename(source.parent!.at(fromName), parent.at(toName)).catch((error) => {
+              const code = errno(error);
+              if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'EISDIR')
+                throw refuseAlreadyExists(to);
+              if (code === 'ENOENT') throw refuseNotFound(from);
+              throw error;
+            }),
+          );
+          failed = false;
+          await pruneEmpty(source, fromSegments);
+        } finally {
+          await unmake(made, failed);
+          closeWalk(source);
+          closeWalk(target);
+        }
+      });
+    },
+
     async close() {
+      if (closed) return;
       closed = true;
+      await folder.close();
     },
   };
 }
 
 /**
  * A driver that keeps each memory file as a plain file under `options.root` (see
- * {@link FsDriverOptions.root} for the layout). Every change is written to a temporary file,
- * fsynced and renamed into place, under a lock shared by every process on this host, so no update
- * is lost and a crash leaves each file whole. Files are created 0600 and folders 0700.
+ * {@link FsDriverOptions.root} for the layout). It follows no symbolic link below the root: every
+ * name is opened through the handle of the folder above it (SPEC section 8). Every change is written
+ * to a temporary file, fsynced and renamed into place, under a lock shared by every process on the
+ * folder, so no update is lost and a crash leaves each file whole. Reads take no lock. Files are
+ * created 0600 and folders 0700.
  */
 export function createFsDriver(options: FsDriverOptions): MemoryDriver {
   if (typeof options?.root !== 'string' || options.root === '') {
     throw new TypeError('createFsDriver: `root` must be the path of the memory folder');
   }
-  return driverAt(resolve(options.root), {
-    timeoutMs: options.lockTimeoutMs ?? 10_000,
-    staleMs: options.staleLockMs ?? 60_000,
-  });
+  const timeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+  const staleMs = options.staleLockMs ?? DEFAULT_STALE_LOCK_MS;
+  for (const [name, value] of [
+    ['lockTimeoutMs', timeoutMs],
+    ['staleLockMs', staleMs],
+  ] as const) {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new TypeError(`createFsDriver: \`${name}\` must be a positive integer, got ${String(value)}`);
+    }
+  }
+  return driverAt(resolve(options.root), [], { timeoutMs, staleMs });
 }

@@ -1,28 +1,30 @@
-import { randomUUID } from 'node:crypto';
-import { lstat, readlink, symlink, unlink, writeFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { MemoryToolError } from '@memdir/core';
-import { errno } from './errors.js';
+import type { Dir } from './dir.js';
+import type { Liveness, Owner } from './liveness.js';
+import { errno, lstat, readlink, symlink, unlink } from './sys.js';
 
-/** How a lock waits and when it counts as abandoned. */
+/** How a lock waits and when a holder on another kernel counts as gone. */
 export interface LockOptions {
   /** How long to wait for another holder before giving up with `BACKEND` (busy). */
-  timeoutMs: number;
-  /** A lock older than this is taken as abandoned even if its process seems alive (pid reuse). */
-  staleMs: number;
+  readonly timeoutMs: number;
+  /** A lock left by a process on another kernel is taken as abandoned once older than this. */
+  readonly staleMs: number;
 }
 
-// The lock is a symbolic link, `{folder}/.memdir/lock`, whose target names the owner (pid, host,
-// random token). Creating it is one atomic system call that fails with EEXIST while someone holds
-// it, and writes no data block.
+// The lock is a symbolic link, `{base}/.memdir/lock`, whose target names its holder: its kernel and
+// its liveness token (see liveness.ts). Creating it is one atomic system call that fails with EEXIST
+// while someone holds it, and writes no data block. A waiter that finds it asks whether the holder
+// is alive: on the same kernel by connecting to the holder's socket, which answers for the process
+// itself whatever its pid; a dead holder's lock is broken at once. A holder on another kernel
+// cannot be asked, so its lock is broken once older than `staleMs` (no command holds it that long).
 //
-// Taking and dropping it costs two directory changes, which on a journalled filesystem cost about
-// as much as writing a small file. So a process keeps the lock from one command to the next when
-// they follow each other closely (a loop that awaits each command, with a read in between): the
-// release waits LINGER_MS and is cancelled if another command of this process comes first. To stay fair to
-// other processes, a holder that has kept the lock for HOLD_MS releases it, and if another process
-// has announced that it waits (the `lock.waiting` link), steps aside for HANDOFF_MS before taking it
-// again. Releasing also renews the link's age, which other processes use to detect abandoned locks.
+// Taking and dropping the lock costs two directory changes, which on a journalled filesystem cost
+// about as much as writing a small file. So a process keeps the lock from one command to the next
+// when they follow each other closely (a loop that awaits each command, with a read in between):
+// the release waits LINGER_MS and is cancelled if another command of this process comes first. To
+// stay fair to other processes, a holder that has kept the lock for HOLD_MS releases it, and if
+// another process has announced that it waits (the `lock.waiting` link), steps aside for HANDOFF_MS
+// before taking it again.
 
 /** How long an idle holder keeps the lock for a next command of its own. */
 const LINGER_MS = 2;
@@ -32,198 +34,224 @@ const HOLD_MS = 50;
 const HANDOFF_MS = 25;
 /** Longest pause between two attempts of a waiting process. */
 const MAX_POLL_MS = 16;
-// A stale-lock breaker that died mid-break leaves its marker behind; it is ignored after this.
-const BREAKER_STALE_MS = 5_000;
+/** How long a waiter trusts its last "the holder is alive" answer before asking again. */
+const RECHECK_MS = 100;
 
-const HOST = hostname();
+const RECORD_TAG = 'memdir-lock 2';
 
-interface Held {
-  owner: string;
-  since: number;
+/** The target of a lock link: tag, kernel, token, pid (the pid only for people reading it). */
+function record(owner: Owner): string {
+  return `${RECORD_TAG}\n${owner.kernel}\n${owner.token}\n${process.pid}`;
 }
 
-/** What this process knows of one lock file. */
-interface LockState {
-  /** Tail of this process's queue for the lock: callers in this process never poll for each other. */
-  tail: Promise<void>;
-  /** The file lock, while this process holds it. */
-  held: Held | undefined;
-  /** The release scheduled LINGER_MS after the last command, cancelled by the next command. */
-  pendingRelease: NodeJS.Timeout | undefined;
+function parseRecord(target: string): Owner | undefined {
+  const [tag, kernel, token] = target.split('\n');
+  if (tag !== RECORD_TAG || !kernel || !token) return undefined;
+  return { kernel, token };
 }
-
-const states = new Map<string, LockState>();
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** True unless the process is known to be gone. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errno(error) !== 'ESRCH';
-  }
+function busy(): MemoryToolError {
+  return new MemoryToolError(
+    'BACKEND',
+    'The memory store is busy: another process is holding its lock. Try again.',
+  );
 }
 
-/** True when `owner` (a link target) names a process on this host that is gone. */
-function ownerIsGone(owner: string): boolean {
-  const [pid, host] = owner.split('\n');
-  return host === HOST && !isAlive(Number(pid));
-}
-
-/** Whether the lock at `file` was left by a holder that is gone. False when there is no lock. */
-async function isStale(file: string, staleMs: number): Promise<boolean> {
-  let owner: string;
-  let age: number;
-  try {
-    [owner, age] = await Promise.all([readlink(file), lstat(file).then((info) => Date.now() - info.mtimeMs)]);
-  } catch (error) {
-    if (errno(error) === 'ENOENT') return false;
-    throw error;
-  }
-  return age > staleMs || ownerIsGone(owner);
+interface Held {
+  readonly target: string;
+  readonly since: number;
 }
 
 /**
- * Removes the lock at `file` if it is stale. Only one process breaks a given lock: the breaker
- * marker is created exclusively, and staleness is checked again while holding it, so a fresh lock
- * taken in between is never removed.
+ * The cross-process lock of one store folder, and this process's queue for it: callers in this
+ * process never poll for each other.
  */
-async function breakIfStale(file: string, staleMs: number): Promise<boolean> {
-  if (!(await isStale(file, staleMs))) return false;
-  const breaker = `${file}.break`;
-  try {
-    await writeFile(breaker, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
-  } catch (error) {
-    if (errno(error) !== 'EEXIST') throw error;
-    const age = await lstat(breaker).then(
-      (info) => Date.now() - info.mtimeMs,
-      () => 0,
+export class Lock {
+  readonly #dir: Dir;
+  readonly #liveness: Liveness;
+  readonly #target: string;
+  /** The options of the latest caller: one lock serves every driver on the folder in this process. */
+  #options: LockOptions = { timeoutMs: 3_000, staleMs: 60_000 };
+  #tail: Promise<void> = Promise.resolve();
+  #held: Held | undefined;
+  /** The release scheduled LINGER_MS after the last command, cancelled by the next command. */
+  #pendingRelease: NodeJS.Timeout | undefined;
+  /** The last holder found alive, and when: a waiter does not connect to it on every poll. */
+  #lastAlive: { target: string; at: number } | undefined;
+
+  constructor(dir: Dir, liveness: Liveness) {
+    this.#dir = dir;
+    this.#liveness = liveness;
+    this.#target = record(liveness.owner);
+  }
+
+  /**
+   * Runs `task` while holding the lock, exclusive across every process sharing the folder and every
+   * caller in this process. Gives up waiting (BACKEND, busy) after `timeoutMs`, or when `signal`
+   * aborts (the engine stopped waiting).
+   */
+  run<T>(task: () => Promise<T>, options: LockOptions, signal?: AbortSignal): Promise<T> {
+    return this.#enqueue(async () => {
+      this.#options = options;
+      if (this.#pendingRelease) {
+        clearTimeout(this.#pendingRelease);
+        this.#pendingRelease = undefined;
+      }
+      if (this.#held && Date.now() - this.#held.since > HOLD_MS) {
+        const held = this.#held;
+        this.#held = undefined;
+        const waiting = await this.#someoneWaits();
+        await this.#release(held);
+        if (waiting) await sleep(HANDOFF_MS);
+      }
+      this.#held ??= await this.#acquire(signal);
+      try {
+        return await task();
+      } finally {
+        this.#scheduleRelease();
+      }
+    });
+  }
+
+  /** Releases the lock now if this process holds it (the store is closing). */
+  dispose(): Promise<void> {
+    return this.#enqueue(async () => {
+      if (this.#pendingRelease) clearTimeout(this.#pendingRelease);
+      this.#pendingRelease = undefined;
+      const held = this.#held;
+      this.#held = undefined;
+      if (held) await this.#release(held).catch(() => {});
+    });
+  }
+
+  #enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.#tail.then(task);
+    this.#tail = result.then(
+      () => {},
+      () => {},
     );
-    if (age > BREAKER_STALE_MS) await unlink(breaker).catch(() => {});
+    return result;
+  }
+
+  #scheduleRelease(): void {
+    if (this.#pendingRelease || !this.#held) return;
+    this.#pendingRelease = setTimeout(() => {
+      this.#pendingRelease = undefined;
+      void this.#enqueue(async () => {
+        // A command that ran in between cancelled this release and scheduled its own.
+        if (this.#pendingRelease || !this.#held) return;
+        const held = this.#held;
+        this.#held = undefined;
+        await this.#release(held).catch(() => {});
+      });
+    }, LINGER_MS);
+  }
+
+  async #acquire(signal: AbortSignal | undefined): Promise<Held> {
+    const file = this.#dir.at('lock');
+    const marker = this.#dir.at('lock.waiting');
+    const deadline = Date.now() + this.#options.timeoutMs;
+    let announced = false;
+    for (let delay = 1; ; delay = Math.min(delay * 2, MAX_POLL_MS)) {
+      try {
+        await symlink(this.#target, file);
+        if (announced) await unlink(marker).catch(() => {});
+        return { target: this.#target, since: Date.now() };
+      } catch (error) {
+        if (errno(error) !== 'EEXIST') throw error;
+      }
+      if (await this.#breakIfStale()) continue;
+      if (!announced) {
+        // Ask the holder to step aside at its next release (it may be keeping the lock across a
+        // stream of commands). Another waiter's marker serves as well.
+        await symlink(this.#target, marker).catch(() => {});
+        announced = true;
+      }
+      if (Date.now() >= deadline || signal?.aborted) {
+        await unlink(marker).catch(() => {});
+        throw busy();
+      }
+      await sleep(delay * (0.5 + Math.random()));
+    }
+  }
+
+  /** Whether the link at `name` was left by a holder that is gone; false when there is none. */
+  async #isStale(name: string, trustRecent: boolean): Promise<boolean> {
+    let target: string;
+    let age: number;
+    try {
+      const path = this.#dir.at(name);
+      [target, age] = await Promise.all([
+        readlink(path),
+        lstat(path).then((info) => Date.now() - info.mtimeMs),
+      ]);
+    } catch (error) {
+      if (errno(error) === 'ENOENT') return false;
+      throw error;
+    }
+    const recent = this.#lastAlive;
+    if (trustRecent && recent?.target === target && Date.now() - recent.at < RECHECK_MS) return false;
+    const owner = parseRecord(target);
+    const verdict = owner ? await this.#liveness.check(owner) : 'unknown';
+    if (verdict === 'gone') return true;
+    if (verdict === 'unknown') return age > this.#options.staleMs;
+    this.#lastAlive = { target, at: Date.now() };
     return false;
   }
-  try {
-    if (!(await isStale(file, staleMs))) return false;
+
+  /**
+   * Removes the lock if its holder is gone. Only one process breaks a given lock: the breaker
+   * marker (a link naming the breaker) is created exclusively, and staleness is checked again while
+   * holding it, so a fresh lock taken in between is never removed. A breaker that died mid-break
+   * is itself judged alive or gone the same way.
+   */
+  async #breakIfStale(): Promise<boolean> {
+    if (!(await this.#isStale('lock', true))) return false;
+    const breaker = this.#dir.at('lock.break');
+    try {
+      await symlink(this.#target, breaker);
+    } catch (error) {
+      if (errno(error) !== 'EEXIST') throw error;
+      if (await this.#isStale('lock.break', false)) await unlink(breaker).catch(() => {});
+      return false;
+    }
+    try {
+      if (!(await this.#isStale('lock', false))) return false;
+      await unlink(this.#dir.at('lock')).catch((error) => {
+        if (errno(error) !== 'ENOENT') throw error;
+      });
+      return true;
+    } finally {
+      await unlink(breaker).catch(() => {});
+    }
+  }
+
+  /** Whether a live process has announced that it waits for the lock. */
+  async #someoneWaits(): Promise<boolean> {
+    const marker = this.#dir.at('lock.waiting');
+    const target = await readlink(marker).catch(() => undefined);
+    if (target === undefined) return false;
+    const owner = parseRecord(target);
+    if (owner?.token === this.#liveness.owner.token) return false;
+    if ((owner ? await this.#liveness.check(owner) : 'unknown') !== 'gone') return true;
+    await unlink(marker).catch(() => {}); // left by a waiter that died
+    return false;
+  }
+
+  async #release(held: Held): Promise<void> {
+    const file = this.#dir.at('lock');
+    // Only a holder on another kernel can have its lock broken, and only after `staleMs`: a holder
+    // that ran that long checks that the link is still its own before removing it.
+    if (Date.now() - held.since > this.#options.staleMs / 2) {
+      const current = await readlink(file).catch(() => '');
+      if (current !== held.target) return;
+    }
     await unlink(file).catch((error) => {
       if (errno(error) !== 'ENOENT') throw error;
     });
-    return true;
-  } finally {
-    await unlink(breaker).catch(() => {});
   }
-}
-
-/** Whether a live process has announced that it waits for the lock. */
-async function someoneWaits(file: string): Promise<boolean> {
-  const marker = `${file}.waiting`;
-  const waiter = await readlink(marker).catch(() => undefined);
-  if (waiter === undefined) return false;
-  if (!ownerIsGone(waiter)) return true;
-  await unlink(marker).catch(() => {}); // left by a waiter that died
-  return false;
-}
-
-async function acquire(file: string, options: LockOptions): Promise<Held> {
-  const owner = `${process.pid}\n${HOST}\n${randomUUID()}`;
-  const marker = `${file}.waiting`;
-  const deadline = Date.now() + options.timeoutMs;
-  let announced = false;
-  for (let delay = 1; ; delay = Math.min(delay * 2, MAX_POLL_MS)) {
-    try {
-      await symlink(owner, file);
-      if (announced) await unlink(marker).catch(() => {});
-      return { owner, since: Date.now() };
-    } catch (error) {
-      if (errno(error) !== 'EEXIST') throw error;
-    }
-    if (await breakIfStale(file, options.staleMs)) continue;
-    if (!announced) {
-      // Ask the holder to step aside at its next release (it may be keeping the lock across a
-      // stream of commands). Another waiter's marker serves as well.
-      await symlink(`${process.pid}\n${HOST}`, marker).catch(() => {});
-      announced = true;
-    }
-    if (Date.now() >= deadline) {
-      await unlink(marker).catch(() => {});
-      throw new MemoryToolError(
-        'BACKEND',
-        'The memory store is busy: another process is holding its lock. Try again.',
-      );
-    }
-    await sleep(delay * (0.5 + Math.random()));
-  }
-}
-
-async function release(file: string, held: Held, staleMs: number): Promise<void> {
-  // A holder that ran past `staleMs` may have had its lock broken and taken by someone else:
-  // only remove the link if it is still ours.
-  if (Date.now() - held.since > staleMs / 2) {
-    const current = await readlink(file).catch(() => '');
-    if (current !== held.owner) return;
-  }
-  await unlink(file).catch((error) => {
-    if (errno(error) !== 'ENOENT') throw error;
-  });
-}
-
-/** Runs `task` after every task queued before it on `state`, one at a time. */
-function enqueue<T>(state: LockState, task: () => Promise<T>): Promise<T> {
-  const result = state.tail.then(task);
-  state.tail = result.then(
-    () => {},
-    () => {},
-  );
-  return result;
-}
-
-function scheduleRelease(file: string, state: LockState, staleMs: number): void {
-  if (state.pendingRelease || !state.held) return;
-  state.pendingRelease = setTimeout(() => {
-    state.pendingRelease = undefined;
-    void enqueue(state, async () => {
-      // A command that ran in between cancelled this release and scheduled its own.
-      if (state.pendingRelease || !state.held) return;
-      const held = state.held;
-      state.held = undefined;
-      await release(file, held, staleMs).catch(() => {});
-    });
-  }, LINGER_MS);
-}
-
-/**
- * Runs `task` while holding the lock `file` (an absolute path), exclusive across every process on
- * this host and every caller in this process. A lock whose owner died (SIGKILL, or a crash before a
- * restart) is detected by its pid and broken; see the comment at the top for how the lock is kept
- * across consecutive commands.
- */
-export function withLock<T>(file: string, options: LockOptions, task: () => Promise<T>): Promise<T> {
-  let state = states.get(file);
-  if (!state) {
-    state = { tail: Promise.resolve(), held: undefined, pendingRelease: undefined };
-    states.set(file, state);
-  }
-  const current = state;
-  return enqueue(current, async () => {
-    if (current.pendingRelease) {
-      clearTimeout(current.pendingRelease);
-      current.pendingRelease = undefined;
-    }
-    if (current.held && Date.now() - current.held.since > HOLD_MS) {
-      const held = current.held;
-      current.held = undefined;
-      const waiting = await someoneWaits(file);
-      await release(file, held, options.staleMs);
-      if (waiting) await sleep(HANDOFF_MS);
-    }
-    current.held ??= await acquire(file, options);
-    try {
-      return await task();
-    } finally {
-      scheduleRelease(file, current, options.staleMs);
-    }
-  });
 }

@@ -44,7 +44,7 @@ describe('crash safety', () => {
 
     // The killed holder's lock is detected as abandoned, so the next writer goes straight on;
     // and its half-written temporary files are never seen and get swept.
-    const store = createFsStore({ root, lockTimeoutMs: 5_000 });
+    const store = createFsStore({ root, lockTimeoutMs: 4_000 });
     const started = Date.now();
     await expect(
       store.insert({

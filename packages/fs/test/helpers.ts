@@ -55,3 +55,68 @@ export function startChurn(root: string, files: number, size: number) {
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   return { child, ready, exited };
 }
+
+/**
+ * The command line that runs the worker with `args`: directly, or in a new PID namespace as a
+ * container would (`unshare -p -f --mount-proc`, as root). `pid2` runs it under a shell, so that it
+ * is pid 2 there instead of pid 1: two containers need not give their processes the same pid.
+ */
+function workerCommand(args: string[], namespace: 'none' | 'pid1' | 'pid2'): [string, string[]] {
+  const node = [process.execPath, WORKER, ...args];
+  if (namespace === 'none') return [process.execPath, node.slice(1)];
+  const inner = namespace === 'pid1' ? node : ['/bin/sh', '-c', '"$0" "$@"; exit $?', ...node];
+  return ['unshare', ['--pid', '--fork', '--kill-child', '--mount-proc', ...inner]];
+}
+
+/** {@link runInWorker}, in a new PID namespace. */
+export function runInNamespace(
+  root: string,
+  commands: unknown[],
+  options: { lockTimeoutMs?: number } = {},
+  namespace: 'pid1' | 'pid2' = 'pid1',
+): Promise<WorkerResult[]> {
+  const [file, args] = workerCommand(
+    [root, 'run', JSON.stringify(commands), JSON.stringify(options)],
+    namespace,
+  );
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`worker failed: ${stderr || error.message}`));
+      else resolve(JSON.parse(stdout) as WorkerResult[]);
+    });
+  });
+}
+
+/**
+ * Starts a process that takes the store's lock and then hangs, event loop and all (in a new PID
+ * namespace with `namespace`). `held` resolves with its pid (as its own namespace numbers it)
+ * once it holds the lock; `kill` ends it with SIGKILL and resolves once it is gone.
+ */
+export function startHolder(root: string, namespace: 'none' | 'pid1' = 'none') {
+  const [file, args] = workerCommand([root, 'hold'], namespace);
+  const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const held = new Promise<number>((resolve, reject) => {
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+      const match = /held (\d+)/.exec(stdout);
+      if (match) resolve(Number(match[1]));
+    });
+    child.on('exit', (code, signal) =>
+      reject(new Error(`holder exited early (${code ?? signal}): ${stderr}`)),
+    );
+  });
+  held.catch(() => {});
+  return {
+    held,
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}

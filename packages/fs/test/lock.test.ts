@@ -1,59 +1,90 @@
-import { spawn } from 'node:child_process';
-import { mkdir, symlink } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { mkdir, readdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFsStore } from '../src/index.js';
-import { tempFolder } from './helpers.js';
+import { startHolder, tempFolder } from './helpers.js';
+
+const BUSY = 'The memory store is busy: another process is holding its lock. Try again.';
+const write = { command: 'create', path: '/memories/a.md', file_text: 'a' } as const;
+const CREATED = 'File created successfully at: /memories/a.md';
 
 describe('the cross-process lock', () => {
   let root: string;
   let cleanup: () => Promise<void>;
   beforeEach(async () => {
     ({ path: root, cleanup } = await tempFolder());
-    await mkdir(join(root, '.memdir'), { recursive: true });
   });
   afterEach(() => cleanup());
 
-  // The lock as a holder leaves it: a symbolic link whose target names the owner.
-  const holdLock = (pid: number) =>
-    symlink(`${pid}\n${hostname()}\nsome-token`, join(root, '.memdir', 'lock'));
-
-  it('waits for a live holder, fails as busy after lockTimeoutMs, and goes on once the holder is gone', async () => {
-    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)']);
-    await holdLock(holder.pid!);
+  it('waits for a live holder, fails as busy after lockTimeoutMs, and goes on as soon as the holder is killed', async () => {
+    // The holder's event loop is blocked too: it is alive but answers nothing, and must still
+    // count as alive.
+    const holder = startHolder(root);
+    await holder.held;
     const store = createFsStore({ root, lockTimeoutMs: 300 });
-    const write = { command: 'create', path: '/memories/a.md', file_text: 'a' } as const;
-    await expect(store.create(write)).rejects.toMatchObject({
-      code: 'BACKEND',
-      message: 'The memory store is busy: another process is holding its lock. Try again.',
-    });
+    const started = Date.now();
+    await expect(store.create(write)).rejects.toMatchObject({ code: 'BACKEND', message: BUSY });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    // Reads take no lock.
     await expect(store.view({ command: 'view', path: '/memories/a.md' })).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
-    holder.kill('SIGKILL');
-    await new Promise((resolve) => holder.on('exit', resolve));
-    await expect(store.create(write)).resolves.toBe('File created successfully at: /memories/a.md');
+    expect(await store.view({ command: 'view', path: '/memories/held.md' })).toBe(
+      "Here's the content of /memories/held.md with line numbers:\n     1\theld",
+    );
+    await holder.kill();
+    const patient = createFsStore({ root, lockTimeoutMs: 3_000 });
+    const afterKill = Date.now();
+    await expect(patient.create(write)).resolves.toBe(CREATED);
+    // A dead holder is seen at once (its socket refuses connections), not after a timeout.
+    expect(Date.now() - afterKill).toBeLessThan(2_000);
     await store.close();
-  });
+    await patient.close();
+  }, 30_000);
 
-  it('breaks a lock left by a process that died', async () => {
-    const dead = spawn(process.execPath, ['-e', '']);
-    await new Promise((resolve) => dead.on('exit', resolve));
-    await holdLock(dead.pid!);
+  it('a holder that died leaves nothing that slows the next process: its lock, socket and temporary file are cleared', async () => {
+    const holder = startHolder(root);
+    await holder.held;
+    // The hold is inside an edit: the holder has a temporary file open for the new content.
+    expect(await readdir(join(root, '.memdir', 'tmp'))).toHaveLength(1);
+    await holder.kill();
     const store = createFsStore({ root, lockTimeoutMs: 1_000 });
-    await expect(store.create({ command: 'create', path: '/memories/a.md', file_text: 'a' })).resolves.toBe(
-      'File created successfully at: /memories/a.md',
-    );
+    await expect(store.create(write)).resolves.toBe(CREATED);
+    expect(await readdir(join(root, '.memdir', 'tmp'))).toEqual([]);
+    const own = (await readdir(join(root, '.memdir'))).filter((name) => name.startsWith('live-'));
+    expect(own).toHaveLength(1); // this process's socket only
+    await store.close();
+  }, 30_000);
+
+  it('a lock left on another kernel (a VM or machine sharing the folder) is broken once older than staleLockMs, and not before', async () => {
+    await mkdir(join(root, '.memdir'), { recursive: true });
+    await symlink('memdir-lock 2\n0123456789abcdef\ns0123456789abcdef\n1', join(root, '.memdir', 'lock'));
+    const cautious = createFsStore({ root, lockTimeoutMs: 300, staleLockMs: 60_000 });
+    await expect(cautious.create(write)).rejects.toMatchObject({ code: 'BACKEND', message: BUSY });
+    const store = createFsStore({ root, lockTimeoutMs: 2_000, staleLockMs: 200 });
+    await expect(store.create(write)).resolves.toBe(CREATED);
+    await cautious.close();
     await store.close();
   });
 
-  it('breaks a lock older than staleLockMs even when its pid is alive (pid reuse)', async () => {
-    await holdLock(process.pid);
+  it('a lock that is not memdir’s is judged by its age alone', async () => {
+    await mkdir(join(root, '.memdir'), { recursive: true });
+    await symlink(`${process.pid}\nsome-host\nsome-token`, join(root, '.memdir', 'lock'));
     const store = createFsStore({ root, lockTimeoutMs: 2_000, staleLockMs: 200 });
-    await expect(store.create({ command: 'create', path: '/memories/a.md', file_text: 'a' })).resolves.toBe(
-      'File created successfully at: /memories/a.md',
-    );
+    await expect(store.create(write)).resolves.toBe(CREATED);
     await store.close();
   });
+
+  it('lockTimeoutMs must be below the store’s timeoutMs, and follows a lower timeoutMs by default', async () => {
+    expect(() => createFsStore({ root, lockTimeoutMs: 5_000 })).toThrow(
+      'createFsStore: lockTimeoutMs (5000) must be below timeoutMs (5000)',
+    );
+    const holder = startHolder(root);
+    await holder.held;
+    // timeoutMs 1000: the lock waits 600 ms, so the answer is "busy", not the engine's deadline.
+    const store = createFsStore({ root, timeoutMs: 1_000 });
+    await expect(store.create(write)).rejects.toMatchObject({ code: 'BACKEND', message: BUSY });
+    await holder.kill();
+    await store.close();
+  }, 30_000);
 });

@@ -102,14 +102,16 @@ describe('symbolic links', () => {
     );
   });
 
-  it('a link that stays inside the folder is followed for commands but not listed', async () => {
+  it('a link that stays inside the folder is refused like any other (SPEC section 8), and not listed', async () => {
     await mkdir(join(root, 'memories', 'real'));
     await writeFile(join(root, 'memories', 'real', 'a.md'), 'inside');
     await symlink(join(root, 'memories', 'real'), join(root, 'memories', 'alias'));
-    expect(await store.view({ command: 'view', path: '/memories/alias/a.md' })).toBe(
-      "Here's the content of /memories/alias/a.md with line numbers:\n     1\tinside",
-    );
+    await expectEscape(store.view({ command: 'view', path: '/memories/alias/a.md' }));
+    await expectEscape(store.view({ command: 'view', path: '/memories/alias' }));
     expect(await store.view({ command: 'view', path: '/memories' })).not.toContain('alias');
+    expect(await store.view({ command: 'view', path: '/memories/real/a.md' })).toBe(
+      "Here's the content of /memories/real/a.md with line numbers:\n     1\tinside",
+    );
   });
 
   it('a link to memdir’s own folder counts as out of the memory folder', async () => {

@@ -1,0 +1,129 @@
+// Telling whether the process that left a lock or a temporary file is still alive, without
+// trusting its pid: in another PID namespace (a container sharing the volume) the same pid names
+// a different process, and a restarted container gets its predecessor's pid again.
+//
+// Each process that writes listens on a Unix socket in the store's own folder,
+// `{base}/.memdir/live-{token}`. The kernel closes a listening socket when its process dies, however
+// it dies (SIGKILL included), so connecting to it answers for the process itself: a connection
+// means alive, ECONNREFUSED (or no socket file) means gone. This holds across PID, mount and
+// network namespaces: a socket file is found by its inode, like any file on the shared volume.
+// It does not hold across kernels (a folder shared with a VM or another machine): a socket bound by
+// another kernel refuses every connection. So every record also names its kernel (the boot id on
+// Linux), and a record from another kernel is judged by its age instead (`staleLockMs`).
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { connect, createServer, type Server } from 'node:net';
+import { hostname } from 'node:os';
+import type { Dir } from './dir.js';
+import { errno } from './sys.js';
+
+/** This kernel: a hash of Linux's boot id, or of the host name where there is none. */
+export const KERNEL = (() => {
+  let identity: string;
+  try {
+    identity = `boot:${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}`;
+  } catch {
+    identity = `host:${hostname()}`;
+  }
+  return createHash('sha256').update(identity).digest('hex').slice(0, 16);
+})();
+
+/** Longest socket path the platforms accept (sun_path is 108 bytes on Linux, 104 on macOS). */
+const MAX_SOCKET_PATH = 100;
+/** A connection that neither opens nor fails within this long is taken as a live, busy holder. */
+const CONNECT_TIMEOUT_MS = 1_000;
+
+/** Who wrote a record: its kernel and its token (`s…`: it listens on a socket; `p{pid}-…`: it could not). */
+export interface Owner {
+  readonly kernel: string;
+  readonly token: string;
+}
+
+/** What a liveness check can say; `unknown` for a process on another kernel. */
+export type Verdict = 'alive' | 'gone' | 'unknown';
+
+/** Whether a name in `.memdir` is a liveness socket, and whose. */
+export function socketToken(name: string): string | undefined {
+  return name.startsWith('live-') ? name.slice('live-'.length) : undefined;
+}
+
+/** This process's presence in one store folder, and the checks of others' presence. */
+export class Liveness {
+  readonly owner: Owner;
+  readonly #dir: Dir;
+  readonly #server: Server | undefined;
+
+  private constructor(dir: Dir, token: string, server: Server | undefined) {
+    this.#dir = dir;
+    this.owner = { kernel: KERNEL, token };
+    this.#server = server;
+  }
+
+  /**
+   * Starts listening in `dir` (the store's `.memdir`). Where no socket can be made (a path too long
+   * for a socket on a platform without /proc, or a filesystem that refuses sockets), the process
+   * is known by its pid instead, which only holds without PID namespaces.
+   */
+  static async start(dir: Dir): Promise<Liveness> {
+    const token = `s${randomBytes(8).toString('hex')}`;
+    const path = dir.at(`live-${token}`);
+    if (path.length <= MAX_SOCKET_PATH) {
+      const server = createServer({ pauseOnConnect: true }, (socket) => socket.destroy());
+      const listening = await new Promise<boolean>((resolve) => {
+        server.once('error', () => resolve(false));
+        server.listen(path, () => resolve(true));
+      });
+      if (listening) {
+        // A listening socket must not keep the process alive.
+        server.unref();
+        server.on('error', () => {});
+        return new Liveness(dir, token, server);
+      }
+    }
+    return new Liveness(dir, `p${process.pid}-${randomBytes(6).toString('hex')}`, undefined);
+  }
+
+  /** Whether `owner` (from a record in the same `.memdir`) is alive. */
+  async check(owner: Owner): Promise<Verdict> {
+    if (owner.kernel !== KERNEL) return 'unknown';
+    if (owner.token === this.owner.token) return 'alive';
+    if (owner.token.startsWith('p')) return pidVerdict(Number(owner.token.slice(1).split('-')[0]));
+    if (!/^s[0-9a-f]{16}$/.test(owner.token)) return 'unknown';
+    return socketVerdict(this.#dir.at(`live-${owner.token}`));
+  }
+
+  /** Stops listening; the socket file goes with it (libuv removes it on close). */
+  close(): Promise<void> {
+    const server = this.#server;
+    if (!server) return Promise.resolve();
+    return new Promise((resolve) => server.close(() => resolve()));
+  }
+}
+
+function pidVerdict(pid: number): Verdict {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return 'unknown';
+  try {
+    process.kill(pid, 0);
+    return 'alive';
+  } catch (error) {
+    return errno(error) === 'ESRCH' ? 'gone' : 'alive';
+  }
+}
+
+function socketVerdict(path: string): Promise<Verdict> {
+  return new Promise((resolve) => {
+    const socket = connect(path);
+    const done = (verdict: Verdict) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(verdict);
+    };
+    const timer = setTimeout(() => done('alive'), CONNECT_TIMEOUT_MS);
+    socket.once('connect', () => done('alive'));
+    socket.once('error', (error) => {
+      const code = errno(error);
+      // No listener (its process died), or no socket at all (it was never made or was removed).
+      done(code === 'ECONNREFUSED' || code === 'ENOENT' || code === 'ENOTSOCK' ? 'gone' : 'alive');
+    });
+  });
+}

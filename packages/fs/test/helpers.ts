@@ -58,13 +58,16 @@ export function startChurn(root: string, files: number, size: number) {
 
 /**
  * The command line that runs the worker with `args`: directly, or in a new PID namespace as a
- * container would (`unshare -p -f --mount-proc`, as root). `pid2` runs it under a shell, so that it
- * is pid 2 there instead of pid 1: two containers need not give their processes the same pid.
+ * container would (`unshare -p -f --mount-proc`, as root). `pid42` starts it after forty short-lived
+ * processes, so that it is pid 42 there instead of pid 1: two containers need not give their
+ * processes the same pid, and in a pid-1 process's namespace the low pids are its own threads
+ * (kill(2) answers for a thread id too), so only a higher pid is "nobody" there.
  */
-function workerCommand(args: string[], namespace: 'none' | 'pid1' | 'pid2'): [string, string[]] {
+function workerCommand(args: string[], namespace: 'none' | 'pid1' | 'pid42'): [string, string[]] {
   const node = [process.execPath, WORKER, ...args];
   if (namespace === 'none') return [process.execPath, node.slice(1)];
-  const inner = namespace === 'pid1' ? node : ['/bin/sh', '-c', '"$0" "$@"; exit $?', ...node];
+  const forks = 'i=0; while [ $i -lt 40 ]; do /bin/true; i=$((i+1)); done; "$0" "$@"; exit $?';
+  const inner = namespace === 'pid1' ? node : ['/bin/sh', '-c', forks, ...node];
   return ['unshare', ['--pid', '--fork', '--kill-child', '--mount-proc', ...inner]];
 }
 
@@ -73,7 +76,7 @@ export function runInNamespace(
   root: string,
   commands: unknown[],
   options: { lockTimeoutMs?: number } = {},
-  namespace: 'pid1' | 'pid2' = 'pid1',
+  namespace: 'pid1' | 'pid42' = 'pid1',
 ): Promise<WorkerResult[]> {
   const [file, args] = workerCommand(
     [root, 'run', JSON.stringify(commands), JSON.stringify(options)],

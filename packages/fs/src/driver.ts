@@ -469,14 +469,22 @@ function driverAt(root: string, segments: readonly string[], lock: LockOptions):
                     throw error;
                   }
                 } else if (kind === 'directory') {
-                  const inner = await openFolder(parent, name);
-                  if (inner === 'link') throw refuseLink(path);
-                  if (typeof inner === 'string' || !(await closeHoldsFile(inner))) return false;
-                  // One rename takes the whole subtree out of view atomically; the slow removal
-                  // happens afterwards, outside the lock.
-                  const name_ = generation.trashName();
-                  await generation.withSeq(() => rename(parent.at(name), generation.tmp!.at(name_)));
-                  trash = name_;
+                  // Marked at once: the mark and the check below overlap, and a mark for nothing
+                  // only makes a listing look again.
+                  const moving = generation.beginMove();
+                  try {
+                    const inner = await openFolder(parent, name);
+                    if (inner === 'link') throw refuseLink(path);
+                    if (typeof inner === 'string' || !(await closeHoldsFile(inner))) return false;
+                    // One rename takes the whole subtree out of view atomically; the slow removal
+                    // happens afterwards, outside the lock.
+                    const name_ = generation.trashName();
+                    await moving;
+                    await rename(parent.at(name), generation.tmp!.at(name_));
+                    trash = name_;
+                  } finally {
+                    await moving.then(() => generation.endMove());
+                  }
                 } else {
                   return false;
                 }
@@ -502,10 +510,15 @@ function driverAt(root: string, segments: readonly string[], lock: LockOptions):
         const toSegments = to.split('/');
         const fromName = fromSegments.at(-1)!;
         const toName = toSegments.at(-1)!;
-        const [source, target] = await Promise.all([walk(root, fromSegments), walk(root, toSegments)]);
+        // Marked at once, so the mark overlaps the checks (see remove).
+        const moving = generation.beginMove();
+        moving.catch(() => {});
         const made: Made[] = [];
         let failed = true;
+        let ended = false;
+        const walks = Promise.all([walk(root, fromSegments), walk(root, toSegments)]);
         try {
+          const [source, target] = await walks;
           // Everything about both paths first, then the refusal SPEC section 1 ranks first:
           // INVALID_PATH (old path, then new), NOT_FOUND, PATH_CONFLICT, ALREADY_EXISTS.
           const [sourceState, targetState] = await Promise.all([
@@ -545,21 +558,26 @@ function driverAt(root: string, segments: readonly string[], lock: LockOptions):
           if (targetState === 'empty folder' && !(await removeEmptyFolders(parent, toName))) {
             throw refuseAlreadyExists(to);
           }
-          await generation.withSeq(() =>
-            rename(source.parent!.at(fromName), parent.at(toName)).catch((error) => {
-              const code = errno(error);
-              if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'EISDIR')
-                throw refuseAlreadyExists(to);
-              if (code === 'ENOENT') throw refuseNotFound(from);
-              throw error;
-            }),
-          );
+          await moving;
+          await rename(source.parent!.at(fromName), parent.at(toName)).catch((error) => {
+            const code = errno(error);
+            if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'EISDIR') throw refuseAlreadyExists(to);
+            if (code === 'ENOENT') throw refuseNotFound(from);
+            throw error;
+          });
           failed = false;
-          await pruneEmpty(source, fromSegments);
+          ended = true;
+          // The mark and removing the folders the move emptied overlap.
+          await Promise.all([generation.endMove(), pruneEmpty(source, fromSegments)]);
         } finally {
+          if (!ended)
+            await moving.then(
+              () => generation.endMove(),
+              () => {},
+            );
           await unmake(made, failed);
-          closeWalk(source);
-          closeWalk(target);
+          const walked = await walks.catch(() => []);
+          for (const each of walked) closeWalk(each);
         }
       });
     },

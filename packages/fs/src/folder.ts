@@ -209,19 +209,22 @@ export class Generation {
     }
   }
 
-  /** Runs `change` (a move, under the lock) between an odd and an even seq (see {@link readSeq}). */
-  async withSeq<T>(change: () => Promise<T>): Promise<T> {
-    const path = this.memdir!.at('seq');
-    const mark = (parity: 0 | 1) => {
-      const value = randomInt(1, 2 ** 30) * 2 + parity;
-      return lutimes(path, value, value);
-    };
-    await mark(1);
-    try {
-      return await change();
-    } finally {
-      await mark(0);
-    }
+  /**
+   * Marks a move as running (an odd seq, see {@link readSeq}); {@link endMove} marks it done. The
+   * move itself must not start before this resolves. Under the lock only.
+   */
+  beginMove(): Promise<void> {
+    return this.#markSeq(1);
+  }
+
+  /** Marks the move done (an even seq): after the rename, also when it failed. */
+  endMove(): Promise<void> {
+    return this.#markSeq(0);
+  }
+
+  #markSeq(parity: 0 | 1): Promise<void> {
+    const value = randomInt(1, 2 ** 30) * 2 + parity;
+    return lutimes(this.memdir!.at('seq'), value, value);
   }
 
   /** A new temporary file in `tmp`, named for its owner so a sweep in any process can tell if it is abandoned. */

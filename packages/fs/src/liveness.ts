@@ -11,7 +11,7 @@
 // another kernel refuses every connection. So every record also names its kernel (the boot id on
 // Linux), and a record from another kernel is judged by its age instead (`staleLockMs`).
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { hostname } from 'node:os';
 import type { Dir } from './dir.js';
@@ -42,6 +42,32 @@ export interface Owner {
 /** What a liveness check can say; `unknown` for a process on another kernel. */
 export type Verdict = 'alive' | 'gone' | 'unknown';
 
+/**
+ * What this process removes when it exits normally: its socket files, and a lock it still keeps for
+ * a next command. A crash leaves them; the next process finds them abandoned and clears them.
+ */
+const removeAtExit = new Set<string>();
+let exitHook = false;
+
+/** Removes `path` (a path through a folder handle) when the process exits, until {@link keepAtExit}. */
+export function removeWhenExiting(path: string): void {
+  removeAtExit.add(path);
+  if (exitHook) return;
+  exitHook = true;
+  process.once('exit', () => {
+    for (const leftover of removeAtExit) {
+      try {
+        unlinkSync(leftover);
+      } catch {}
+    }
+  });
+}
+
+/** Undoes {@link removeWhenExiting}: before the folder handle in `path` is closed. */
+export function keepAtExit(path: string): void {
+  removeAtExit.delete(path);
+}
+
 /** Whether a name in `.memdir` is a liveness socket, and whose. */
 export function socketToken(name: string): string | undefined {
   return name.startsWith('live-') ? name.slice('live-'.length) : undefined;
@@ -52,11 +78,13 @@ export class Liveness {
   readonly owner: Owner;
   readonly #dir: Dir;
   readonly #server: Server | undefined;
+  readonly #path: string | undefined;
 
-  private constructor(dir: Dir, token: string, server: Server | undefined) {
+  private constructor(dir: Dir, token: string, server?: Server, path?: string) {
     this.#dir = dir;
     this.owner = { kernel: KERNEL, token };
     this.#server = server;
+    this.#path = path;
   }
 
   /**
@@ -77,10 +105,11 @@ export class Liveness {
         // A listening socket must not keep the process alive.
         server.unref();
         server.on('error', () => {});
-        return new Liveness(dir, token, server);
+        removeWhenExiting(path);
+        return new Liveness(dir, token, server, path);
       }
     }
-    return new Liveness(dir, `p${process.pid}-${randomBytes(6).toString('hex')}`, undefined);
+    return new Liveness(dir, `p${process.pid}-${randomBytes(6).toString('hex')}`);
   }
 
   /** Whether `owner` (from a record in the same `.memdir`) is alive. */
@@ -96,6 +125,7 @@ export class Liveness {
   close(): Promise<void> {
     const server = this.#server;
     if (!server) return Promise.resolve();
+    if (this.#path) keepAtExit(this.#path);
     return new Promise((resolve) => server.close(() => resolve()));
   }
 }

@@ -1,6 +1,6 @@
 import { MemoryToolError } from '@memdir/core';
 import type { Dir } from './dir.js';
-import type { Liveness, Owner } from './liveness.js';
+import { keepAtExit, type Liveness, type Owner, removeWhenExiting } from './liveness.js';
 import { errno, lstat, readlink, symlink, unlink } from './sys.js';
 
 /** How a lock waits and when a holder on another kernel counts as gone. */
@@ -160,6 +160,8 @@ export class Lock {
       try {
         await symlink(this.#target, file);
         if (announced) await unlink(marker).catch(() => {});
+        // A process that exits while keeping the lock for a next command leaves no lock behind.
+        removeWhenExiting(file);
         return { target: this.#target, since: Date.now() };
       } catch (error) {
         if (errno(error) !== 'EEXIST') throw error;
@@ -244,6 +246,7 @@ export class Lock {
 
   async #release(held: Held): Promise<void> {
     const file = this.#dir.at('lock');
+    keepAtExit(file);
     // Only a holder on another kernel can have its lock broken, and only after `staleMs`: a holder
     // that ran that long checks that the link is still its own before removing it.
     if (Date.now() - held.since > this.#options.staleMs / 2) {

@@ -12,7 +12,14 @@ import {
 } from '@memdir/core/driver';
 import { type Dir, kindAt, openEntry, openFolder } from './dir.js';
 import { backendFailure } from './errors.js';
-import { createFoldersNow, FOLDER_MODE, type Folder, type Generation, openFolderOf } from './folder.js';
+import {
+  createFoldersNow,
+  FOLDER_MODE,
+  type Folder,
+  type Generation,
+  openFolderOf,
+  seqSettled,
+} from './folder.js';
 import type { LockOptions } from './lock.js';
 import { closeLater, errno, mkdir, rename, rmdir, unlink } from './sys.js';
 import {
@@ -156,11 +163,6 @@ async function closeHoldsFile(folder: Dir): Promise<boolean> {
   }
 }
 
-/** Whether a seq value says no move is running (see {@link Generation.readSeq}). */
-function settled(seq: number): boolean {
-  return seq % 2 === 0;
-}
-
 /**
  * The file at `path`, or every file beneath the folder at `path`, as one snapshot. Reads take no
  * lock: a move (rename, or a folder's delete, which moves it to the trash first) marks the seq
@@ -193,7 +195,7 @@ async function snapshot(
       if (start !== root) start.close();
     }
     const after = await generation.readSeq();
-    if (before === after && settled(before)) return files;
+    if (before === after && seqSettled(before)) return files;
     if (before === after && ++stuck >= STUCK_SEQ_ATTEMPTS) return files;
     if (attempt >= MAX_LISTING_ATTEMPTS) return files;
     if (attempt > 2) await sleep(Math.min(attempt, 10));

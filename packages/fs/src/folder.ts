@@ -44,6 +44,14 @@ const RECHECK_MS = 1_000;
 /** A seq value for "no change is running and none ever ran" (no seq file: a read-only folder). */
 const NO_SEQ = 0;
 
+/**
+ * Whether a seq value says no move is running: an even mark, or the time the file was made (from
+ * 2^30 s on: it was never marked).
+ */
+export function seqSettled(seq: number): boolean {
+  return seq >= 2 ** 30 || seq % 2 === 0;
+}
+
 /** The identity of an open folder, to compare with what a path leads to now. */
 function identity(info: fs.Stats | null): string {
   return info ? `${info.dev}:${info.ino}` : 'none';
@@ -103,7 +111,7 @@ export class Generation {
 
   constructor(
     readonly folder: Folder,
-    /** The base folder (`{root}` or `{root}/namespaces/n`), while opening; closed once children are open. */
+    /** The base folder (`{root}` or `{root}/namespaces/n`); null while it does not exist. */
     private base: Dir | null,
   ) {}
 
@@ -200,9 +208,22 @@ export class Generation {
    * no move. {@link NO_SEQ} when there is no marker (nothing was ever written here).
    */
   async readSeq(): Promise<number> {
+    // A store opened for reading before anything was written here: `.memdir` may exist by now, and
+    // another process's moves must be seen.
+    if (!this.memdir && this.base) {
+      const opened = await openFolder(this.base, '.memdir');
+      if (typeof opened !== 'string') {
+        if (this.memdir) opened.close();
+        else {
+          this.memdir = opened;
+          this.ids = { ...this.ids, memdir: identity(await fstat(opened.fd)) };
+        }
+      }
+    }
     if (!this.memdir) return NO_SEQ;
     try {
-      return (await lstat(this.memdir.at('seq'))).mtimeMs;
+      // Marks are whole seconds (see #markSeq): mtimeMs holds them exactly.
+      return Math.round((await lstat(this.memdir.at('seq'))).mtimeMs / 1000);
     } catch (error) {
       if (errno(error) === 'ENOENT') return NO_SEQ;
       throw error;
@@ -223,7 +244,8 @@ export class Generation {
   }
 
   #markSeq(parity: 0 | 1): Promise<void> {
-    const value = randomInt(1, 2 ** 30) * 2 + parity;
+    // Below 2^30 s (the year 2004), so a mark is never taken for the file's own creation time.
+    const value = randomInt(1, 2 ** 29) * 2 + parity;
     return lutimes(this.memdir!.at('seq'), value, value);
   }
 

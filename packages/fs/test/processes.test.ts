@@ -1,8 +1,12 @@
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFsStore } from '../src/index.js';
-import { runInWorker, tempFolder } from './helpers.js';
+import { runInWorker, tempFolder, WORKER } from './helpers.js';
+
+const execFileAsync = promisify(execFile);
 
 describe('several processes on one folder', () => {
   let root: string;
@@ -114,4 +118,46 @@ describe('several processes on one folder', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     await store.close();
   }, 60_000);
+});
+
+describe('listings while another process moves a folder', () => {
+  let root: string;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => {
+    ({ path: root, cleanup } = await tempFolder());
+  });
+  afterEach(() => cleanup());
+
+  it('never show the folder in both places, in neither, or in part (reads take no lock)', async () => {
+    const store = createFsStore({ root });
+    const files = Array.from({ length: 40 }, (_, index) => `f${index}.md`);
+    for (const file of files)
+      await store.create({ command: 'create', path: `/memories/a/box/${file}`, file_text: 'x' });
+    await store.create({ command: 'create', path: '/memories/b/keep.md', file_text: 'k' });
+    const shuttle = execFileAsync(process.execPath, [
+      WORKER,
+      root,
+      'shuttle',
+      '/memories/a/box',
+      '/memories/b/box',
+      '150',
+    ]);
+    let listings = 0;
+    let done = false;
+    void shuttle.finally(() => {
+      done = true;
+    });
+    while (!done) {
+      const listing = await store.view({ command: 'view', path: '/memories' });
+      const inA = listing.includes('/memories/a/box/');
+      const inB = listing.includes('/memories/b/box/');
+      expect(inA !== inB, listing).toBe(true);
+      // Depth 2 shows the folder, not its files: its size says whether all 40 were counted.
+      expect(listing, listing).toMatch(/\n40B\t\/memories\/[ab]\/box\//);
+      listings++;
+    }
+    await shuttle;
+    expect(listings).toBeGreaterThan(20);
+    await store.close();
+  }, 120_000);
 });

@@ -21,7 +21,7 @@ import {
   seqSettled,
 } from './folder.js';
 import type { LockOptions } from './lock.js';
-import { closeLater, errno, mkdir, rename, rmdir, unlink } from './sys.js';
+import { closeLater, errno, mkdir, rename, rmdir, settleAll, unlink } from './sys.js';
 import {
   closeWalk,
   FOLDER,
@@ -89,6 +89,11 @@ function versioned(content: string): DriverFile {
   };
 }
 
+function unwrap<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -130,7 +135,10 @@ async function find(root: Dir, path: string): Promise<Found> {
     if (refusal?.code === 'INVALID_PATH') throw refusal;
     return null;
   }
-  const entry = await openEntry(walked.parent!, segments.at(-1)!);
+  const entry = await openEntry(walked.parent!, segments.at(-1)!).catch((error) => {
+    closeWalk(walked);
+    throw error;
+  });
   if (typeof entry === 'string') {
     closeWalk(walked);
     if (entry === 'link') throw refuseLink(path);
@@ -298,10 +306,17 @@ function driverAt(root: string, segments: readonly string[], lock: LockOptions):
         }
         if (expect && 'absent' in expect && kind === 'file') throw refuseConflict(path);
         if (expect && 'version' in expect) {
-          const current = kind === 'file' ? await find(generation.memories!, path) : null;
-          if (current) closeWalk(current.walked);
-          if (current?.kind === 'folder') current.folder.close();
-          if (current?.kind !== 'file' || contentVersion(current.content) !== expect.version) {
+          // Read in the folder the commit goes to, through its handle.
+          const entry = kind === 'file' ? await openEntry(walked.parent, name) : 'missing';
+          let current: string | typeof FOLDER | null = null;
+          if (typeof entry === 'number') {
+            try {
+              current = await readText(entry);
+            } finally {
+              closeLater(entry);
+            }
+          }
+          if (typeof current !== 'string' || contentVersion(current) !== expect.version) {
             throw refuseConflict(path);
           }
         }
@@ -518,12 +533,14 @@ function driverAt(root: string, segments: readonly string[], lock: LockOptions):
         const made: Made[] = [];
         let failed = true;
         let ended = false;
-        const walks = Promise.all([walk(root, fromSegments), walk(root, toSegments)]);
+        const walks = Promise.allSettled([walk(root, fromSegments), walk(root, toSegments)]);
         try {
-          const [source, target] = await walks;
+          const [walkedFrom, walkedTo] = await walks;
+          const source = unwrap(walkedFrom);
+          const target = unwrap(walkedTo);
           // Everything about both paths first, then the refusal SPEC section 1 ranks first:
           // INVALID_PATH (old path, then new), NOT_FOUND, PATH_CONFLICT, ALREADY_EXISTS.
-          const [sourceState, targetState] = await Promise.all([
+          const [sourceState, targetState] = await settleAll([
             (async () => {
               const refusal = stopRefusal(source, fromSegments);
               if (source.stop) return refusal?.code === 'INVALID_PATH' ? refusal : 'missing';
@@ -570,7 +587,7 @@ function driverAt(root: string, segments: readonly string[], lock: LockOptions):
           failed = false;
           ended = true;
           // The mark and removing the folders the move emptied overlap.
-          await Promise.all([generation.endMove(), pruneEmpty(source, fromSegments)]);
+          await settleAll([generation.endMove(), pruneEmpty(source, fromSegments)]);
         } finally {
           if (!ended)
             await moving.then(
@@ -578,8 +595,7 @@ function driverAt(root: string, segments: readonly string[], lock: LockOptions):
               () => {},
             );
           await unmake(made, failed);
-          const walked = await walks.catch(() => []);
-          for (const each of walked) closeWalk(each);
+          for (const each of await walks) if (each.status === 'fulfilled') closeWalk(each.value);
         }
       });
     },

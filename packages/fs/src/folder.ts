@@ -144,12 +144,17 @@ export class Generation {
   /** Opens what reads need: `memories` and `.memdir`, when they exist. */
   async openForReading(): Promise<void> {
     if (!this.base) return;
-    const [memories, memdir] = await Promise.all([
+    const opened = await Promise.allSettled([
       openOwnFolder(this.base, 'memories', false, true),
       openOwnFolder(this.base, '.memdir', false, false).catch(() => null),
     ]);
-    this.memories = memories;
-    this.memdir = memdir;
+    const [memories, memdir] = opened.map((result) => (result.status === 'fulfilled' ? result.value : null));
+    if (opened[0].status === 'rejected') {
+      memdir?.close();
+      throw opened[0].reason;
+    }
+    this.memories = memories ?? null;
+    this.memdir = memdir ?? null;
     this.ids = {
       memories: memories ? identity(await fstat(memories.fd)) : 'none',
       memdir: memdir ? identity(await fstat(memdir.fd)) : 'none',
@@ -280,6 +285,7 @@ function tempOwner(name: string): Owner | undefined {
 /** A file written in `tmp`, fsynced, then renamed into place: readers see the old or the new content, never a mix. */
 export class Temp {
   readonly #opened: Promise<number>;
+  #writing: Promise<void> | undefined;
   #closed = false;
   #written = false;
 
@@ -294,7 +300,12 @@ export class Temp {
   }
 
   /** Writes `content` and makes it durable. */
-  async write(content: string): Promise<void> {
+  write(content: string): Promise<void> {
+    this.#writing = this.#write(content);
+    return this.#writing;
+  }
+
+  async #write(content: string): Promise<void> {
     const fd = await this.#opened;
     try {
       await writeAll(fd, Buffer.from(content, 'utf8'));
@@ -315,6 +326,8 @@ export class Temp {
   async discard(): Promise<void> {
     const fd = await this.#opened.catch(() => undefined);
     if (fd === undefined) return;
+    // Never close the descriptor under a write still running on it: its number may be reused.
+    await this.#writing?.catch(() => {});
     this.#close(fd);
     await unlink(this.tmp.at(this.name)).catch(() => {});
   }

@@ -65,3 +65,15 @@ export function isMissing(error: unknown): boolean {
   const code = errno(error);
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
+
+/**
+ * `Promise.all` that waits for every promise before it rejects: no call may outlive the folder
+ * handles it uses, since a closed descriptor's number can be reused at once by another folder.
+ */
+export async function settleAll<T extends readonly unknown[]>(
+  promises: readonly [...{ [K in keyof T]: Promise<T[K]> }],
+): Promise<T> {
+  const results = await Promise.allSettled(promises);
+  for (const result of results) if (result.status === 'rejected') throw result.reason;
+  return results.map((result) => (result as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}

@@ -4,7 +4,7 @@ import type { Dirent } from 'node:fs';
 import { type DriverEntry, isHiddenName } from '@memdir/core';
 import { asDriverPath } from '@memdir/core/driver';
 import { closeAll, type Dir, kindAt, type NotAFolder, openFolder } from './dir.js';
-import { errno, fstat, lstat, read, readdir, rmdir, unlink } from './sys.js';
+import { errno, fstat, lstat, read, readdir, rmdir, settleAll, unlink } from './sys.js';
 
 /** The folders on the way to a driver path's last name, opened one by one from the memory folder. */
 export interface Walk {
@@ -22,10 +22,15 @@ export interface Walk {
  */
 export async function walk(root: Dir, segments: readonly string[]): Promise<Walk> {
   const folders = [root];
-  for (let depth = 0; depth < segments.length - 1; depth++) {
-    const next = await openFolder(folders[depth]!, segments[depth]!);
-    if (typeof next === 'string') return { folders, stop: { depth, reason: next }, parent: undefined };
-    folders.push(next);
+  try {
+    for (let depth = 0; depth < segments.length - 1; depth++) {
+      const next = await openFolder(folders[depth]!, segments[depth]!);
+      if (typeof next === 'string') return { folders, stop: { depth, reason: next }, parent: undefined };
+      folders.push(next);
+    }
+  } catch (error) {
+    closeAll(folders.slice(1));
+    throw error;
   }
   return { folders, parent: folders.at(-1) };
 }
@@ -172,7 +177,7 @@ export async function listFiles(start: Dir, dir: string, skipHidden: boolean): P
         );
       }
     }
-    await Promise.all(tasks);
+    await settleAll(tasks);
   };
   await visit(start, dir);
   return found;
@@ -199,7 +204,7 @@ export async function removeTree(dir: Dir, name: string): Promise<void> {
     try {
       const children = await readdirOrNothing(inner);
       const limit = limiter(LIST_CONCURRENCY);
-      await Promise.all(children.map((child) => limit(() => removeTree(inner, child.name))));
+      await settleAll(children.map((child) => limit(() => removeTree(inner, child.name))));
     } finally {
       inner.close();
     }

@@ -33,9 +33,11 @@ Other commands:
   conformance MODULE               check a custom store module with the conformance suite
   help [COMMAND]                   show the help of a command
 
-Paths start with /memories. Global options: --store URL, --namespace NAME, and the limits below.
-  -h, --help       show help (also "memdir COMMAND --help")
-  -v, --version    print the version
+Paths start with /memories.
+
+${STORE_OPTIONS}
+  -v, --version            print the version
+  (also "memdir COMMAND --help")
 
 ${OUTPUT}
 

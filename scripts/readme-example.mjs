@@ -24,7 +24,7 @@ function toPath(location) {
 
 /**
  * The README's main example: the code block right after `<!-- readme-example -->`, or else the first
- * block in TypeScript or JavaScript. `language` narrows the search (`sh` for a shell transcript).
+ * block in TypeScript or JavaScript. `languages` narrows the search (`sh` for a shell transcript).
  */
 export function readmeExample(readme, options = {}) {
   const text = readFileSync(toPath(readme), 'utf8');

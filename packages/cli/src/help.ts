@@ -153,7 +153,7 @@ Example:
   serve: `Usage: memdir serve [options]
 
 Serves the store over the Model Context Protocol on stdin/stdout, as one tool named "memory"
-that takes the six commands of the memory tool. Results are SPEC's texts; failures are
+that takes the six commands of the memory tool. Results are the protocol's texts; failures are
 isError results with the text "Error: {message}". Logs go to stderr only.
 
 ${STORE_OPTIONS}

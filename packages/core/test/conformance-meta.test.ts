@@ -234,6 +234,28 @@ describe('the check hook, the filter and the capabilities', () => {
     expect(tests[0]!.failureMessages[0]).toContain('every store of one target must report the same');
   });
 
+  it("the target's capabilities apply to a store that reports none, and are ignored for one that reports its own", () => {
+    const handWritten = testsOf('fallback.fixture.ts', 'hand-written store').map((test) => test.title);
+    expect(handWritten).toEqual(
+      expect.arrayContaining([
+        'concurrency: a listing during a directory rename shows every file in at least one place (atomicRename: false)',
+        "paths: a path of exactly 400 bytes after normalisation (the store's limit) is allowed, and one of 401 bytes is INVALID_PATH",
+      ]),
+    );
+    const reporting = testsOf('fallback.fixture.ts', 'store reporting its capabilities').map(
+      (test) => test.title,
+    );
+    expect(reporting).toEqual(
+      expect.arrayContaining([
+        'concurrency: a listing during a directory rename shows every file in the old place or every file in the new place',
+        "paths: a path of exactly 1024 bytes after normalisation (the store's limit) is allowed, and one of 1025 bytes is INVALID_PATH",
+      ]),
+    );
+    expect(reporting.join('\n')).not.toContain('atomicRename: false');
+    expect(failed(testsOf('fallback.fixture.ts', 'hand-written store'))).toEqual([]);
+    expect(failed(testsOf('fallback.fixture.ts', 'store reporting its capabilities'))).toEqual([]);
+  });
+
   it('an unknown group, a filter of the wrong type, or a target with both factories is a TypeError at once', () => {
     const target = { name: 'x', createDriver: () => createInMemoryDriver() };
     expect(() => describeMemoryStore(target, { groups: ['views' as never] })).toThrow(

@@ -4,14 +4,18 @@
  *
  * ```ts
  * import { describeMemoryStore } from '@memdir/core/conformance';
- * import { createFsStore } from '@memdir/fs';
+ * import { createFsDriver } from '@memdir/fs';
  *
  * describeMemoryStore({
  *   name: 'fs',
- *   create: (options, backend) => createFsStore({ ...options, root: join(tmp, backend) }),
+ *   createDriver: (backend) => createFsDriver({ root: join(tmp, backend) }),
  *   destroy: (backend) => rm(join(tmp, backend), { recursive: true, force: true }),
  * });
  * ```
+ *
+ * The suite reads the capabilities of what it tests and adapts to them; `describeMemoryStore`
+ * takes a filter (groups, test names), and each group has its own function (`describeViewTests`,
+ * ..., `describeDriverTests`) for debugging one behaviour.
  *
  * vitest and fast-check are optional peer dependencies of `@memdir/core`, needed only here.
  * @module

@@ -47,7 +47,8 @@ async function checkFolder(folder: string): Promise<void> {
   if (await exists(`${lock}.waiting`)) problems.push('a waiting marker was left behind');
   const tmp = join(folder, '.memdir', 'tmp');
   const leftovers = (await exists(tmp)) ? await readdir(tmp) : [];
-  if (leftovers.length > 0) problems.push(`temporary files were left in .memdir/tmp: ${leftovers.join(', ')}`);
+  if (leftovers.length > 0)
+    problems.push(`temporary files were left in .memdir/tmp: ${leftovers.join(', ')}`);
   const memories = join(folder, 'memories');
   const empty = (await exists(memories)) ? await emptyFolders(memories, folder) : [];
   if (empty.length > 0) problems.push(`emptied folders were left: ${empty.join(', ')}`);

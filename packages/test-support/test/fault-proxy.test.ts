@@ -200,6 +200,20 @@ describe('fault proxy against radosgw (S3)', () => {
     expect((put.error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode).toBe(503);
   });
 
+  test('slow-down answers a request that waits for 100 Continue at once; the SDK retries with its body', async () => {
+    const { bucket } = s3Server();
+    const proxy = await proxyTo(s3Server().clientConfig.endpoint);
+    const s3 = s3Client(proxy.url, 3);
+    cleanups.push(() => s3.destroy());
+    const key = `test-support/${randomUUID()}`;
+    const body = Buffer.alloc(3_000_000, 7);
+    proxy.setMode({ kind: 'slow-down', nth: 1 });
+    const put = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
+    expect(put.$metadata.attempts).toBe(2);
+    const read = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    expect(Buffer.from(await read.Body!.transformToByteArray()).equals(body)).toBe(true);
+  });
+
   test('slow-down on a request with a chunked body waits for its end', async () => {
     const proxy = await proxyTo(s3Server().clientConfig.endpoint);
     proxy.setMode({ kind: 'slow-down', nth: 1 });

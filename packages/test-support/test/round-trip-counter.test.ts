@@ -165,4 +165,17 @@ describe('round-trip counter with the S3 SDK', () => {
     expect(counter.stats()).toMatchObject({ turns: 1, httpRequests: 1 });
     expect(sent).toBe(3);
   });
+
+  test('a PUT over 2 MB is two turns: the SDK asks for 100 Continue before it sends the body', async () => {
+    const { bucket } = s3Server();
+    const counter = await counterFor(s3Server().clientConfig.endpoint);
+    const s3 = s3Client(counter.url);
+    cleanups.push(() => s3.destroy());
+    const key = `test-support/${randomUUID()}`;
+    const put = await s3.send(
+      new PutObjectCommand({ Bucket: bucket, Key: key, Body: Buffer.alloc(3_000_000, 1) }),
+    );
+    expect(put.$metadata.attempts).toBe(1);
+    expect(counter.stats()).toMatchObject({ turns: 2, httpRequests: 1 });
+  });
 });

@@ -312,8 +312,7 @@ function proxiedUrl(target: string | Endpoint, port: number): string {
   url.hostname = '127.0.0.1';
   url.port = String(port);
   const text = url.toString();
-  // WHATWG URLs add a slash to http://host:port; keep the target's form.
-  return target.endsWith('/') || !text.endsWith('/') || new URL(target).pathname !== '/'
-    ? text
-    : text.slice(0, -1);
+  // WHATWG URLs write http://host:port as http://host:port/; keep the target's form.
+  const addedSlash = text.endsWith('/') && !target.endsWith('/');
+  return addedSlash ? text.slice(0, -1) : text;
 }

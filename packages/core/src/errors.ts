@@ -1,3 +1,5 @@
+import { UNEXPECTED_BACKEND_FAILURE } from './messages.js';
+
 /**
  * The stable codes of a {@link MemoryToolError}. Callers branch on these, never on message text.
  * The order of the first eleven is the order in which SPEC section 1 reports them when several apply.
@@ -34,8 +36,9 @@ export interface MemoryToolErrorOptions {
   /** The underlying error, e.g. the backend's. */
   cause?: unknown;
   /**
-   * The normalised memory path the error is about, when there is one. Drivers use it to say which
-   * path conflicts (the ancestor that is a file, or the path that is a directory).
+   * The path the error is about, when there is one. A driver's refusal gives the driver path it
+   * concerns (the ancestor that is a file, the path that is a directory), which the engine reads
+   * to write the model's message.
    */
   path?: string;
 }
@@ -75,9 +78,5 @@ export function isMemoryToolError(value: unknown): value is MemoryToolError {
  * reaches it, and the original error on `cause` for the application's logs.
  */
 export function unexpectedBackendFailure(cause: unknown): MemoryToolError {
-  return new MemoryToolError(
-    'BACKEND',
-    'The memory store is unavailable: the storage backend failed unexpectedly. Try again.',
-    { cause },
-  );
+  return new MemoryToolError('BACKEND', UNEXPECTED_BACKEND_FAILURE, { cause });
 }

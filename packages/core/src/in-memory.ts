@@ -1,21 +1,26 @@
-import { MemoryToolError } from './errors.js';
-import { driverAncestors, isBeneath } from './path.js';
-import { createMemoryStore, utf8Length } from './store.js';
-import type {
-  DriverEntry,
-  DriverFile,
-  MemoryDriver,
-  MemoryStore,
-  MemoryStoreOptions,
-  WriteExpectation,
-} from './types.js';
+import {
+  asDriverPath,
+  foldListing,
+  refuseAlreadyExists,
+  refuseConflict,
+  refuseNotFound,
+  refusePathConflict,
+} from './driver/index.js';
+import { driverAncestors, isBeneath, utf8Length } from './path.js';
+import { createMemoryStore } from './store.js';
+import type { DriverEntry, MemoryDriver, MemoryStore, MemoryStoreOptions } from './types.js';
+
+interface StoredFile {
+  content: string;
+  version: string;
+}
 
 /** The files of one namespace, with a count of files beneath each directory. */
 class Space {
-  readonly files = new Map<string, DriverFile>();
+  readonly files = new Map<string, StoredFile>();
   readonly directories = new Map<string, number>();
 
-  put(path: string, file: DriverFile): void {
+  put(path: string, file: StoredFile): void {
     if (!this.files.has(path)) {
       for (const ancestor of driverAncestors(path)) {
         this.directories.set(ancestor, (this.directories.get(ancestor) ?? 0) + 1);
@@ -44,16 +49,18 @@ class Space {
     if (!this.directories.has(path) && path !== '') return [];
     return [...this.files.keys()].filter((file) => isBeneath(file, path));
   }
+
+  entries(dir: string): DriverEntry[] {
+    return this.subtree(dir)
+      .filter((path) => path !== dir)
+      .map((path) => ({ path: asDriverPath(path), size: utf8Length(this.files.get(path)!.content) }));
+  }
 }
 
 let versionCounter = 0;
 function nextVersion(): string {
   versionCounter += 1;
   return String(versionCounter);
-}
-
-function refuse(code: 'PATH_CONFLICT' | 'CONFLICT' | 'NOT_FOUND' | 'ALREADY_EXISTS', path: string) {
-  return new MemoryToolError(code, `${code} at ${path}`, { path });
 }
 
 function spaceDriver(spaces: Map<string, Space>, key: string): MemoryDriver {
@@ -66,39 +73,44 @@ function spaceDriver(spaces: Map<string, Space>, key: string): MemoryDriver {
     return found;
   };
   // Every method does all its work synchronously, so each is atomic with respect to the others;
-  // concurrency is only what the engine interleaves between its own awaits.
+  // concurrency is only what the engine interleaves between its own awaits. Nothing here resends a
+  // request, so operation ids need no record.
   return {
     capabilities: { atomicRename: true },
     namespace(name) {
       return spaceDriver(spaces, key === '' ? name : `${key}/${name}`);
     },
     async read(path) {
-      const file = space().files.get(path);
-      return file ? { ...file } : null;
+      const files = space();
+      const file = files.files.get(path);
+      if (file) return { kind: 'file', content: file.content, version: file.version };
+      return files.kind(path) === 'directory' ? { kind: 'directory' } : null;
     },
     async stat(path) {
       return space().kind(path);
     },
-    async write(path, content, expect?: WriteExpectation) {
+    async describe(path, { limit }) {
+      const files = space();
+      const file = files.files.get(path);
+      if (file) return { kind: 'file', content: file.content, version: file.version };
+      if (files.kind(path) !== 'directory') return null;
+      return foldListing(path, files.entries(path), limit);
+    },
+    async write(path, content, { expect }) {
       const files = space();
       const ancestor = driverAncestors(path).find((candidate) => files.files.has(candidate));
-      if (ancestor !== undefined) throw refuse('PATH_CONFLICT', ancestor);
-      if (files.directories.has(path)) throw refuse('PATH_CONFLICT', path);
+      if (ancestor !== undefined) throw refusePathConflict(ancestor);
+      if (files.directories.has(path)) throw refusePathConflict(path);
       const current = files.files.get(path);
       if (expect && ('absent' in expect ? current : current?.version !== expect.version)) {
-        throw refuse('CONFLICT', path);
+        throw refuseConflict(path);
       }
       const version = nextVersion();
       files.put(path, { content, version });
       return { version };
     },
     async *list(dir) {
-      const files = space();
-      const snapshot: DriverEntry[] = files
-        .subtree(dir)
-        .filter((path) => path !== dir)
-        .map((path) => ({ path, size: utf8Length(files.files.get(path)!.content) }));
-      yield* snapshot;
+      yield* space().entries(dir);
     },
     async remove(path) {
       const files = space();
@@ -109,10 +121,10 @@ function spaceDriver(spaces: Map<string, Space>, key: string): MemoryDriver {
     async move(from, to) {
       const files = space();
       const moving = files.subtree(from);
-      if (moving.length === 0) throw refuse('NOT_FOUND', from);
+      if (moving.length === 0) throw refuseNotFound(from);
       const ancestor = driverAncestors(to).find((candidate) => files.files.has(candidate));
-      if (ancestor !== undefined) throw refuse('PATH_CONFLICT', ancestor);
-      if (files.kind(to) !== null) throw refuse('ALREADY_EXISTS', to);
+      if (ancestor !== undefined) throw refusePathConflict(ancestor);
+      if (files.kind(to) !== null) throw refuseAlreadyExists(to);
       const moved = moving.map(
         (path) => [to + path.slice(from.length), files.files.get(path)!.content] as const,
       );

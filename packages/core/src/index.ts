@@ -1,7 +1,11 @@
+export type { CopyOptions, CopyProblem, CopyProgress, CopyReport } from './copy.js';
+export { copyStore } from './copy.js';
 export type { MemoryToolErrorCode, MemoryToolErrorOptions } from './errors.js';
 export { isMemoryToolError, MemoryToolError } from './errors.js';
 export { createInMemoryDriver, createInMemoryStore } from './in-memory.js';
 export type {
+  McpCallOptions,
+  McpToolResult,
   MemoryExecute,
   MemoryExecuteOptions,
   MemoryRunnableTool,
@@ -11,39 +15,54 @@ export type {
 } from './integrations/index.js';
 export {
   executeMemoryToolCall,
+  mcpCallTool,
+  mcpRequestTooLarge,
   memoryErrorText,
   memoryExecute,
   memoryTool,
   runInOrder,
   toMemoryToolError,
 } from './integrations/index.js';
+export { formatSize, MAX_MATCH_LINES, MAX_VIEW_LINES } from './messages.js';
+export type { NormalizeOptions } from './path.js';
 export {
   isHiddenName,
   MAX_PATH_BYTES,
+  MAX_PATH_CHARS,
   MAX_SEGMENT_BYTES,
   MEMORY_ROOT,
   normalizeMemoryPath,
   toDriverPath,
   toMemoryPath,
 } from './path.js';
-export { formatSize } from './render.js';
 export {
   createMemoryStore,
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_MAX_VIEW_CHARS,
-  MAX_VIEW_LINES,
+  DEFAULT_TIMEOUT_MS,
   validateNamespace,
 } from './store.js';
+export { storeDriver } from './store-driver.js';
 export type {
   CreateCommand,
   DeleteCommand,
+  DriverCallOptions,
   DriverCapabilities,
+  DriverChangeOptions,
+  DriverDescribeOptions,
+  DriverDirectory,
   DriverEntry,
   DriverFile,
+  DriverListing,
+  DriverListingEntry,
+  DriverListOptions,
+  DriverPath,
+  DriverWriteOptions,
   InsertCommand,
   MemoryCommand,
   MemoryCommandName,
   MemoryDriver,
+  MemoryPath,
   MemoryStore,
   MemoryStoreOptions,
   RenameCommand,

@@ -1,82 +1,111 @@
 import { MemoryToolError } from './errors.js';
+import {
+  MAX_PATH_BYTES,
+  MAX_PATH_CHARS,
+  MAX_SEGMENT_BYTES,
+  MEMORY_ROOT,
+  pathEscapes,
+  pathForbiddenCharacter,
+  pathNotUnderRoot,
+  pathPercentEncoded,
+  pathSegmentTooLong,
+  pathTooLong,
+  pathTooLongAsSent,
+} from './messages.js';
+import type { DriverPath, MemoryPath } from './types.js';
 
-/** The memory root every path lives under. */
-export const MEMORY_ROOT = '/memories';
-
-/** The longest valid path, in UTF-8 bytes after normalisation (SPEC section 2). */
-export const MAX_PATH_BYTES = 1024;
-/** The longest valid path segment, in UTF-8 bytes after normalisation. */
-export const MAX_SEGMENT_BYTES = 255;
+export { MAX_PATH_BYTES, MAX_PATH_CHARS, MAX_SEGMENT_BYTES, MEMORY_ROOT };
 
 // C0 controls (U+0000-U+001F), DEL and the backslash.
 const FORBIDDEN_CHARACTER = /[\u0000-\u001f\u007f\\]/;
+// With the `u` flag a surrogate pair is one code point, so this matches only unpaired surrogates.
+const LONE_SURROGATE = /[\ud800-\udfff]/u;
 // A percent-encoded octet: a store that decodes paths must not be handed `%2e%2e%2f`.
 const PERCENT_ENCODED = /%[0-9a-fA-F]{2}/;
 
-const utf8 = new TextEncoder();
-
 function invalid(message: string): MemoryToolError {
   return new MemoryToolError('INVALID_PATH', message);
+}
+
+/** True when `text` holds an unpaired UTF-16 surrogate, which UTF-8 cannot encode. */
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}
+
+/** The UTF-8 length of `text` without encoding it (a lone surrogate counts as U+FFFD, 3 bytes). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        index++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** Options of {@link normalizeMemoryPath}. */
+export interface NormalizeOptions {
+  /**
+   * The longest normalised path in UTF-8 bytes: a store's own limit when below the protocol's
+   * (the driver's `capabilities.maxPathBytes`).
+   * @default 1024
+   */
+  maxPathBytes?: number | undefined;
 }
 
 /**
  * Checks a path the model sent and returns its normalised form (SPEC section 2): Unicode NFC, no
  * empty or `.` segments, no trailing slash. `/memories/` becomes `/memories`.
  *
- * @throws MemoryToolError `INVALID_PATH` when the path is outside `/memories`, has a `..` segment, a
- *   control character, a backslash or a percent-encoded octet, or is too long.
+ * @throws MemoryToolError `INVALID_PATH` when the path is longer than 4096 characters as sent,
+ *   outside `/memories`, has a `..` segment, a control character, a backslash, an unpaired
+ *   surrogate or a percent-encoded octet, or is too long once normalised.
  */
-export function normalizeMemoryPath(input: string): string {
-  if (FORBIDDEN_CHARACTER.test(input)) {
-    throw invalid(
-      `Path ${JSON.stringify(input)} contains a character that is not allowed (control characters and backslashes are refused)`,
-    );
+export function normalizeMemoryPath(input: string, options: NormalizeOptions = {}): MemoryPath {
+  // First, before any work that grows with the input: 100 MB of slashes is refused at once.
+  if (input.length > MAX_PATH_CHARS) throw invalid(pathTooLongAsSent(input));
+  if (FORBIDDEN_CHARACTER.test(input) || LONE_SURROGATE.test(input)) {
+    throw invalid(pathForbiddenCharacter(input));
   }
-  if (input !== MEMORY_ROOT && !input.startsWith(`${MEMORY_ROOT}/`)) {
-    throw invalid(`Path must start with ${MEMORY_ROOT}, got: ${input}`);
-  }
+  if (input !== MEMORY_ROOT && !input.startsWith(`${MEMORY_ROOT}/`)) throw invalid(pathNotUnderRoot(input));
   const rawSegments = input.slice(MEMORY_ROOT.length).split('/');
-  if (rawSegments.includes('..')) {
-    throw invalid(`Path ${input} would escape ${MEMORY_ROOT} directory`);
-  }
+  if (rawSegments.includes('..')) throw invalid(pathEscapes(input));
   const encoded = PERCENT_ENCODED.exec(input);
-  if (encoded) {
-    throw invalid(
-      `Path ${input} contains the percent-encoded sequence ${encoded[0]}; percent-encoding is not allowed in paths`,
-    );
-  }
+  if (encoded) throw invalid(pathPercentEncoded(input, encoded[0]));
   const segments = input
     .normalize('NFC')
     .slice(MEMORY_ROOT.length)
     .split('/')
     .filter((segment) => segment !== '' && segment !== '.');
   for (const segment of segments) {
-    const bytes = utf8.encode(segment).length;
-    if (bytes > MAX_SEGMENT_BYTES) {
-      throw invalid(
-        `Path ${input} has a name of ${bytes} bytes; each name may have at most ${MAX_SEGMENT_BYTES} bytes`,
-      );
-    }
+    const bytes = utf8Length(segment);
+    if (bytes > MAX_SEGMENT_BYTES) throw invalid(pathSegmentTooLong(input, bytes));
   }
   const normalized = segments.length === 0 ? MEMORY_ROOT : `${MEMORY_ROOT}/${segments.join('/')}`;
-  const bytes = utf8.encode(normalized).length;
-  if (bytes > MAX_PATH_BYTES) {
-    throw invalid(`Path ${input} is ${bytes} bytes long; a path may have at most ${MAX_PATH_BYTES} bytes`);
-  }
-  return normalized;
+  const limit = Math.min(options.maxPathBytes ?? MAX_PATH_BYTES, MAX_PATH_BYTES);
+  const bytes = utf8Length(normalized);
+  if (bytes > limit) throw invalid(pathTooLong(input, bytes, limit));
+  return normalized as MemoryPath;
 }
 
 /**
  * The driver's form of a normalised memory path: without the `/memories` prefix and its slash, so
  * the root is `''` and `/memories/notes/a.md` is `notes/a.md`.
  */
-export function toDriverPath(memoryPath: string): string {
-  return memoryPath === MEMORY_ROOT ? '' : memoryPath.slice(MEMORY_ROOT.length + 1);
+export function toDriverPath(memoryPath: MemoryPath): DriverPath {
+  return (memoryPath === MEMORY_ROOT ? '' : memoryPath.slice(MEMORY_ROOT.length + 1)) as DriverPath;
 }
 
 /** The inverse of {@link toDriverPath}. */
-export function toMemoryPath(driverPath: string): string {
-  return driverPath === '' ? MEMORY_ROOT : `${MEMORY_ROOT}/${driverPath}`;
+export function toMemoryPath(driverPath: DriverPath | string): MemoryPath {
+  return (driverPath === '' ? MEMORY_ROOT : `${MEMORY_ROOT}/${driverPath}`) as MemoryPath;
 }
 
 /** True when a name is left out of listings: it starts with `.` or is `node_modules` (SPEC section 3). */
@@ -85,11 +114,11 @@ export function isHiddenName(name: string): boolean {
 }
 
 /** The proper ancestors of a driver path, outermost first: `a/b/c` gives `a`, `a/b`. */
-export function driverAncestors(driverPath: string): string[] {
-  const ancestors: string[] = [];
+export function driverAncestors(driverPath: string): DriverPath[] {
+  const ancestors: DriverPath[] = [];
   let index = driverPath.indexOf('/');
   while (index !== -1) {
-    ancestors.push(driverPath.slice(0, index));
+    ancestors.push(driverPath.slice(0, index) as DriverPath);
     index = driverPath.indexOf('/', index + 1);
   }
   return ancestors;

@@ -81,6 +81,11 @@ export interface MemoryStore {
   execute(input: unknown): Promise<string>;
   /** Releases what the store holds (connections, handles). The store must not be used afterwards. */
   close(): Promise<void>;
+  /**
+   * What the store's backend can do, when the store knows (stores made by `createMemoryStore` give
+   * their driver's). The conformance suite reads it to adapt the few tests that depend on it.
+   */
+  readonly capabilities?: DriverCapabilities | undefined;
 }
 
 /** Options every store takes (SPEC section 3). They belong to the application, never to tool input. */
@@ -107,49 +112,174 @@ export interface MemoryStoreOptions {
    * @default 16000
    */
   maxViewChars?: number | undefined;
+  /**
+   * The longest the engine waits for one call to the storage backend, in milliseconds. Past it the
+   * command fails with `BACKEND`; for a change, the message says it may or may not have been saved
+   * (SPEC section 7). The driver's call is told through its `signal` to give up.
+   * @default 5000
+   */
+  timeoutMs?: number | undefined;
 }
 
-/** What a driver can do; the engine and the conformance suite read it. */
+// --- The driver contract (v2) ---------------------------------------------------------------------
+
+declare const memoryPathBrand: unique symbol;
+declare const driverPathBrand: unique symbol;
+
+/**
+ * A memory path after {@link normalizeMemoryPath}: `/memories` or `/memories/...`, NFC, no empty, `.`
+ * or `..` segment, no trailing slash. What results and messages echo.
+ */
+export type MemoryPath = string & { readonly [memoryPathBrand]: true };
+
+/**
+ * A driver path: a {@link MemoryPath} without `/memories` and its slash, so the root is `''` and
+ * `/memories/notes/a.md` is `notes/a.md`. What drivers receive. Names are literal: no character in
+ * them is special (SPEC section 3).
+ */
+export type DriverPath = string & { readonly [driverPathBrand]: true };
+
+/** What a driver can do. The engine and the conformance suite read it from the driver itself. */
 export interface DriverCapabilities {
-  /** True when moving or deleting a directory is one atomic step (false on S3). */
+  /** True when moving or deleting a directory is one atomic step (false on S3, SPEC section 6). */
   readonly atomicRename: boolean;
+  /**
+   * The longest normalised memory path (`/memories/...`, UTF-8 bytes) this driver can hold, when
+   * below the protocol's 1024 (S3 keys are at most 1024 bytes, prefix included). The engine refuses
+   * longer paths with `INVALID_PATH`, giving this limit.
+   * @default 1024
+   */
+  readonly maxPathBytes?: number | undefined;
+  /**
+   * The largest file content, in UTF-8 bytes, the backend can hold. `createMemoryStore` refuses a
+   * `maxFileBytes` option above it.
+   * @default no limit of its own
+   */
+  readonly maxFileBytes?: number | undefined;
 }
 
 /** A file as a driver returns it. */
 export interface DriverFile {
-  /** The whole content, decoded as UTF-8. */
-  content: string;
+  readonly kind: 'file';
+  /** The whole content, decoded as UTF-8, exactly as written. */
+  readonly content: string;
   /** Opaque; changes whenever the content is replaced. Compared only for equality. */
-  version: string;
+  readonly version: string;
 }
 
-/** One file in a listing. */
+/** A directory, as `read` reports it (a directory exists while a file lies beneath it; `''` always). */
+export interface DriverDirectory {
+  readonly kind: 'directory';
+}
+
+/** One entry of a directory's two-level listing (see {@link MemoryDriver.describe}). */
+export interface DriverListingEntry {
+  /**
+   * The entry relative to the described directory: `name` at depth 1, `name/child` at depth 2.
+   * Never a hidden name at either depth.
+   */
+  readonly path: string;
+  readonly directory: boolean;
+  /** A file's UTF-8 size; for a directory, the total of the visible files beneath it at any depth. */
+  readonly size: number;
+}
+
+/** A directory with its listing, as `describe` returns it. */
+export interface DriverListing {
+  readonly kind: 'directory';
+  /** The total UTF-8 size of the visible files beneath the directory, at any depth. */
+  readonly size: number;
+  /** How many visible entries lie at depth 1 and 2 (what the listing would show without a limit). */
+  readonly count: number;
+  /**
+   * Entries, in any order. They must include every one of the first `min(limit, count)` entries in
+   * listing order (siblings by `compareNames`, each directory followed by its own children), and may
+   * include more: the engine sorts and keeps what fits.
+   */
+  readonly entries: readonly DriverListingEntry[];
+}
+
+/** One file in a flat listing: its driver path (from the namespace root, not from `dir`) and size. */
 export interface DriverEntry {
-  /** The file's driver path (from the namespace root, e.g. `notes/a.md`), not relative to the listed dir. */
-  path: string;
+  readonly path: DriverPath;
   /** The file's size in UTF-8 bytes. */
-  size: number;
+  readonly size: number;
 }
 
 /** A condition `write` checks in the same atomic step as the write. */
 export type WriteExpectation =
   /** The file must exist with exactly this version. */
-  | { version: string }
+  | { readonly version: string }
   /** No file may exist at the path. */
-  | { absent: true };
+  | { readonly absent: true };
+
+/** What every driver call may receive. */
+export interface DriverCallOptions {
+  /**
+   * Aborted when the engine stops waiting (its deadline, {@link MemoryStoreOptions.timeoutMs}). A
+   * driver should give up the request (an HTTP abort, say); the engine has already reported the
+   * command as failed.
+   */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** What every call that changes something receives. */
+export interface DriverChangeOptions extends DriverCallOptions {
+  /**
+   * The operation id: made by the engine once per command, and the same on every change call of
+   * that command (a retried compare-and-swap reuses it). A driver whose client may send one request
+   * twice (ioredis resends in-flight commands after a reconnect; SDKs retry) records the id with the
+   * outcome of a call that changed something, and a call that finds its id already recorded returns
+   * that outcome without applying anything again. Ids are unique (random, 22+ characters from
+   * `A-Z a-z 0-9 _ -`).
+   */
+  readonly op: string;
+}
+
+/** Options of {@link MemoryDriver.write}. */
+export interface DriverWriteOptions extends DriverChangeOptions {
+  /** Checked in the same atomic step as the write; none means "create or replace". */
+  readonly expect?: WriteExpectation | undefined;
+}
+
+/** Options of {@link MemoryDriver.describe}. */
+export interface DriverDescribeOptions extends DriverCallOptions {
+  /**
+   * The most entries the engine can show (it computes this from `maxViewChars`): a driver may stop
+   * collecting entries after the first `limit` in listing order, and must still count them all.
+   */
+  readonly limit: number;
+}
+
+/** Options of {@link MemoryDriver.list}. */
+export interface DriverListOptions extends DriverCallOptions {
+  /**
+   * The driver may, for an entry with a hidden name (starting with `.`, or `node_modules`), report
+   * that one entry with any size instead of every file beneath it: hidden files count for nothing in
+   * a listing except that the visible directories above them exist.
+   * @default false
+   */
+  readonly skipHidden?: boolean | undefined;
+}
 
 /**
- * The storage primitives an adapter implements, over one namespace of one backend. See the
- * implementor section of the README for how each backend meets these guarantees.
+ * The storage primitives an adapter implements, over one namespace of one backend (contract v2). The
+ * `@memdir/core/driver` kit has the helpers most drivers need; the README's implementor section says
+ * how each backend meets these guarantees.
  *
- * Paths are driver paths: normalised memory paths without the `/memories/` prefix (`''` is the root,
- * `notes/a.md` a file). The engine validates every path before calling a driver; a driver never
- * re-checks them. A directory exists exactly while at least one file lies beneath it.
+ * Paths are {@link DriverPath}s, validated and normalised by the engine; a driver never re-checks
+ * them. A directory exists exactly while at least one file lies beneath it; `''` (the root) always.
  *
- * Errors: the refusals below are `MemoryToolError`s with the code given and `path` set to the path
- * concerned; their messages are never shown to the model (the engine writes its own). Any other
- * failure should be a `MemoryToolError` with code `BACKEND`, a plain-words message without secrets
- * or host paths, and the original error on `cause`; anything else thrown is wrapped as `BACKEND`.
+ * Errors: a refusal is a `MemoryToolError` with the code given and `path` set to the driver path it
+ * concerns (make them with the kit's `refuse*` functions); its message never reaches the model (the
+ * engine writes its own). Any other failure should be a `MemoryToolError` `BACKEND` whose message
+ * says what failed in plain words, without secrets or host paths (the kit's `storeUnavailable` and
+ * `outcomeUnknown`), with the original error on `cause`; anything else thrown is reported as an
+ * unexpected `BACKEND` failure.
+ *
+ * Every command costs the fewest calls the driver allows: `view` one (`describe`), `create`,
+ * `delete` and `rename` one, `str_replace` and `insert` two (`read`, then `write` with `expect`), or
+ * one with `update`.
  */
 export interface MemoryDriver {
   readonly capabilities: DriverCapabilities;
@@ -162,11 +292,25 @@ export interface MemoryDriver {
    */
   namespace(name: string): MemoryDriver;
 
-  /** The file at `path`: null when no file is there (nothing, or a directory). */
-  read(path: string): Promise<DriverFile | null>;
+  /**
+   * What is at `path`: the file with its version, `{ kind: 'directory' }` (always for `''`), or null
+   * when nothing is there.
+   */
+  read(path: DriverPath, options?: DriverCallOptions): Promise<DriverFile | DriverDirectory | null>;
 
-  /** What is at `path`: `'directory'` for `''` always, and for any path with a file beneath it. */
-  stat(path: string): Promise<'file' | 'directory' | null>;
+  /**
+   * Optional: what `read` would say, without the content. Without it the engine calls `read`.
+   */
+  stat?(path: DriverPath, options?: DriverCallOptions): Promise<'file' | 'directory' | null>;
+
+  /**
+   * Optional fast path that answers a `view` in one call, from one consistent snapshot: the file at
+   * `path`; or the directory's listing (visible entries at depth 1 and 2 with their sizes, the
+   * directory's own visible size and the count of entries; hidden subtrees skipped, never read);
+   * or null when nothing is there. Without it the engine calls `read`, then `list` for a directory,
+   * and folds the listing itself (the kit's `foldListing`).
+   */
+  describe?(path: DriverPath, options: DriverDescribeOptions): Promise<DriverFile | DriverListing | null>;
 
   /**
    * Writes a whole file, creating its parent directories. Atomic: readers see the old or the new
@@ -174,48 +318,50 @@ export interface MemoryDriver {
    * Refuses, writing nothing, with:
    * - `PATH_CONFLICT` (path: the ancestor) when an ancestor of `path` is a file;
    * - `PATH_CONFLICT` (path: `path`) when `path` is a directory;
-   * - `CONFLICT` when `expect` does not hold (the version differs, or the file is missing, or a file
-   *   exists where `{ absent: true }` was expected).
+   * - `CONFLICT` (path: `path`) when `expect` does not hold (the version differs, the file is
+   *   missing, or a file exists where `{ absent: true }` was expected).
    * @returns the new version.
    */
-  write(path: string, content: string, expect?: WriteExpectation): Promise<{ version: string }>;
+  write(path: DriverPath, content: string, options: DriverWriteOptions): Promise<{ version: string }>;
 
   /**
    * Optional fast path for a read-modify-write (`str_replace`, `insert`): in one atomic step (under
    * the driver's lock, or in one transaction), read the file at `path`, call `edit` with its
    * content, and write what `edit` returns. When `edit` throws, nothing is written and the error
-   * propagates as is. Without this method the engine reads, then writes with `{ version }`, and
-   * retries when the compare-and-swap loses; a backend that can hold a lock across the edit saves
-   * the second read and the retries.
-   * @returns false, calling nothing, when no file is at `path` (nothing, or a directory).
+   * propagates as is. Without it the engine reads, then writes with `{ version }`, and retries when
+   * the compare-and-swap loses.
+   * @returns what is at `path` when no file is there (`'directory'`, or null for nothing), calling
+   *   nothing; `'file'` once the edit is written.
    */
-  update?(path: string, edit: (content: string) => string): Promise<boolean>;
+  update?(
+    path: DriverPath,
+    edit: (content: string) => string,
+    options: DriverChangeOptions,
+  ): Promise<'file' | 'directory' | null>;
 
   /**
    * Every file beneath directory `dir` (`''` for all), at any depth, in any order; nothing when `dir`
-   * does not exist. Should be a consistent snapshot (no file seen twice or missed by a concurrent
-   * move). When `options.skipHidden` is set the driver may, for an entry under `dir` with a hidden
-   * name (starting with `.`, or `node_modules`), report that one entry with any size instead of
-   * every file beneath it: hidden files count for nothing in a listing except that the visible
-   * directories above them exist, and the engine filters them anyway.
+   * does not exist. A consistent snapshot (no file seen twice or missed by a concurrent move), in a
+   * bounded number of requests per file (never a scan of the whole backend).
    */
-  list(dir: string, options?: { skipHidden?: boolean }): AsyncIterable<DriverEntry>;
+  list(dir: DriverPath, options?: DriverListOptions): AsyncIterable<DriverEntry>;
 
   /**
    * Removes the file at `path`, or directory `path` with everything beneath it, atomically when
    * `capabilities.atomicRename`. Never called with `''`.
    * @returns false when nothing was there.
    */
-  remove(path: string): Promise<boolean>;
+  remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean>;
 
   /**
    * Moves file or directory `from` (with everything beneath it) to `to`, creating `to`'s parents.
-   * Never called with `''`, nor with `to` beneath `from`. Refuses, moving nothing, with:
+   * Never called with `''`, nor with `to` beneath `from` or equal to it. Refuses, moving nothing,
+   * with, in this order:
    * - `NOT_FOUND` (path: `from`) when nothing is at `from`;
    * - `PATH_CONFLICT` (path: the ancestor) when an ancestor of `to` is a file;
    * - `ALREADY_EXISTS` (path: `to`) when a file or directory is at `to`.
    */
-  move(from: string, to: string): Promise<void>;
+  move(from: DriverPath, to: DriverPath, options: DriverChangeOptions): Promise<void>;
 
   /** Releases connections or handles the driver opened itself. Idempotent. */
   close(): Promise<void>;

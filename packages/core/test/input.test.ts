@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { COMMANDS, parseCommand } from '../src/commands/index.js';
 import { isMemoryToolError } from '../src/index.js';
-import { commandName, parseCommand, parseInsert, parseStrReplace, parseView } from '../src/input.js';
+import { commandName } from '../src/input.js';
+
+const parseInsert = (input: unknown) => COMMANDS.insert.parse(input);
+const parseStrReplace = (input: unknown) => COMMANDS.str_replace.parse(input);
+const parseView = (input: unknown) => COMMANDS.view.parse(input);
 
 function failure(run: () => unknown): { code: string; message: string } {
   try {

@@ -115,8 +115,8 @@ describe('normalizeMemoryPath', () => {
 
 describe('driver paths', () => {
   it('maps /memories to the empty driver path and back', () => {
-    expect(toDriverPath('/memories')).toBe('');
-    expect(toDriverPath('/memories/a/b.md')).toBe('a/b.md');
+    expect(toDriverPath(normalizeMemoryPath('/memories'))).toBe('');
+    expect(toDriverPath(normalizeMemoryPath('/memories/a/b.md'))).toBe('a/b.md');
     expect(toMemoryPath('')).toBe('/memories');
     expect(toMemoryPath('a/b.md')).toBe('/memories/a/b.md');
   });

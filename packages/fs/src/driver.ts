@@ -9,8 +9,16 @@ import {
   isMemoryToolError,
   type MemoryDriver,
   MemoryToolError,
-  type WriteExpectation,
 } from '@memdir/core';
+import {
+  asDriverPath,
+  foldListing,
+  refuseAlreadyExists,
+  refuseConflict,
+  refuseLink,
+  refuseNotFound,
+  refusePathConflict,
+} from '@memdir/core/driver';
 import { backendFailure, errno } from './errors.js';
 import { type LockOptions, withLock } from './lock.js';
 
@@ -42,12 +50,6 @@ const DIRECTORY_MODE = 0o700;
 // lstat calls in flight at once while listing: enough to keep libuv's thread pool busy.
 const STAT_CONCURRENCY = 64;
 
-const SYMLINK_ESCAPE = 'Path would escape /memories directory via symlink';
-
-function refuse(code: 'PATH_CONFLICT' | 'CONFLICT' | 'NOT_FOUND' | 'ALREADY_EXISTS', path: string) {
-  return new MemoryToolError(code, `${code} at ${path}`, { path });
-}
-
 /** The memory folder vanished under a running store (someone removed it by hand). */
 function folderRemoved(): MemoryToolError {
   return new MemoryToolError(
@@ -56,8 +58,9 @@ function folderRemoved(): MemoryToolError {
   );
 }
 
-function symlinkEscape(): MemoryToolError {
-  return new MemoryToolError('INVALID_PATH', SYMLINK_ESCAPE);
+/** A link on the way: the engine tells the model "Path would escape /memories directory via symlink". */
+function symlinkEscape(path = ''): MemoryToolError {
+  return refuseLink(path);
 }
 
 function contentVersion(content: string): string {
@@ -68,6 +71,7 @@ function contentVersion(content: string): string {
 function versioned(content: string): DriverFile {
   let version: string | undefined;
   return {
+    kind: 'file',
     content,
     get version() {
       version ??= contentVersion(content);
@@ -98,19 +102,24 @@ async function kindOf(path: string): Promise<Kind | null> {
 
 const READ_CHUNK = 64 * 1024;
 
+/** What `readText` finds where it expected a file: a directory. */
+const DIRECTORY = Symbol('directory');
+
 /**
- * The content of the file at `path` as UTF-8, or null when nothing is there or it is a directory.
+ * The content of the file at `path` as UTF-8, {@link DIRECTORY} for a directory, or null when
+ * nothing (or something that is not a regular file) is there.
  * One read call for files up to 64 KiB (open, read, close), where `readFile` also stats the file:
  * each call is a trip through libuv's thread pool, and views are the most frequent command.
  */
-async function readText(path: string): Promise<string | null> {
+async function readText(path: string): Promise<string | typeof DIRECTORY | null> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     // O_NONBLOCK: a FIFO someone left in the folder must not hang the store (regular files
     // ignore the flag).
     handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
-    if (isMissing(error) || errno(error) === 'EISDIR') return null;
+    if (isMissing(error)) return null;
+    if (errno(error) === 'EISDIR') return DIRECTORY;
     throw error;
   }
   try {
@@ -136,7 +145,7 @@ async function readText(path: string): Promise<string | null> {
     }
     return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
   } catch (error) {
-    if (errno(error) === 'EISDIR') return null;
+    if (errno(error) === 'EISDIR') return DIRECTORY;
     throw error;
   } finally {
     await handle.close();
@@ -256,7 +265,9 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
    * once: reading first is harmless (the content is dropped if the path leads out of the folder),
    * and it saves a trip through the thread pool on every view and edit.
    */
-  async function readChecked(path: string): Promise<{ content: string; target: string } | null> {
+  async function readChecked(
+    path: string,
+  ): Promise<{ content: string | typeof DIRECTORY; target: string } | null> {
     const root = await realRoot();
     const full = join(root, path);
     const [located, read] = await Promise.allSettled([locate(path), readText(full)]);
@@ -294,7 +305,7 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
         if (!within(real, root)) throw symlinkEscape();
         return real;
       } catch (error) {
-        if (errno(error) === 'ENOTDIR') throw refuse('PATH_CONFLICT', await fileAncestor(root, path));
+        if (errno(error) === 'ENOTDIR') throw refusePathConflict(await fileAncestor(root, path));
         if (errno(error) === 'ENOENT') return null;
         throw error;
       }
@@ -382,6 +393,52 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
     }
   }
 
+  /**
+   * Every file beneath folder `dir` with its size, walked under the lock so a concurrent move is
+   * seen entirely before or entirely after. With `skipHidden`, a hidden name is reported once
+   * (size 0) and not walked: it only proves the folders above it exist, and not walking it keeps
+   * a large `node_modules` or `.git` from slowing every listing.
+   */
+  async function listFiles(dir: string, skipHidden: boolean): Promise<DriverEntry[]> {
+    const start = await locate(dir);
+    return locked(async () => {
+      const found: { real: string; path: string }[] = [];
+      const sized: DriverEntry[] = [];
+      const walk = async (real: string, path: string): Promise<void> => {
+        let children: Dirent[];
+        try {
+          children = await readdir(real, { withFileTypes: true });
+        } catch (error) {
+          if (isMissing(error)) return;
+          throw error;
+        }
+        const folders: Promise<void>[] = [];
+        for (const child of children) {
+          // Symbolic links are never listed or followed (SPEC section 8).
+          if (child.isSymbolicLink()) continue;
+          const childReal = join(real, child.name);
+          const childPath = path === '' ? child.name : `${path}/${child.name}`;
+          if (skipHidden && isHiddenName(child.name)) {
+            if (child.isDirectory() || child.isFile()) sized.push({ path: asDriverPath(childPath), size: 0 });
+            continue;
+          }
+          if (child.isDirectory()) folders.push(walk(childReal, childPath));
+          else if (child.isFile()) found.push({ real: childReal, path: childPath });
+        }
+        await Promise.all(folders);
+      };
+      await walk(start, dir);
+      await forEachLimited(found, STAT_CONCURRENCY, async (file) => {
+        try {
+          sized.push({ path: asDriverPath(file.path), size: (await lstat(file.real)).size });
+        } catch (error) {
+          if (!isMissing(error)) throw error;
+        }
+      });
+      return sized;
+    });
+  }
+
   async function locked<T>(task: () => Promise<T>): Promise<T> {
     await realRoot(); // the lock lives in a folder made on first use
     return withLock(layout.lock, lockOptions, task);
@@ -404,10 +461,24 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
     },
 
     read(path) {
-      return guard(async (): Promise<DriverFile | null> => {
-        if (path === '') return null;
+      return guard(async () => {
+        if (path === '') return { kind: 'directory' } as const;
         const file = await readChecked(path);
-        return file === null ? null : versioned(file.content);
+        if (file === null) return null;
+        return file.content === DIRECTORY ? ({ kind: 'directory' } as const) : versioned(file.content);
+      });
+    },
+
+    describe(path, { limit }) {
+      return guard(async () => {
+        const content = path === '' ? DIRECTORY : (await readChecked(path))?.content;
+        if (content === undefined) return null;
+        if (content !== DIRECTORY) return versioned(content);
+        const files = await listFiles(path, true);
+        // A folder with nothing beneath it is no directory (SPEC section 3): it was emptied or
+        // removed since it was opened, and the view behaves as if it ran after that command.
+        if (files.length === 0 && path !== '') return null;
+        return foldListing(path, files, limit);
       });
     },
 
@@ -429,19 +500,19 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
       });
     },
 
-    write(path, content, expect?: WriteExpectation) {
+    write(path, content, { expect }) {
       return guard(() =>
         locked(async () => {
           const { target, parentExists, kind } = await place(path);
-          if (kind !== null && kind !== 'file') throw refuse('PATH_CONFLICT', path);
+          if (kind !== null && kind !== 'file') throw refusePathConflict(path);
           if (expect) {
             if ('absent' in expect) {
-              if (kind !== null) throw refuse('CONFLICT', path);
+              if (kind !== null) throw refuseConflict(path);
             } else {
-              if (kind === null) throw refuse('CONFLICT', path);
+              if (kind === null) throw refuseConflict(path);
               const current = await readText(target);
-              if (current === null || contentVersion(current) !== expect.version) {
-                throw refuse('CONFLICT', path);
+              if (typeof current !== 'string' || contentVersion(current) !== expect.version) {
+                throw refuseConflict(path);
               }
             }
           }
@@ -457,59 +528,18 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
       // never apply to content that changed, and there is nothing to compare or retry.
       return guard(() =>
         locked(async () => {
+          if (path === '') return 'directory' as const;
           const file = await readChecked(path);
-          if (file === null) return false;
+          if (file === null) return null;
+          if (file.content === DIRECTORY) return 'directory' as const;
           await replaceAtomically(file.target, edit(file.content));
-          return true;
+          return 'file' as const;
         }),
       );
     },
 
     async *list(dir, options) {
-      const skipHidden = options?.skipHidden ?? false;
-      const entries = await guard(async () => {
-        const start = await locate(dir);
-        // Under the lock, so a concurrent move is seen entirely before or entirely after.
-        return locked(async () => {
-          const found: { real: string; path: string }[] = [];
-          const sized: DriverEntry[] = [];
-          const walk = async (real: string, path: string): Promise<void> => {
-            let children: Dirent[];
-            try {
-              children = await readdir(real, { withFileTypes: true });
-            } catch (error) {
-              if (isMissing(error)) return;
-              throw error;
-            }
-            const folders: Promise<void>[] = [];
-            for (const child of children) {
-              // Symbolic links are never listed or followed (SPEC section 8).
-              if (child.isSymbolicLink()) continue;
-              const childReal = join(real, child.name);
-              const childPath = path === '' ? child.name : `${path}/${child.name}`;
-              if (skipHidden && isHiddenName(child.name)) {
-                // Its content is never shown; it only proves the folders above it exist. Not
-                // walking it keeps a large `node_modules` or `.git` from slowing every listing.
-                if (child.isDirectory() || child.isFile()) sized.push({ path: childPath, size: 0 });
-                continue;
-              }
-              if (child.isDirectory()) folders.push(walk(childReal, childPath));
-              else if (child.isFile()) found.push({ real: childReal, path: childPath });
-            }
-            await Promise.all(folders);
-          };
-          await walk(start, dir);
-          await forEachLimited(found, STAT_CONCURRENCY, async (file) => {
-            try {
-              sized.push({ path: file.path, size: (await lstat(file.real)).size });
-            } catch (error) {
-              if (!isMissing(error)) throw error;
-            }
-          });
-          return sized;
-        });
-      });
-      yield* entries;
+      yield* await guard(() => listFiles(dir, options?.skipHidden ?? false));
     },
 
     remove(path) {
@@ -542,11 +572,11 @@ function driverAt(base: string, lockOptions: LockOptions): MemoryDriver {
           // Both at once; NOT_FOUND for the source still outranks any refusal of the destination.
           const [sourceKind, placed] = await Promise.allSettled([kindOf(source), place(to)]);
           if (sourceKind.status === 'rejected') throw sourceKind.reason;
-          if (sourceKind.value === null) throw refuse('NOT_FOUND', from);
+          if (sourceKind.value === null) throw refuseNotFound(from);
           if (placed.status === 'rejected') throw placed.reason;
           const destination = placed.value;
           // A dangling link at the destination still occupies the name (place refuses it anyway).
-          if (destination.kind !== null) throw refuse('ALREADY_EXISTS', to);
+          if (destination.kind !== null) throw refuseAlreadyExists(to);
           if (!destination.parentExists) {
             await mkdir(dirname(destination.target), { recursive: true, mode: DIRECTORY_MODE });
           }

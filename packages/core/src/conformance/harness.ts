@@ -5,7 +5,10 @@ import { afterEach, expect, it } from 'vitest';
 import { isMemoryToolError, type MemoryToolError, type MemoryToolErrorCode } from '../errors.js';
 import { normalizeMemoryPath } from '../path.js';
 import { createMemoryStore } from '../store.js';
-import type { MemoryDriver, MemoryStore, MemoryStoreOptions } from '../types.js';
+import type { DriverPath, MemoryDriver, MemoryStore, MemoryStoreOptions } from '../types.js';
+
+const ROOT = '' as DriverPath;
+
 import type { ConformanceTarget } from './index.js';
 
 /** What one run of the suite (with or without the default namespace) gives each test file. */
@@ -173,11 +176,14 @@ export function createSuite(target: ConformanceTarget, namespace: string | undef
 
 /** Every file a driver holds, with its content, sorted by path. */
 async function driverFiles(driver: MemoryDriver): Promise<Record<string, string | null>> {
-  const paths: string[] = [];
-  for await (const entry of driver.list('')) paths.push(entry.path);
+  const paths: DriverPath[] = [];
+  for await (const entry of driver.list(ROOT)) paths.push(entry.path);
   paths.sort();
   const files: Record<string, string | null> = {};
-  for (const path of paths) files[path] = (await driver.read(path))?.content ?? null;
+  for (const path of paths) {
+    const node = await driver.read(path);
+    files[path] = node?.kind === 'file' ? node.content : null;
+  }
   return files;
 }
 

@@ -2,6 +2,7 @@
 // creates a file and edits it in the same turn (which only works when the calls run in the model's
 // order), makes one failing call, and lists the directory. Every integration must send back exactly
 // these tool_result blocks.
+import { asDriverPath } from '../../src/driver/index.js';
 import {
   createInMemoryDriver,
   createMemoryStore,
@@ -62,9 +63,9 @@ export const expectedFiles = [{ path: 'notes.md', content: '# Notes\n- likes gre
 /** Every file a driver holds, sorted by path. */
 export async function filesOf(driver: MemoryDriver): Promise<Array<{ path: string; content: string }>> {
   const files: Array<{ path: string; content: string }> = [];
-  for await (const entry of driver.list('')) {
+  for await (const entry of driver.list(asDriverPath(''))) {
     const file = await driver.read(entry.path);
-    if (file !== null) files.push({ path: entry.path, content: file.content });
+    if (file?.kind === 'file') files.push({ path: entry.path, content: file.content });
   }
   return files.sort((a, b) => (a.path < b.path ? -1 : 1));
 }

@@ -1,0 +1,14 @@
+import type { Engine } from '../engine/context.js';
+import type { MemoryCommand } from '../types.js';
+
+/**
+ * One command of the memory tool, in one module: how its input is checked (at the door, SPEC
+ * section 1), how it runs on the driver, and which texts it answers with.
+ */
+export interface CommandModule<C extends MemoryCommand> {
+  readonly name: C['command'];
+  /** Checks an untrusted tool input and returns it typed; `INVALID_INPUT` otherwise. */
+  parse(input: unknown): C;
+  /** Runs a checked command and resolves to the text the model reads. */
+  run(engine: Engine, command: C): Promise<string>;
+}

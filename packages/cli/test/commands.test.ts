@@ -122,7 +122,7 @@ describe('memory commands on the default file: store', () => {
     expect(await readFile(join(folder.path, 'memory/memories/n.md'), 'utf8')).toBe('one\ntwo\nthree\nfour');
   });
 
-  it('insert out of range gives the protocol's message', async () => {
+  it('insert out of range gives the protocol message', async () => {
     await memdir(['create', '/memories/n.md', '--text', 'a\nb']);
     expect(await memdir(['insert', '/memories/n.md', '--line', '5', '--text', 'x'])).toEqual({
       code: 1,

@@ -12,7 +12,7 @@ const FIRST_NOTICE_MS = 2_000;
 const REPEAT_NOTICE_MS = 10_000;
 
 interface PendingCall {
-  label: string;
+  label: () => string;
   started: number;
   /** The test that made the call, so a later test's failure does not blame it. */
   test: string | undefined;
@@ -22,11 +22,23 @@ interface PendingCall {
 const pending = new Set<PendingCall>();
 let currentTest: string | undefined;
 
-/** The value of a call's argument, short: strings as JSON, objects and functions by kind. */
+/**
+ * The value of a call's argument, short: strings as JSON, objects and functions by kind. The suite
+ * sends hostile inputs (throwing proxies, cycles), so this reads as little as it can and never throws.
+ */
 function describeArgument(value: unknown): string {
+  try {
+    return describeUnsafely(value);
+  } catch {
+    return '{…}';
+  }
+}
+
+function describeUnsafely(value: unknown): string {
   if (typeof value === 'string') {
-    const text = JSON.stringify(value);
-    return text.length > 60 ? `${text.slice(0, 57)}..."` : text;
+    return value.length > 50
+      ? `${JSON.stringify(value.slice(0, 50)).slice(0, -1)}..."`
+      : JSON.stringify(value);
   }
   if (typeof value === 'function') return 'fn';
   if (Array.isArray(value)) return '[…]';
@@ -35,25 +47,35 @@ function describeArgument(value: unknown): string {
     const { command, path, old_path: oldPath } = value as Record<string, unknown>;
     if (typeof command === 'string') {
       const where = typeof path === 'string' ? path : typeof oldPath === 'string' ? oldPath : undefined;
-      return `{ command: ${JSON.stringify(command)}${where === undefined ? '' : `, path: ${JSON.stringify(where)}`} }`;
+      return `{ command: ${describeUnsafely(command)}${where === undefined ? '' : `, path: ${describeUnsafely(where)}`} }`;
     }
     return '{…}';
   }
   return String(value);
 }
 
-function callLabel(owner: string, method: string, args: readonly unknown[]): string {
-  // Driver calls end with an options object (signal, op id): noise in a report.
-  const shown = args.filter((arg, index) => !(index === args.length - 1 && isCallOptions(arg)));
-  return `${owner}.${method}(${shown.map(describeArgument).join(', ')})`;
+/**
+ * How a call reads in a report: `driver.move("a.md", "b.md")`. Made only when the call is
+ * reported, so a call costs no formatting (and a hostile input is read only then, guarded).
+ */
+function callLabel(owner: string, method: string, args: readonly unknown[]): () => string {
+  return () => {
+    // Driver calls end with an options object (signal, op id): noise in a report.
+    const shown = args.filter((arg, index) => !(index === args.length - 1 && isCallOptions(arg)));
+    return `${owner}.${method}(${shown.map(describeArgument).join(', ')})`;
+  };
 }
 
 function isCallOptions(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const keys = Object.keys(value);
-  return (
-    keys.length > 0 && keys.every((key) => ['signal', 'op', 'expect', 'limit', 'skipHidden'].includes(key))
-  );
+  try {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+    const keys = Object.keys(value);
+    return (
+      keys.length > 0 && keys.every((key) => ['signal', 'op', 'expect', 'limit', 'skipHidden'].includes(key))
+    );
+  } catch {
+    return false;
+  }
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -65,7 +87,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /** Records `promise` as pending under `label` until it settles; returns it unchanged. */
-function track<T>(label: string, promise: PromiseLike<T>): PromiseLike<T> {
+function track<T>(label: () => string, promise: PromiseLike<T>): PromiseLike<T> {
   const call: PendingCall = { label, started: Date.now(), test: currentTest, noticed: 0 };
   pending.add(call);
   const done = () => pending.delete(call);
@@ -99,12 +121,12 @@ function watchObject<T extends object>(target: T, owner: string): T {
   });
 }
 
-function watchIterable<T>(iterable: AsyncIterable<T>, label: string): AsyncIterable<T> {
+function watchIterable<T>(iterable: AsyncIterable<T>, label: () => string): AsyncIterable<T> {
   return {
     [Symbol.asyncIterator]() {
       const iterator = iterable[Symbol.asyncIterator]();
       return {
-        next: () => track(`${label} (next entry)`, iterator.next()) as Promise<IteratorResult<T>>,
+        next: () => track(() => `${label()} (next entry)`, iterator.next()) as Promise<IteratorResult<T>>,
         return: (value?: unknown) =>
           iterator.return
             ? (iterator.return(value) as Promise<IteratorResult<T>>)
@@ -159,7 +181,7 @@ export function pendingCalls(test: string | undefined = currentTest): string[] {
   return [...pending]
     .filter((call) => call.test === test)
     .sort((a, b) => a.started - b.started)
-    .map((call) => `${call.label}, pending for ${((now - call.started) / 1000).toFixed(1)}s`);
+    .map((call) => `${call.label()}, pending for ${((now - call.started) / 1000).toFixed(1)}s`);
 }
 
 interface TestContextLike {
@@ -194,7 +216,7 @@ export function installWatch(hooks: {
       const due = call.noticed === 0 ? FIRST_NOTICE_MS : call.noticed + REPEAT_NOTICE_MS;
       if (waited < due) continue;
       call.noticed = waited;
-      console.log(`${WAIT_NOTICE}${call.label} has not settled after ${Math.round(waited / 1000)}s`);
+      console.log(`${WAIT_NOTICE}${call.label()} has not settled after ${Math.round(waited / 1000)}s`);
     }
   }, 500);
   timer.unref();

@@ -1,3 +1,5 @@
+import { COPY_HELP, EXPORT_HELP, IMPORT_HELP } from './transfer-help.js';
+
 const STORE_OPTIONS = `Store options (every command but conformance):
   -s, --store URL          where the memory lives (default: $MEMDIR_STORE, else file:./memory)
                              file:./memory      a folder (files under ./memory/memories/)
@@ -31,6 +33,9 @@ Other commands:
   exec                             run tool inputs given as JSON lines on stdin
   serve                            serve the store to Claude Desktop, Claude Code... over MCP (stdio)
   conformance MODULE               check a custom store module with the conformance suite
+  copy --from URL --to URL         copy every file of one store to another, and verify it
+  export [--store URL] > F.tar     write every file of a store to a tar archive
+  import [--store URL] < F.tar     check an archive made by export, then write its files
   help [COMMAND]                   show the help of a command
 
 Paths start with /memories.
@@ -190,3 +195,6 @@ Example:
 };
 
 COMMAND_HELP['str-replace'] = COMMAND_HELP.str_replace!;
+COMMAND_HELP.copy = COPY_HELP;
+COMMAND_HELP.export = EXPORT_HELP;
+COMMAND_HELP.import = IMPORT_HELP;

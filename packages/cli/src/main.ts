@@ -5,9 +5,11 @@ import {
   createInMemoryStore,
   type MemoryStore,
   type MemoryStoreOptions,
+  memoryErrorText,
+  toMemoryToolError,
   validateNamespace,
 } from '@memdir/core';
-import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, errorText } from './errors.js';
+import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { runExec } from './exec.js';
 import { COMMAND_HELP, MAIN_HELP } from './help.js';
 import { type CliIo, processIo, readAll, write } from './io.js';
@@ -108,6 +110,11 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     const { runConformance } = await import('./conformance.js');
     return runConformance(rest, io);
   }
+  if (command === 'copy' || command === 'export' || command === 'import') {
+    const transfer = await import('./transfer.js');
+    const run = { copy: transfer.runCopy, export: transfer.runExport, import: transfer.runImport }[command];
+    return run(rest, io);
+  }
   const ownOptions = COMMAND_OPTIONS[command];
   if (ownOptions === undefined) throw unknownCommand(word);
 
@@ -134,7 +141,12 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     try {
       result = await store.execute(input);
     } catch (error) {
-      await write(io.stderr, `Error: ${errorText(error)}\n`);
+      // The text the model would read (SPEC section 7): a hand-written store's raw error becomes
+      // the fixed BACKEND text here too; MEMDIR_DEBUG shows the original.
+      const toolError = toMemoryToolError(error);
+      await write(io.stderr, `${memoryErrorText(toolError)}\n`);
+      if (io.env.MEMDIR_DEBUG && toolError !== error)
+        await write(io.stderr, `${String((error as Error)?.stack ?? error)}\n`);
       return EXIT_FAILED;
     }
     await write(io.stdout, `${result}\n`);

@@ -108,6 +108,8 @@ export class Generation {
   #users = 0;
   #retired = false;
   #writable: Promise<void> | undefined;
+  #disposed: Promise<void> | undefined;
+  #whenDisposed: (() => void) | undefined;
 
   constructor(
     readonly folder: Folder,
@@ -128,17 +130,30 @@ export class Generation {
     if (this.#retired && this.#users === 0) void this.#dispose();
   }
 
-  retire(): void {
-    if (this.#retired) return;
-    this.#retired = true;
-    if (this.#users === 0) void this.#dispose();
+  /**
+   * No new command uses this generation; once the running ones are done, its lock is released and
+   * its handles closed. Resolves then.
+   */
+  retire(): Promise<void> {
+    if (!this.#retired) {
+      this.#retired = true;
+      this.#disposed = new Promise((resolve) => {
+        this.#whenDisposed = resolve;
+      });
+      if (this.#users === 0) void this.#dispose();
+    }
+    return this.#disposed!;
   }
 
   async #dispose(): Promise<void> {
-    await this.lock?.dispose();
-    // The socket file is removed through the `.memdir` handle, so close that handle afterwards.
-    await this.liveness?.close();
-    for (const dir of [this.memories, this.memdir, this.tmp, this.base]) dir?.close();
+    try {
+      await this.lock?.dispose();
+      // The socket file is removed through the `.memdir` handle, so close that handle afterwards.
+      await this.liveness?.close();
+    } finally {
+      for (const dir of [this.memories, this.memdir, this.tmp, this.base]) dir?.close();
+      this.#whenDisposed?.();
+    }
   }
 
   /** Opens what reads need: `memories` and `.memdir`, when they exist. */
@@ -480,7 +495,7 @@ export class Folder {
   }
 
   #retire(generation: Generation): void {
-    generation.retire();
+    void generation.retire();
     void this.#current?.then((current) => {
       if (current === generation) this.#current = undefined;
     });
@@ -526,7 +541,7 @@ export class Folder {
     const current = this.#current;
     this.#current = undefined;
     const generation = await current?.catch(() => undefined);
-    generation?.retire();
+    await generation?.retire();
   }
 }
 

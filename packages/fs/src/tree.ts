@@ -1,10 +1,12 @@
 // Walking the memory folder through open handles (see dir.ts): resolving a driver path, reading a
 // file, listing, and removing, each one name at a time, so no link is ever followed.
+
 import type { Dirent } from 'node:fs';
+import * as fs from 'node:fs';
 import { type DriverEntry, isHiddenName } from '@memdir/core';
 import { asDriverPath } from '@memdir/core/driver';
 import { closeAll, type Dir, kindAt, type NotAFolder, openFolder } from './dir.js';
-import { errno, fstat, lstat, read, readdir, rmdir, settleAll, unlink } from './sys.js';
+import { errno, fstat, read, readdir, rmdir, settleAll, unlink } from './sys.js';
 
 /** The folders on the way to a driver path's last name, opened one by one from the memory folder. */
 export interface Walk {
@@ -127,8 +129,20 @@ function limiter(limit: number) {
   };
 }
 
-// Calls in flight at once while listing.
-const LIST_CONCURRENCY = 64;
+// Calls in flight at once while removing a tree.
+const REMOVE_CONCURRENCY = 64;
+// System calls in flight at once while listing: enough to keep libuv's four threads busy. Listing
+// is one lstat per file, so it drives Node's callback API directly: a promise and a closure per
+// call cost more than the call itself on a large tree (measured: about twice as fast as awaiting
+// each call, 10,000 files in 100 folders).
+const LIST_CONCURRENCY = 32;
+
+/** A folder being listed, closed once its scan and every call that names a child in it are done. */
+interface Scanned {
+  readonly folder: Dir;
+  readonly owned: boolean;
+  users: number;
+}
 
 /**
  * Every regular file beneath `start` (whose driver path is `dir`) with its size. Links are never
@@ -137,50 +151,109 @@ const LIST_CONCURRENCY = 64;
  * `node_modules` or `.git` from slowing every listing. Not a snapshot by itself: the caller checks
  * that no move ran meanwhile. Does not close `start`.
  */
-export async function listFiles(start: Dir, dir: string, skipHidden: boolean): Promise<DriverEntry[]> {
-  const found: DriverEntry[] = [];
-  const limit = limiter(LIST_CONCURRENCY);
-  const visit = async (folder: Dir, path: string): Promise<void> => {
-    const children = await limit(() => readdirOrNothing(folder));
-    const tasks: Promise<void>[] = [];
-    for (const child of children) {
-      if (child.isSymbolicLink()) continue;
-      const name = child.name;
-      const childPath = path === '' ? name : `${path}/${name}`;
-      if (child.isDirectory()) {
-        tasks.push(
-          limit(() => openFolder(folder, name)).then(async (inner) => {
-            if (typeof inner === 'string') return; // gone (or swapped) since the folder was read
-            try {
-              if (!skipHidden || !isHiddenName(name)) await visit(inner, childPath);
-              else if (await holdsFile(inner)) found.push({ path: asDriverPath(childPath), size: 0 });
-            } finally {
-              inner.close();
-            }
-          }),
-        );
-      } else if (child.isFile()) {
-        if (skipHidden && isHiddenName(name)) {
-          found.push({ path: asDriverPath(childPath), size: 0 });
-          continue;
-        }
-        tasks.push(
-          limit(() => lstat(folder.at(name))).then(
-            (info) => {
-              if (info.isFile()) found.push({ path: asDriverPath(childPath), size: info.size });
-            },
-            (error) => {
-              // Removed since the folder was read: as if the listing ran after that.
-              if (errno(error) !== 'ENOENT') throw error;
-            },
-          ),
-        );
+export function listFiles(start: Dir, dir: string, skipHidden: boolean): Promise<DriverEntry[]> {
+  return new Promise((resolve, reject) => {
+    const found: DriverEntry[] = [];
+    // Last in, first out: a folder's files are statted before other folders are opened, so few
+    // folders are open at once.
+    const jobs: ((done: () => void) => void)[] = [];
+    let active = 0;
+    let failure: { error: unknown } | undefined;
+    const fail = (error: unknown) => {
+      failure ??= { error };
+    };
+    const pump = () => {
+      while (active < LIST_CONCURRENCY && jobs.length > 0) {
+        const job = jobs.pop()!;
+        active++;
+        job(() => {
+          active--;
+          pump();
+          // Every call has come back: nothing uses a handle any more.
+          if (active === 0 && jobs.length === 0) {
+            if (failure) reject(failure.error);
+            else resolve(found);
+          }
+        });
       }
-    }
-    await settleAll(tasks);
-  };
-  await visit(start, dir);
-  return found;
+    };
+    const release = (scanned: Scanned) => {
+      if (--scanned.users === 0 && scanned.owned) scanned.folder.close();
+    };
+    const scan = (scanned: Scanned, path: string) => {
+      jobs.push((done) => {
+        if (failure) {
+          release(scanned);
+          return done();
+        }
+        fs.readdir(scanned.folder.self, { withFileTypes: true }, (error, children) => {
+          if (error && errno(error) !== 'ENOENT') fail(error);
+          for (const child of error ? [] : children) {
+            if (child.isSymbolicLink()) continue;
+            const name = child.name;
+            const childPath = path === '' ? name : `${path}/${name}`;
+            const hidden = skipHidden && isHiddenName(name);
+            if (child.isFile()) {
+              if (hidden) {
+                found.push({ path: asDriverPath(childPath), size: 0 });
+                continue;
+              }
+              scanned.users++;
+              jobs.push((statted) => {
+                if (failure) {
+                  release(scanned);
+                  return statted();
+                }
+                fs.lstat(scanned.folder.at(name), (statError, info) => {
+                  // Removed since the folder was read: as if the listing ran after that.
+                  if (statError && errno(statError) !== 'ENOENT') fail(statError);
+                  else if (info?.isFile()) found.push({ path: asDriverPath(childPath), size: info.size });
+                  release(scanned);
+                  statted();
+                });
+              });
+            } else if (child.isDirectory()) {
+              scanned.users++;
+              jobs.push((opened) => {
+                if (failure) {
+                  release(scanned);
+                  return opened();
+                }
+                openFolder(scanned.folder, name).then(
+                  async (inner) => {
+                    // Gone (or swapped for a link) since the folder was read: left out.
+                    if (typeof inner !== 'string') {
+                      if (!hidden) scan({ folder: inner, owned: true, users: 1 }, childPath);
+                      else {
+                        try {
+                          if (await holdsFile(inner)) found.push({ path: asDriverPath(childPath), size: 0 });
+                        } catch (holdError) {
+                          fail(holdError);
+                        } finally {
+                          inner.close();
+                        }
+                      }
+                    }
+                    release(scanned);
+                    opened();
+                  },
+                  (openError) => {
+                    fail(openError);
+                    release(scanned);
+                    opened();
+                  },
+                );
+              });
+            }
+          }
+          release(scanned);
+          done();
+        });
+      });
+    };
+    scan({ folder: start, owned: false, users: 1 }, dir);
+    pump();
+  });
 }
 
 /**
@@ -203,7 +276,7 @@ export async function removeTree(dir: Dir, name: string): Promise<void> {
     if (typeof inner === 'string') continue; // swapped for something else: unlink it
     try {
       const children = await readdirOrNothing(inner);
-      const limit = limiter(LIST_CONCURRENCY);
+      const limit = limiter(REMOVE_CONCURRENCY);
       await settleAll(children.map((child) => limit(() => removeTree(inner, child.name))));
     } finally {
       inner.close();

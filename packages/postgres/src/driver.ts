@@ -1,0 +1,524 @@
+import { createHash } from 'node:crypto';
+import type {
+  DriverCallOptions,
+  DriverChangeOptions,
+  DriverDescribeOptions,
+  DriverDirectory,
+  DriverEntry,
+  DriverFile,
+  DriverListing,
+  DriverListingEntry,
+  DriverListOptions,
+  DriverPath,
+  DriverWriteOptions,
+  MemoryDriver,
+} from '@memdir/core';
+import {
+  ancestors,
+  asDriverPath,
+  isRefusal,
+  refuseAlreadyExists,
+  refuseConflict,
+  refuseNotFound,
+  refusePathConflict,
+  storeUnavailable,
+} from '@memdir/core/driver';
+import type pg from 'pg';
+import { backendError, classify, type Failure, isMissingLayout } from './errors.js';
+import { LAYOUT, quoteIdentifier, type Statements, setupLock, statements } from './sql.js';
+
+/** How the driver talks to its pool: the timeouts and retries of every call. */
+export interface Connection {
+  readonly pool: pg.Pool;
+  /** Closed by `close()` only when the driver created it. */
+  readonly ownsPool: boolean;
+  /** Client-side bound on each query (pg's `query_timeout`), below the engine's 5 s deadline. */
+  readonly queryTimeoutMs: number;
+  /** Named (server-side prepared) statements; off for poolers that cannot keep them. */
+  readonly prepare: boolean;
+}
+
+// Every result column is text or bytea. bytea comes in binary format, so content arrives as its
+// raw UTF-8 bytes (half the hex text format's size) and decodes exactly, NUL included; the other
+// columns are decoded as text by pg and parsed here.
+const RAW: pg.CustomTypesConfig = { getTypeParser: () => (value: string) => value } as pg.CustomTypesConfig;
+
+type Row = readonly (string | null)[];
+
+/** Reruns of a call the server rolled back (serialization failure, deadlock). */
+const MAX_RERUNS = 3;
+/** A lost connection is tried again at once on another only while the call is young. */
+const RECONNECT_WITHIN_MS = 2_000;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function statementName(text: string): string {
+  return `memdir_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+}
+
+/** The bounds of the subtree beneath `path`: [path/, path0) in byte order. */
+function subtree(path: string): [string, string] {
+  return [`${path}/`, `${path}0`];
+}
+
+/** What the driver shares with its namespaces: one pool, one setup. */
+class Backend {
+  readonly sql: Statements;
+  #setup: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(
+    readonly connection: Connection,
+    schema: string,
+  ) {
+    this.sql = statements(schema);
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Creates the schema's tables and functions unless they are there; once per driver. */
+  ready(): Promise<void> {
+    if (!this.#setup) {
+      const setup = runSetup(this.connection.pool, this.sql);
+      this.#setup = setup;
+      setup.catch(() => {
+        if (this.#setup === setup) this.#setup = undefined;
+      });
+    }
+    return this.#setup;
+  }
+
+  /** After the tables went missing (a dropped schema), the next call sets up again. */
+  forgetSetup(): void {
+    this.#setup = undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.connection.ownsPool) await this.connection.pool.end();
+  }
+}
+
+/** A query as the driver sends it. */
+interface Query {
+  readonly text: string;
+  readonly values: readonly unknown[];
+  /** Content columns: ask for binary results. */
+  readonly binary?: boolean;
+}
+
+/** @internal The driver behind `createPostgresDriver`; one instance per namespace chain. */
+export class PostgresDriver implements MemoryDriver {
+  readonly capabilities = { atomicRename: true, maxFileBytes: 1_073_741_823 } as const;
+  readonly #backend: Backend;
+  /** The namespace chain: '' for none, `a/b` for namespace b inside a. */
+  readonly #ns: string;
+  readonly #root: boolean;
+
+  constructor(backend: Backend, ns: string, root: boolean) {
+    this.#backend = backend;
+    this.#ns = ns;
+    this.#root = root;
+  }
+
+  /** @internal */
+  static open(connection: Connection, schema: string): PostgresDriver {
+    return new PostgresDriver(new Backend(connection, schema), '', true);
+  }
+
+  /** Creates the tables and functions in the schema when they are missing. Safe to run at once from many processes. */
+  setup(): Promise<void> {
+    return this.#backend.ready();
+  }
+
+  namespace(name: string): MemoryDriver {
+    return new PostgresDriver(this.#backend, this.#ns === '' ? name : `${this.#ns}/${name}`, false);
+  }
+
+  async read(path: DriverPath, options?: DriverCallOptions): Promise<DriverFile | DriverDirectory | null> {
+    if (path === '') return { kind: 'directory' };
+    const rows = await this.#run(
+      { text: this.#sql.read, values: [this.#ns, path, ...subtree(path)], binary: true },
+      false,
+      options?.signal,
+    );
+    const row = rows[0];
+    if (!row) return null;
+    if (row[0] === 'd') return { kind: 'directory' };
+    return { kind: 'file', content: row[1]!, version: row[2]! };
+  }
+
+  async stat(path: DriverPath, options?: DriverCallOptions): Promise<'file' | 'directory' | null> {
+    if (path === '') return 'directory';
+    const rows = await this.#run(
+      { text: this.#sql.stat, values: [this.#ns, path, ...subtree(path)] },
+      false,
+      options?.signal,
+    );
+    const kind = rows[0]?.[0];
+    return kind === 'f' ? 'file' : kind === 'd' ? 'directory' : null;
+  }
+
+  async describe(path: DriverPath, options: DriverDescribeOptions): Promise<DriverFile | DriverListing | null> {
+    const root = path === '';
+    const rows = await this.#run(
+      {
+        text: root ? this.#sql.describeRoot : this.#sql.describeDirectory,
+        values: [this.#ns, path, root ? 0 : path.length + 1, Math.max(0, options.limit), ...(root ? [] : subtree(path))],
+        binary: true,
+      },
+      false,
+      options.signal,
+    );
+    const row = rows[0];
+    if (!row) return null;
+    if (row[0] === 'f') return { kind: 'file', content: row[1]!, version: row[2]! };
+    const entries: DriverListingEntry[] = [];
+    for (const line of row[5]?.split('\n') ?? []) {
+      const tab = line.indexOf('\t');
+      entries.push({ path: line.slice(tab + 1), directory: line[0] === 'd', size: Number(line.slice(1, tab)) });
+    }
+    return { kind: 'directory', size: Number(row[3]), count: Number(row[4]), entries };
+  }
+
+  async *list(dir: DriverPath, options?: DriverListOptions): AsyncIterable<DriverEntry> {
+    const query =
+      dir === ''
+        ? { text: this.#sql.listRoot, values: [this.#ns] }
+        : { text: this.#sql.listDirectory, values: [this.#ns, ...subtree(dir)] };
+    for (const row of await this.#run(query, false, options?.signal)) {
+      yield { path: asDriverPath(row[0]!), size: Number(row[1]) };
+    }
+  }
+
+  async write(path: DriverPath, content: string, options: DriverWriteOptions): Promise<{ version: string }> {
+    const { expect } = options;
+    const expected = expect === undefined ? null : 'absent' in expect ? '' : expect.version;
+    const [row] = await this.#run(
+      {
+        text: this.#sql.write,
+        values: [this.#ns, path, Buffer.from(content, 'utf8'), expected, options.op, ancestors(path)],
+      },
+      true,
+      options.signal,
+    );
+    return { version: writeOutcome(path, row?.[0]) };
+  }
+
+  /**
+   * `str_replace` and `insert`: read, edit, then write with the version read (two round trips).
+   * When another writer wins that compare-and-swap, the edit runs again under the row's lock
+   * (`SELECT ... FOR UPDATE` in a transaction), so writers of one busy file take turns instead of
+   * retrying against each other: a thousand concurrent inserts finish, each applied once.
+   */
+  async update(
+    path: DriverPath,
+    edit: (content: string) => string,
+    options: DriverChangeOptions,
+  ): Promise<'file' | 'directory' | null> {
+    const node = await this.read(path, options);
+    if (node === null || node.kind === 'directory') return node?.kind ?? null;
+    try {
+      await this.write(path, edit(node.content), { expect: { version: node.version }, ...options });
+      return 'file';
+    } catch (error) {
+      if (!isRefusal(error, 'CONFLICT') && !isRefusal(error, 'PATH_CONFLICT')) throw error;
+    }
+    return this.#lockedUpdate(path, edit, options);
+  }
+
+  async remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean> {
+    const [row] = await this.#run(
+      { text: this.#sql.remove, values: [this.#ns, path, options.op] },
+      true,
+      options.signal,
+    );
+    return row?.[0] === 't';
+  }
+
+  async move(from: DriverPath, to: DriverPath, options: DriverChangeOptions): Promise<void> {
+    const [row] = await this.#run(
+      { text: this.#sql.move, values: [this.#ns, from, to, options.op, ancestors(to)] },
+      true,
+      options.signal,
+    );
+    const outcome = row?.[0] ?? '';
+    if (outcome === 't') return;
+    if (outcome === 'n') throw refuseNotFound(from);
+    if (outcome === 'e') throw refuseAlreadyExists(to);
+    if (outcome.startsWith('p')) throw refusePathConflict(outcome.slice(1));
+    throw storeUnavailable('PostgreSQL gave an answer memdir does not know');
+  }
+
+  /** Closes the pool when the driver created it; a namespaced driver leaves it open. */
+  async close(): Promise<void> {
+    if (this.#root) await this.#backend.close();
+  }
+
+  get #sql(): Statements {
+    return this.#backend.sql;
+  }
+
+  #config(query: Query): pg.QueryArrayConfig & { query_timeout: number; types: pg.CustomTypesConfig } {
+    const { connection } = this.#backend;
+    return {
+      text: query.text,
+      values: query.values as unknown[],
+      rowMode: 'array',
+      types: RAW,
+      query_timeout: connection.queryTimeoutMs,
+      ...(query.binary ? { binary: true } : {}),
+      ...(connection.prepare ? { name: statementName(query.text) } : {}),
+    };
+  }
+
+  /**
+   * Runs one statement on a pooled connection: one round trip. A serialization failure or a
+   * deadlock (rolled back by the server) runs again; so does a call whose connection was lost,
+   * once, while the call is young (a change carries its op id, which the server records with
+   * its outcome, so running it again never applies it twice).
+   */
+  async #run(query: Query, change: boolean, signal: AbortSignal | undefined): Promise<Row[]> {
+    const retries = new Retries();
+    for (;;) {
+      await this.#ready(change, signal);
+      const client = await this.#connect(change, signal);
+      try {
+        const result = await client.query(this.#config(query));
+        client.release();
+        return result.rows as Row[];
+      } catch (error) {
+        client.release(error instanceof Error ? error : true);
+        if (isMissingLayout(error)) this.#backend.forgetSetup();
+        const failure = classify(error, true);
+        if (!(await retries.again(failure, signal))) throw backendError(failure, change, error);
+      }
+    }
+  }
+
+  /** A pooled client; a failure here sent nothing. */
+  async #connect(change: boolean, signal: AbortSignal | undefined): Promise<pg.PoolClient> {
+    const retries = new Retries();
+    for (;;) {
+      this.#checkOpen(signal);
+      try {
+        const client = await this.#backend.connection.pool.connect();
+        if (this.#backend.closed || signal?.aborted) {
+          client.release();
+          this.#checkOpen(signal);
+        }
+        return client;
+      } catch (error) {
+        if (error instanceof Error && error.name === 'MemoryToolError') throw error;
+        const failure = classify(error, false);
+        if (!(await retries.again(failure, signal))) throw backendError(failure, change, error);
+      }
+    }
+  }
+
+  async #ready(change: boolean, signal: AbortSignal | undefined): Promise<void> {
+    this.#checkOpen(signal);
+    try {
+      await this.#backend.ready();
+    } catch (error) {
+      if (error instanceof Error && error.name === 'MemoryToolError') throw error;
+      throw backendError(classify(error, false), change, error);
+    }
+  }
+
+  #checkOpen(signal: AbortSignal | undefined): void {
+    if (this.#backend.closed) throw storeUnavailable('the store was closed');
+    // The engine stopped waiting (its deadline passed) and has reported the command: send nothing.
+    if (signal?.aborted) throw storeUnavailable('the command ran out of time');
+  }
+
+  /** The edit under the row's lock: BEGIN, SELECT ... FOR UPDATE, the write, COMMIT. */
+  async #lockedUpdate(
+    path: DriverPath,
+    edit: (content: string) => string,
+    options: DriverChangeOptions,
+  ): Promise<'file' | 'directory' | null> {
+    const retries = new Retries();
+    for (;;) {
+      const client = await this.#connect(true, options.signal);
+      // A checked-out client has no pool listener: an error between two statements would
+      // otherwise be an unhandled 'error' event.
+      const ignore = () => {};
+      client.on('error', ignore);
+      let outcome: { kind: 'file' | 'directory' | null } | { again: true };
+      try {
+        outcome = await this.#editLocked(client, path, edit, options);
+        client.off('error', ignore);
+        client.release();
+      } catch (error) {
+        client.off('error', ignore);
+        if (error instanceof EditFailed) {
+          client.release();
+          throw error.error;
+        }
+        if (error instanceof Error && error.name === 'MemoryToolError') {
+          client.release();
+          throw error;
+        }
+        client.release(error instanceof Error ? error : true);
+        const failure = classify(error, true);
+        if (!(await retries.again(failure, options.signal))) throw backendError(failure, true, error);
+        continue;
+      }
+      if ('kind' in outcome) return outcome.kind;
+    }
+  }
+
+  async #editLocked(
+    client: pg.PoolClient,
+    path: DriverPath,
+    edit: (content: string) => string,
+    options: DriverChangeOptions,
+  ): Promise<{ kind: 'file' | 'directory' | null } | { again: true }> {
+    await client.query({
+      text: 'BEGIN; SET LOCAL idle_in_transaction_session_timeout = 5000; SET LOCAL lock_timeout = 3000',
+      query_timeout: this.#backend.connection.queryTimeoutMs,
+    } as pg.QueryConfig);
+    const locked = await client.query(
+      this.#config({ text: this.#sql.lockForUpdate, values: [this.#ns, path], binary: true }),
+    );
+    const row = locked.rows[0] as Row | undefined;
+    if (!row) {
+      await client.query('ROLLBACK');
+      const stat = await client.query(
+        this.#config({ text: this.#sql.stat, values: [this.#ns, path, ...subtree(path)] }),
+      );
+      const found = (stat.rows[0] as Row | undefined)?.[0];
+      const kind = found === 'f' ? 'file' : found === 'd' ? 'directory' : null;
+      // A file that appeared since is edited under its lock on the next round.
+      return kind === 'file' ? { again: true } : { kind };
+    }
+    let updated: string;
+    try {
+      updated = edit(row[0]!);
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw new EditFailed(error);
+    }
+    const written = await client.query(
+      this.#config({
+        text: this.#sql.write,
+        values: [this.#ns, path, Buffer.from(updated, 'utf8'), row[1], options.op, ancestors(path)],
+      }),
+    );
+    await client.query('COMMIT');
+    writeOutcome(path, (written.rows[0] as Row | undefined)?.[0]);
+    return { kind: 'file' };
+  }
+}
+
+/** What `edit` threw, carried past the driver's handling of pg failures. */
+class EditFailed {
+  constructor(readonly error: unknown) {}
+}
+
+/** The retries of one call: reruns after a rollback, and one reconnect while the call is young. */
+class Retries {
+  readonly #started = Date.now();
+  #reruns = 0;
+  #reconnected = false;
+
+  async again(failure: Failure, signal: AbortSignal | undefined): Promise<boolean> {
+    if (signal?.aborted) return false;
+    if (failure.action === 'rerun' && this.#reruns < MAX_RERUNS) {
+      this.#reruns++;
+      await sleep(Math.random() * 10 * this.#reruns);
+      return true;
+    }
+    if (failure.action === 'reconnect' && !this.#reconnected && Date.now() - this.#started < RECONNECT_WITHIN_MS) {
+      this.#reconnected = true;
+      return true;
+    }
+    return false;
+  }
+}
+
+/** Reads `write_v1`'s answer: the new version, or the refusal it stands for. */
+function writeOutcome(path: DriverPath, outcome: string | null | undefined): string {
+  if (outcome?.startsWith('v')) return outcome.slice(1);
+  if (outcome === 'c') throw refuseConflict(path);
+  if (outcome?.startsWith('p')) throw refusePathConflict(outcome.slice(1));
+  throw storeUnavailable('PostgreSQL gave an answer memdir does not know');
+}
+
+/**
+ * Creates layout 1 in the schema unless it is there: one round trip when it is. Otherwise, in one
+ * transaction under an advisory lock, so that processes starting at once on an empty database
+ * take turns and the later ones find everything made. Needs no superuser: the role must be able
+ * to create the schema (CREATE on the database) or own one that exists.
+ */
+export async function runSetup(pool: pg.Pool, sql: Statements): Promise<void> {
+  const client = await pool.connect();
+  const ignore = () => {};
+  client.on('error', ignore);
+  let failed: unknown;
+  try {
+    const installed = async () =>
+      (await client.query<{ installed: boolean }>(sql.installed, [sql.schema])).rows[0]?.installed === true;
+    if (await installed()) return;
+    await client.query('BEGIN');
+    try {
+      await client.query(setupLock(sql.schema));
+      if (!(await installed())) {
+        await checkServer(client);
+        const exists = await client.query('SELECT pg_catalog.to_regnamespace($1) IS NOT NULL AS found', [
+          quoteIdentifier(sql.schema),
+        ]);
+        if (!exists.rows[0]?.found) await client.query(`CREATE SCHEMA ${quoteIdentifier(sql.schema)}`);
+        for (const statement of sql.setup) await client.query(statement);
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    }
+  } catch (error) {
+    failed = error;
+    throw setupError(error);
+  } finally {
+    client.off('error', ignore);
+    client.release(failed instanceof Error ? failed : undefined);
+  }
+}
+
+async function checkServer(client: pg.PoolClient): Promise<void> {
+  const { rows } = await client.query<{ version: number; encoding: string }>(
+    "SELECT current_setting('server_version_num')::int AS version, current_setting('server_encoding') AS encoding",
+  );
+  const { version, encoding } = rows[0]!;
+  if (version < 130000) {
+    throw new SetupError(`memdir needs PostgreSQL 13 or later (this server is ${Math.floor(version / 10000)})`);
+  }
+  if (encoding !== 'UTF8') {
+    throw new SetupError(`memdir needs a database with UTF8 encoding (this one is ${encoding})`);
+  }
+}
+
+/** A server memdir cannot use, said in plain words. */
+class SetupError extends Error {
+  override readonly name = 'SetupError';
+}
+
+function setupError(error: unknown): Error {
+  if (error instanceof SetupError) return storeUnavailable(error.message, error);
+  const state = (error as { code?: unknown } | null)?.code;
+  if (state === '42501') {
+    return storeUnavailable(
+      'memdir cannot create its tables in PostgreSQL (permission denied: run setup as a role that may create the schema, or create it and give this role its ownership)',
+      error,
+    );
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+export { LAYOUT };

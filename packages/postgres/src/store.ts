@@ -174,5 +174,14 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresMemo
     void driver.close();
     throw error;
   }
-  return Object.assign(store, { setup: () => driver.setup() });
+  // With a namespace the engine works on driver.namespace(...), whose close leaves the pool open:
+  // the store closes the driver it made.
+  const closeEngine = store.close.bind(store);
+  return Object.assign(store, {
+    setup: () => driver.setup(),
+    close: async () => {
+      await closeEngine();
+      await driver.close();
+    },
+  });
 }

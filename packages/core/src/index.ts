@@ -2,6 +2,8 @@ export type { MemoryToolErrorCode, MemoryToolErrorOptions } from './errors.js';
 export { isMemoryToolError, MemoryToolError } from './errors.js';
 export { createInMemoryDriver, createInMemoryStore } from './in-memory.js';
 export type {
+  McpCallOptions,
+  McpToolResult,
   MemoryExecute,
   MemoryExecuteOptions,
   MemoryRunnableTool,
@@ -11,6 +13,8 @@ export type {
 } from './integrations/index.js';
 export {
   executeMemoryToolCall,
+  mcpCallTool,
+  mcpRequestTooLarge,
   memoryErrorText,
   memoryExecute,
   memoryTool,

@@ -23,6 +23,7 @@ import {
   refusePathConflict,
   storeUnavailable,
 } from '@memdir/core/driver';
+import { isMemoryToolError } from '@memdir/core';
 import type pg from 'pg';
 import { backendError, classify, type Failure, isMissingLayout } from './errors.js';
 import { LAYOUT, quoteIdentifier, type Statements, setupLock, statements } from './sql.js';
@@ -66,6 +67,10 @@ function subtree(path: string): [string, string] {
 /** What the driver shares with its namespaces: one pool, one setup. */
 class Backend {
   readonly sql: Statements;
+  /** Files whose compare-and-swap lost lately. */
+  readonly contended = new RecentKeys(1_000);
+  /** As many slots as the pool has connections. */
+  readonly gate: Gate;
   #setup: Promise<void> | undefined;
   #closed = false;
 
@@ -74,6 +79,8 @@ class Backend {
     schema: string,
   ) {
     this.sql = statements(schema);
+    const max = (connection.pool as { options?: { max?: unknown } }).options?.max;
+    this.gate = new Gate(typeof max === 'number' && max > 0 ? max : 10);
   }
 
   get closed(): boolean {
@@ -221,13 +228,18 @@ export class PostgresDriver implements MemoryDriver {
     edit: (content: string) => string,
     options: DriverChangeOptions,
   ): Promise<'file' | 'directory' | null> {
-    const node = await this.read(path, options);
-    if (node === null || node.kind === 'directory') return node?.kind ?? null;
-    try {
-      await this.write(path, edit(node.content), { expect: { version: node.version }, ...options });
-      return 'file';
-    } catch (error) {
-      if (!isRefusal(error, 'CONFLICT') && !isRefusal(error, 'PATH_CONFLICT')) throw error;
+    const key = `${this.#ns}\u0000${path}`;
+    if (!this.#backend.contended.recent(key)) {
+      const node = await this.read(path, options);
+      if (node === null || node.kind === 'directory') return node?.kind ?? null;
+      try {
+        await this.write(path, edit(node.content), { expect: { version: node.version }, ...options });
+        return 'file';
+      } catch (error) {
+        if (!isRefusal(error, 'CONFLICT') && !isRefusal(error, 'PATH_CONFLICT')) throw error;
+      }
+      // A busy file: the next edits of it from this process go straight to its lock.
+      this.#backend.contended.mark(key);
     }
     return this.#lockedUpdate(path, edit, options);
   }
@@ -287,13 +299,13 @@ export class PostgresDriver implements MemoryDriver {
     const retries = new Retries();
     for (;;) {
       await this.#ready(change, signal);
-      const client = await this.#connect(change, signal);
+      const lease = await this.#connect(change, signal);
       try {
-        const result = await client.query(this.#config(query));
-        client.release();
+        const result = await lease.client.query(this.#config(query));
+        lease.release();
         return result.rows as Row[];
       } catch (error) {
-        client.release(error instanceof Error ? error : true);
+        lease.release(error);
         if (isMissingLayout(error)) this.#backend.forgetSetup();
         const failure = classify(error, true);
         if (!(await retries.again(failure, signal))) throw backendError(failure, change, error);
@@ -301,22 +313,28 @@ export class PostgresDriver implements MemoryDriver {
     }
   }
 
-  /** A pooled client; a failure here sent nothing. */
-  async #connect(change: boolean, signal: AbortSignal | undefined): Promise<pg.PoolClient> {
+  /**
+   * A pooled client, once one of the driver's slots is free; a failure here sent nothing. Calls
+   * beyond the pool's size wait in the driver's own queue, for as long as the engine waits (its
+   * signal), so a burst of commands waits its turn while the pool's connection timeout still
+   * tells a dead server quickly.
+   */
+  async #connect(change: boolean, signal: AbortSignal | undefined): Promise<Lease> {
+    this.#checkOpen(signal);
+    const { gate } = this.#backend;
+    await gate.enter(signal);
     const retries = new Retries();
     for (;;) {
-      this.#checkOpen(signal);
       try {
+        this.#checkOpen(signal);
         const client = await this.#backend.connection.pool.connect();
-        if (this.#backend.closed || signal?.aborted) {
-          client.release();
-          this.#checkOpen(signal);
-        }
-        return client;
+        return new Lease(client, gate);
       } catch (error) {
-        if (error instanceof Error && error.name === 'MemoryToolError') throw error;
-        const failure = classify(error, false);
-        if (!(await retries.again(failure, signal))) throw backendError(failure, change, error);
+        if (isMemoryToolError(error) || !(await retries.again(classify(error, false), signal))) {
+          gate.leave();
+          if (isMemoryToolError(error)) throw error;
+          throw backendError(classify(error, false), change, error);
+        }
       }
     }
   }
@@ -326,7 +344,7 @@ export class PostgresDriver implements MemoryDriver {
     try {
       await this.#backend.ready();
     } catch (error) {
-      if (error instanceof Error && error.name === 'MemoryToolError') throw error;
+      if (isMemoryToolError(error)) throw error;
       throw backendError(classify(error, false), change, error);
     }
   }
@@ -345,27 +363,21 @@ export class PostgresDriver implements MemoryDriver {
   ): Promise<'file' | 'directory' | null> {
     const retries = new Retries();
     for (;;) {
-      const client = await this.#connect(true, options.signal);
-      // A checked-out client has no pool listener: an error between two statements would
-      // otherwise be an unhandled 'error' event.
-      const ignore = () => {};
-      client.on('error', ignore);
+      const lease = await this.#connect(true, options.signal);
       let outcome: { kind: 'file' | 'directory' | null } | { again: true };
       try {
-        outcome = await this.#editLocked(client, path, edit, options);
-        client.off('error', ignore);
-        client.release();
+        outcome = await this.#editLocked(lease.client, path, edit, options);
+        lease.release();
       } catch (error) {
-        client.off('error', ignore);
         if (error instanceof EditFailed) {
-          client.release();
+          lease.release();
           throw error.error;
         }
-        if (error instanceof Error && error.name === 'MemoryToolError') {
-          client.release();
+        if (isMemoryToolError(error)) {
+          lease.release();
           throw error;
         }
-        client.release(error instanceof Error ? error : true);
+        lease.release(error);
         const failure = classify(error, true);
         if (!(await retries.again(failure, options.signal))) throw backendError(failure, true, error);
         continue;
@@ -414,6 +426,84 @@ export class PostgresDriver implements MemoryDriver {
     await client.query('COMMIT');
     writeOutcome(path, (written.rows[0] as Row | undefined)?.[0]);
     return { kind: 'file' };
+  }
+}
+
+/** Keys marked within the last `ttlMs`; forgets the older ones. */
+class RecentKeys {
+  readonly #marked = new Map<string, number>();
+
+  constructor(readonly ttlMs: number) {}
+
+  mark(key: string): void {
+    const now = Date.now();
+    if (this.#marked.size >= 1_000) {
+      for (const [old, at] of this.#marked) if (now - at > this.ttlMs) this.#marked.delete(old);
+    }
+    this.#marked.set(key, now);
+  }
+
+  recent(key: string): boolean {
+    const at = this.#marked.get(key);
+    return at !== undefined && Date.now() - at <= this.ttlMs;
+  }
+}
+
+/** A checked-out client and its slot. */
+class Lease {
+  // A checked-out client has no pool listener: an error between two statements would otherwise
+  // be an unhandled 'error' event, which ends the process.
+  readonly #ignore = () => {};
+
+  constructor(
+    readonly client: pg.PoolClient,
+    readonly gate: Gate,
+  ) {
+    client.on('error', this.#ignore);
+  }
+
+  /** Gives the client back; after a failure (`error`), the pool drops it and opens another. */
+  release(error?: unknown): void {
+    this.client.off('error', this.#ignore);
+    if (error === undefined) this.client.release();
+    else this.client.release(error instanceof Error ? error : true);
+    this.gate.leave();
+  }
+}
+
+/** At most `size` calls hold a client at once; the others wait in order, until their signal aborts. */
+class Gate {
+  #free: number;
+  readonly #waiting: Array<() => void> = [];
+
+  constructor(size: number) {
+    this.#free = size;
+  }
+
+  enter(signal: AbortSignal | undefined): Promise<void> {
+    if (this.#free > 0) {
+      this.#free--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        const index = this.#waiting.indexOf(admit);
+        if (index !== -1) this.#waiting.splice(index, 1);
+        reject(storeUnavailable('the memory store is busy'));
+      };
+      const admit = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      this.#waiting.push(admit);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  leave(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#free++;
   }
 }
 

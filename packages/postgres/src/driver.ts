@@ -48,7 +48,8 @@ type Row = readonly (string | null)[];
 
 /** Reruns of a call the server rolled back (serialization failure, deadlock). */
 const MAX_RERUNS = 3;
-/** A lost connection is tried again at once on another only while the call is young. */
+/** A call whose connection was lost runs again on another, a few times, while it is young. */
+const MAX_RECONNECTS = 3;
 const RECONNECT_WITHIN_MS = 2_000;
 
 function sleep(ms: number): Promise<void> {
@@ -512,11 +513,15 @@ class EditFailed {
   constructor(readonly error: unknown) {}
 }
 
-/** The retries of one call: reruns after a rollback, and one reconnect while the call is young. */
+/**
+ * The retries of one call: reruns after a rollback, and a few reconnects while the call is young.
+ * A reconnect waits a moment first, so that the pool notices its other idle clients whose
+ * connections broke too (a restarted server, a dropped link) and hands out a fresh one.
+ */
 class Retries {
   readonly #started = Date.now();
   #reruns = 0;
-  #reconnected = false;
+  #reconnects = 0;
 
   async again(failure: Failure, signal: AbortSignal | undefined): Promise<boolean> {
     if (signal?.aborted) return false;
@@ -525,9 +530,14 @@ class Retries {
       await sleep(Math.random() * 10 * this.#reruns);
       return true;
     }
-    if (failure.action === 'reconnect' && !this.#reconnected && Date.now() - this.#started < RECONNECT_WITHIN_MS) {
-      this.#reconnected = true;
-      return true;
+    if (
+      failure.action === 'reconnect' &&
+      this.#reconnects < MAX_RECONNECTS &&
+      Date.now() - this.#started < RECONNECT_WITHIN_MS
+    ) {
+      this.#reconnects++;
+      await sleep(10 * this.#reconnects);
+      return !signal?.aborted;
     }
     return false;
   }

@@ -69,8 +69,10 @@ export function classify(error: unknown, sent: boolean): Failure {
     case '57P05':
       return { action: 'reconnect', unknown: sent, reason: 'the connection to PostgreSQL was closed by the server' };
   }
-  if (state?.startsWith('08') || (state === undefined && isConnectionError(error, text))) {
-    return { action: 'reconnect', unknown: sent, reason: 'the connection to PostgreSQL was lost' };
+  if (state?.startsWith('08') || isConnectionError(error, text)) {
+    return sent
+      ? { action: 'reconnect', unknown: true, reason: 'the connection to PostgreSQL was lost' }
+      : { action: 'reconnect', unknown: false, reason: 'cannot connect to PostgreSQL' };
   }
   if (state === '3F000' || state === '42883' || state === '42P01') {
     return { action: 'final', unknown: false, reason: 'the memdir tables are missing in PostgreSQL' };

@@ -108,7 +108,7 @@ describe('content and names', () => {
       await driver.write(p(`f${index}`), text, { op: `op-content-${index}-${Date.now()}` });
       const node = await driver.read(p(`f${index}`));
       expect(node?.kind === 'file' && node.content === text, `text ${index}`).toBe(true);
-      const described = await driver.describe(p(`f${index}`), { limit: 10 });
+      const described = await driver.describe!(p(`f${index}`), { limit: 10 });
       expect(described?.kind === 'file' && described.content === text, `text ${index}`).toBe(true);
     }
     await store.create({ command: 'create', path: '/memories/nul.md', file_text: 'x\u0000y' });
@@ -157,11 +157,11 @@ describe('content and names', () => {
     }
     const driver = scratchDriver();
     for (const [index, name] of names.entries()) await driver.write(p(name), 'x', { op: `op-order-${index}-${Date.now()}` });
-    const listing = await driver.describe(p(''), { limit: 3 });
+    const listing = await driver.describe!(p(''), { limit: 3 });
     const paths = listing?.kind === 'directory' ? listing.entries.map((entry) => entry.path).sort() : [];
     // UTF-16 order: a\u{1f600}x < a\ue000x < z < \ud7ff < \u{10000} < \u{1f600} < \ue000 < \uffff.
     expect(paths.slice(0, 3)).toEqual(['a\u{1f600}x', 'a\ue000x', 'z'].sort());
-    const two = await driver.describe(p(''), { limit: 6 });
+    const two = await driver.describe!(p(''), { limit: 6 });
     const six = two?.kind === 'directory' ? two.entries.map((entry) => entry.path) : [];
     expect(new Set(six)).toEqual(new Set(['a\u{1f600}x', 'a\ue000x', 'z', '\ud7ff', '\u{10000}', '\u{1f600}']));
   });

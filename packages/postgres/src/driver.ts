@@ -13,6 +13,7 @@ import type {
   DriverWriteOptions,
   MemoryDriver,
 } from '@memdir/core';
+import { isMemoryToolError } from '@memdir/core';
 import {
   ancestors,
   asDriverPath,
@@ -23,7 +24,6 @@ import {
   refusePathConflict,
   storeUnavailable,
 } from '@memdir/core/driver';
-import { isMemoryToolError } from '@memdir/core';
 import type pg from 'pg';
 import { backendError, classify, type Failure, isMissingLayout } from './errors.js';
 import { LAYOUT, quoteIdentifier, type Statements, setupLock, statements } from './sql.js';
@@ -56,8 +56,16 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+const names = new Map<string, string>();
+
+/** A stable name per statement text, so each connection prepares (plans) it once. */
 function statementName(text: string): string {
-  return `memdir_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `memdir_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+    names.set(text, name);
+  }
+  return name;
 }
 
 /** The bounds of the subtree beneath `path`: [path/, path0) in byte order. */
@@ -172,12 +180,21 @@ export class PostgresDriver implements MemoryDriver {
     return kind === 'f' ? 'file' : kind === 'd' ? 'directory' : null;
   }
 
-  async describe(path: DriverPath, options: DriverDescribeOptions): Promise<DriverFile | DriverListing | null> {
+  async describe(
+    path: DriverPath,
+    options: DriverDescribeOptions,
+  ): Promise<DriverFile | DriverListing | null> {
     const root = path === '';
     const rows = await this.#run(
       {
         text: root ? this.#sql.describeRoot : this.#sql.describeDirectory,
-        values: [this.#ns, path, root ? 0 : path.length + 1, Math.max(0, options.limit), ...(root ? [] : subtree(path))],
+        values: [
+          this.#ns,
+          path,
+          root ? 0 : path.length + 1,
+          Math.max(0, options.limit),
+          ...(root ? [] : subtree(path)),
+        ],
         binary: true,
       },
       false,
@@ -189,7 +206,11 @@ export class PostgresDriver implements MemoryDriver {
     const entries: DriverListingEntry[] = [];
     for (const line of row[5]?.split('\n') ?? []) {
       const tab = line.indexOf('\t');
-      entries.push({ path: line.slice(tab + 1), directory: line[0] === 'd', size: Number(line.slice(1, tab)) });
+      entries.push({
+        path: line.slice(tab + 1),
+        directory: line[0] === 'd',
+        size: Number(line.slice(1, tab)),
+      });
     }
     return { kind: 'directory', size: Number(row[3]), count: Number(row[4]), entries };
   }
@@ -597,7 +618,9 @@ async function checkServer(client: pg.PoolClient): Promise<void> {
   );
   const { version, encoding } = rows[0]!;
   if (version < 130000) {
-    throw new SetupError(`memdir needs PostgreSQL 13 or later (this server is ${Math.floor(version / 10000)})`);
+    throw new SetupError(
+      `memdir needs PostgreSQL 13 or later (this server is ${Math.floor(version / 10000)})`,
+    );
   }
   if (encoding !== 'UTF8') {
     throw new SetupError(`memdir needs a database with UTF8 encoding (this one is ${encoding})`);

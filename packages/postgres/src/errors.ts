@@ -1,6 +1,6 @@
 // What a pg failure means for a memory command: whether to try again at once, and the plain words
 // the model reads (never the server's address, a user name or the SQL).
-import { MemoryToolError } from '@memdir/core';
+import type { MemoryToolError } from '@memdir/core';
 import { outcomeUnknown, storeUnavailable } from '@memdir/core/driver';
 
 /** A failure as the driver sorts it. */
@@ -50,7 +50,11 @@ export function classify(error: unknown, sent: boolean): Failure {
     case '57014':
       return { action: 'final', unknown: false, reason: 'PostgreSQL did not answer in time' };
     case '55P03':
-      return { action: 'final', unknown: false, reason: 'the memory store is busy (a lock was held too long)' };
+      return {
+        action: 'final',
+        unknown: false,
+        reason: 'the memory store is busy (a lock was held too long)',
+      };
     case '25006':
       return { action: 'final', unknown: false, reason: 'PostgreSQL is read-only' };
     case '42501':
@@ -62,12 +66,17 @@ export function classify(error: unknown, sent: boolean): Failure {
       return {
         action: 'final',
         unknown: false,
-        reason: 'the database session uses repeatable read isolation; memdir needs read committed or serializable',
+        reason:
+          'the database session uses repeatable read isolation; memdir needs read committed or serializable',
       };
     case '57P01':
     case '57P02':
     case '57P05':
-      return { action: 'reconnect', unknown: sent, reason: 'the connection to PostgreSQL was closed by the server' };
+      return {
+        action: 'reconnect',
+        unknown: sent,
+        reason: 'the connection to PostgreSQL was closed by the server',
+      };
   }
   if (state?.startsWith('08') || isConnectionError(error, text)) {
     return sent

@@ -84,6 +84,10 @@ function describe(s: string, root: boolean): string {
   const hidden = (segment: string) => `(left(${segment}, 1) = '.' OR ${segment} = 'node_modules')`;
   // A hidden segment anywhere in `rel`: the relative path has no empty segment, so '/.' marks a
   // dot name, and '/node_modules/' the other hidden name, once it is wrapped in slashes.
+  // ASCII names are their own key, decided here rather than in listing_key, which the planner
+  // cannot inline (convert_to is only stable) and which costs a function call per name.
+  const key = (name: string) =>
+    `CASE WHEN ${name} IS NULL OR octet_length(${name}) = char_length(${name}) THEN ${name} ELSE ${s}.listing_key_v${LAYOUT}(${name}) END`;
   const anyHidden = `(position('/.' IN '/' || rel) > 0 OR position('/node_modules/' IN '/' || rel || '/') > 0)`;
   return `WITH target AS (
   SELECT content, version FROM ${s}.files WHERE ns = $1 AND path = $2
@@ -104,7 +108,7 @@ function describe(s: string, root: boolean): string {
   WHERE s2 <> '' AND NOT ${hidden('s2')} GROUP BY s1, s2
 ), cut AS (
   SELECT * FROM entries
-  ORDER BY ${s}.listing_key_v${LAYOUT}(s1), s2 IS NOT NULL, ${s}.listing_key_v${LAYOUT}(s2)
+  ORDER BY ${key('s1')}, s2 IS NOT NULL, ${key('s2')}
   LIMIT $4
 )
 SELECT 'f' AS kind, content, version, NULL AS size, NULL AS count, NULL AS entries FROM target
@@ -156,7 +160,7 @@ function setupStatements(s: string): string[] {
     // UTF-16 order as byte order: characters above U+FFFF move down to just after U+D7FF, and
     // U+E000-U+FFFF move up above them (a bijection of U+E000-U+10FFFF). Other names are their
     // own key, found without a per-character walk: only bytes 0xEE-0xF4 start such characters in
-    // UTF-8. listing_key is a single expression, so the planner inlines it into the listing.
+    // UTF-8.
     `CREATE OR REPLACE FUNCTION ${s}.utf16_key_v1(name text) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
   SELECT string_agg(CASE WHEN c < 57344 THEN chr(c) WHEN c < 65536 THEN chr(c + 1048576) ELSE chr(c - 8192) END,

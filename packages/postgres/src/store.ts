@@ -1,4 +1,9 @@
-import { createMemoryStore, type MemoryDriver, type MemoryStore, type MemoryStoreOptions } from '@memdir/core';
+import {
+  createMemoryStore,
+  type MemoryDriver,
+  type MemoryStore,
+  type MemoryStoreOptions,
+} from '@memdir/core';
 import pg from 'pg';
 import { PostgresDriver as Driver } from './driver.js';
 
@@ -86,13 +91,20 @@ export interface PostgresMemoryStore extends MemoryStore {
 function positive(value: number | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 1) {
-    throw new TypeError(`Invalid @memdir/postgres option ${name}: expected a positive integer, got ${String(value)}`);
+    throw new TypeError(
+      `Invalid @memdir/postgres option ${name}: expected a positive integer, got ${String(value)}`,
+    );
   }
   return value;
 }
 
 function checkSchema(schema: string): string {
-  if (typeof schema !== 'string' || schema.length === 0 || Buffer.byteLength(schema) > 63 || schema.includes('\0')) {
+  if (
+    typeof schema !== 'string' ||
+    schema.length === 0 ||
+    Buffer.byteLength(schema) > 63 ||
+    schema.includes('\0')
+  ) {
     throw new TypeError(
       `Invalid @memdir/postgres option schema: expected a PostgreSQL name of 1 to 63 bytes, got ${JSON.stringify(schema)}`,
     );
@@ -118,7 +130,11 @@ export function createPostgresDriver(options: PostgresDriverOptions): PostgresDr
   if (typeof options.connectionString !== 'string' || options.connectionString === '') {
     throw new TypeError('@memdir/postgres: give a pool (pg.Pool) or a connectionString (postgres://...)');
   }
-  const statementTimeout = positive(options.statementTimeoutMs, 'statementTimeoutMs', DEFAULT_STATEMENT_TIMEOUT_MS);
+  const statementTimeout = positive(
+    options.statementTimeoutMs,
+    'statementTimeoutMs',
+    DEFAULT_STATEMENT_TIMEOUT_MS,
+  );
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: positive(options.maxConnections, 'maxConnections', DEFAULT_MAX_CONNECTIONS),

@@ -10,7 +10,8 @@ afterAll(() => admin.end());
 
 describeMemoryStore({
   name: 'postgres (a pool of its own)',
-  create: (options, backend) => createPostgresStore({ ...options, connectionString: databaseUrl(), schema: backend }),
+  create: (options, backend) =>
+    createPostgresStore({ ...options, connectionString: databaseUrl(), schema: backend }),
   destroy: (backend) => dropSchema(admin, backend),
 });
 

@@ -15,7 +15,9 @@ afterEach(async () => {
 });
 
 /** The outcome of a command and how long it took. */
-async function timed(promise: Promise<string>): Promise<{ ms: number; ok?: string; code?: string; message?: string }> {
+async function timed(
+  promise: Promise<string>,
+): Promise<{ ms: number; ok?: string; code?: string; message?: string }> {
   const started = Date.now();
   try {
     const ok = await promise;
@@ -47,7 +49,9 @@ describe('a silent or dead server', () => {
     const change = await timed(store.create({ command: 'create', path: '/memories/b.md', file_text: 'b' }));
     expect(change.code).toBe('BACKEND');
     expect(change.ms).toBeLessThan(6_500);
-    expect(change.message).toMatch(/^The memory store is unavailable: .+\. The change may or may not have been saved/);
+    expect(change.message).toMatch(
+      /^The memory store is unavailable: .+\. The change may or may not have been saved/,
+    );
     const read = await timed(view(store, '/memories/a.md'));
     expect(read.code).toBe('BACKEND');
     expect(read.ms).toBeLessThan(6_500);
@@ -77,7 +81,8 @@ describe('a silent or dead server', () => {
     expect(outcome.code).toBe('BACKEND');
     expect(outcome.ms).toBeLessThan(5_000);
     expect(outcome.message).toBe('The memory store is unavailable: cannot connect to PostgreSQL. Try again.');
-    for (const secret of ['s3cret', 'someone', url.port, '127.0.0.1']) expect(outcome.message).not.toContain(secret);
+    for (const secret of ['s3cret', 'someone', url.port, '127.0.0.1'])
+      expect(outcome.message).not.toContain(secret);
   });
 });
 
@@ -98,7 +103,14 @@ describe('dropped connections', () => {
     const { store, proxy } = await proxiedStore();
     await store.create({ command: 'create', path: '/memories/log.md', file_text: 'start' });
     const inserts = Array.from({ length: 100 }, (_, index) =>
-      timed(store.insert({ command: 'insert', path: '/memories/log.md', insert_line: 1, insert_text: `line ${index}` })),
+      timed(
+        store.insert({
+          command: 'insert',
+          path: '/memories/log.md',
+          insert_line: 1,
+          insert_text: `line ${index}`,
+        }),
+      ),
     );
     const chaos = (async () => {
       for (let round = 0; round < 6; round++) {
@@ -126,7 +138,11 @@ describe('dropped connections', () => {
     const store = createPostgresStore({ connectionString: databaseUrl(), schema });
     cleanups.push(() => dropSchema(admin, schema));
     cleanups.push(() => store.close());
-    await Promise.all(Array.from({ length: 4 }, (_, index) => store.create({ command: 'create', path: `/memories/${index}.md`, file_text: 'x' })));
+    await Promise.all(
+      Array.from({ length: 4 }, (_, index) =>
+        store.create({ command: 'create', path: `/memories/${index}.md`, file_text: 'x' }),
+      ),
+    );
     const { rows } = await admin.query(
       "SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = 'memdir' AND state = 'idle' AND pid <> pg_backend_pid()",
     );
@@ -148,7 +164,9 @@ describe('the server itself', () => {
     try {
       await holder.query('BEGIN');
       await holder.query(`SELECT pg_advisory_xact_lock(${0x6d640002}, hashtext(''))`);
-      const rename = timed(store.rename({ command: 'rename', old_path: '/memories/dir', new_path: '/memories/moved' }));
+      const rename = timed(
+        store.rename({ command: 'rename', old_path: '/memories/dir', new_path: '/memories/moved' }),
+      );
       let killed = 0;
       for (let tries = 0; tries < 100 && killed === 0; tries++) {
         await new Promise((resolve) => setTimeout(resolve, 20));

@@ -8,7 +8,8 @@ import pg from 'pg';
  */
 export function databaseUrl(): string {
   const url = process.env['DATABASE_URL'];
-  if (!url) throw new Error('DATABASE_URL is not set: point it at a PostgreSQL 13+ database the tests may write to');
+  if (!url)
+    throw new Error('DATABASE_URL is not set: point it at a PostgreSQL 13+ database the tests may write to');
   return url;
 }
 

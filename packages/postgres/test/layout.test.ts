@@ -40,7 +40,9 @@ describe('layout', () => {
     cleanups.push(() => nested.close());
     await store.create({ command: 'create', path: '/memories/notes/a.md', file_text: 'héllo' });
     await nested.namespace('team').namespace('bob').write(p('x.md'), 'x', { op: 'op-layout-1' });
-    const { rows } = await admin.query(`SELECT ns, path, content, size FROM "${schema}".files ORDER BY ns, path`);
+    const { rows } = await admin.query(
+      `SELECT ns, path, content, size FROM "${schema}".files ORDER BY ns, path`,
+    );
     expect(rows).toEqual([
       { ns: '', path: 'notes/a.md', content: Buffer.from('héllo'), size: 6 },
       { ns: 'team/bob', path: 'x.md', content: Buffer.from('x'), size: 1 },
@@ -119,18 +121,39 @@ describe('content and names', () => {
 
   it('names are literal: _ % * ? [ ] { } \' " : and spaces match only themselves', async () => {
     const { store } = openStore();
-    const names = ['a_b', 'aXb', 'a%', 'a%b', 'a*', 'ab', 'a?', 'a[b]', 'a{b}', "a'b", 'a"b', 'a:b', 'a b', 'a\\'];
+    const names = [
+      'a_b',
+      'aXb',
+      'a%',
+      'a%b',
+      'a*',
+      'ab',
+      'a?',
+      'a[b]',
+      'a{b}',
+      "a'b",
+      'a"b',
+      'a:b',
+      'a b',
+      'a\\',
+    ];
     const valid = names.filter((name) => !name.includes('\\'));
     for (const name of valid) {
       await store.create({ command: 'create', path: `/memories/${name}/f.md`, file_text: name });
     }
     const listing = await store.view({ command: 'view', path: '/memories/a_b' });
     expect(listing.split('\n').slice(1)).toEqual(['3B\t/memories/a_b', '3B\t/memories/a_b/f.md']);
-    expect(await store.delete({ command: 'delete', path: '/memories/a*' })).toBe('Successfully deleted /memories/a*');
-    expect(await store.delete({ command: 'delete', path: '/memories/a%' })).toBe('Successfully deleted /memories/a%');
-    await store.rename({ command: 'rename', old_path: '/memories/a_b', new_path: '/memories/a?' }).catch((error) => {
-      expect(error.code).toBe('ALREADY_EXISTS');
-    });
+    expect(await store.delete({ command: 'delete', path: '/memories/a*' })).toBe(
+      'Successfully deleted /memories/a*',
+    );
+    expect(await store.delete({ command: 'delete', path: '/memories/a%' })).toBe(
+      'Successfully deleted /memories/a%',
+    );
+    await store
+      .rename({ command: 'rename', old_path: '/memories/a_b', new_path: '/memories/a?' })
+      .catch((error) => {
+        expect(error.code).toBe('ALREADY_EXISTS');
+      });
     const left = (await store.view({ command: 'view', path: '/memories' }))
       .split('\n')
       .slice(2)
@@ -156,14 +179,17 @@ describe('content and names', () => {
       expect(view).toBe(await reference.view({ command: 'view', path }));
     }
     const driver = scratchDriver();
-    for (const [index, name] of names.entries()) await driver.write(p(name), 'x', { op: `op-order-${index}-${Date.now()}` });
+    for (const [index, name] of names.entries())
+      await driver.write(p(name), 'x', { op: `op-order-${index}-${Date.now()}` });
     const listing = await driver.describe!(p(''), { limit: 3 });
     const paths = listing?.kind === 'directory' ? listing.entries.map((entry) => entry.path).sort() : [];
     // UTF-16 order: a\u{1f600}x < a\ue000x < z < \ud7ff < \u{10000} < \u{1f600} < \ue000 < \uffff.
     expect(paths.slice(0, 3)).toEqual(['a\u{1f600}x', 'a\ue000x', 'z'].sort());
     const two = await driver.describe!(p(''), { limit: 6 });
     const six = two?.kind === 'directory' ? two.entries.map((entry) => entry.path) : [];
-    expect(new Set(six)).toEqual(new Set(['a\u{1f600}x', 'a\ue000x', 'z', '\ud7ff', '\u{10000}', '\u{1f600}']));
+    expect(new Set(six)).toEqual(
+      new Set(['a\u{1f600}x', 'a\ue000x', 'z', '\ud7ff', '\u{10000}', '\u{1f600}']),
+    );
   });
 });
 
@@ -209,10 +235,13 @@ describe('the server', () => {
     // In en-US, "a-b" sorts with "ab" and case folds first; in bytes "A" < "a" and "a-b" < "a.b" < "a/".
     const names = ['a/x', 'a-b/x', 'a.b', 'A', 'ab/x', 'a0', 'Zeta', 'alpha'];
     for (const target of [store, reference]) {
-      for (const name of names) await target.create({ command: 'create', path: `/memories/${name}`, file_text: name });
+      for (const name of names)
+        await target.create({ command: 'create', path: `/memories/${name}`, file_text: name });
     }
     for (const path of ['/memories', '/memories/a']) {
-      expect(await store.view({ command: 'view', path })).toBe(await reference.view({ command: 'view', path }));
+      expect(await store.view({ command: 'view', path })).toBe(
+        await reference.view({ command: 'view', path }),
+      );
     }
     await store.delete({ command: 'delete', path: '/memories/a' });
     await reference.delete({ command: 'delete', path: '/memories/a' });
@@ -272,7 +301,9 @@ describe('the server', () => {
     cleanups.push(() => repeatable.end());
     cleanups.push(() => serializable.end());
     const refused = createPostgresStore({ pool: repeatable, schema });
-    await expect(refused.create({ command: 'create', path: '/memories/a.md', file_text: 'a' })).rejects.toMatchObject({
+    await expect(
+      refused.create({ command: 'create', path: '/memories/a.md', file_text: 'a' }),
+    ).rejects.toMatchObject({
       code: 'BACKEND',
       message:
         'The memory store is unavailable: the database session uses repeatable read isolation; memdir needs read committed or serializable. Try again.',
@@ -293,7 +324,8 @@ describe('the server', () => {
     expect(paths.includes('race.md') && paths.some((path) => path.startsWith('race.md/'))).toBe(false);
     expect(paths.length).toBeGreaterThan(0);
     for (const result of results) {
-      if (result.status === 'rejected') expect(['ALREADY_EXISTS', 'PATH_CONFLICT']).toContain(result.reason.code);
+      if (result.status === 'rejected')
+        expect(['ALREADY_EXISTS', 'PATH_CONFLICT']).toContain(result.reason.code);
     }
   });
 

@@ -2,7 +2,15 @@
 // and a folder never both holding one name.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../src/index.js';
-import { databaseUrl, dropSchema, freshSchema, otherDatabase, runWorkers, testPool, type WorkerResult } from './helpers.js';
+import {
+  databaseUrl,
+  dropSchema,
+  freshSchema,
+  otherDatabase,
+  runWorkers,
+  testPool,
+  type WorkerResult,
+} from './helpers.js';
 
 const admin = testPool();
 afterAll(() => admin.end());
@@ -46,13 +54,19 @@ describe('several processes on one database', () => {
       const results = (await runWorkers(
         [0, 1, 2, 3].map((who) => [databaseUrl(), schema, 'run', JSON.stringify(inserts(who))]),
       )) as WorkerResult[][];
-      const failed = results.flat().filter((result) => result.ok !== 'The file /memories/log.md has been edited.');
+      const failed = results
+        .flat()
+        .filter((result) => result.ok !== 'The file /memories/log.md has been edited.');
       expect(failed).toEqual([]);
-      const { rows } = await admin.query(`SELECT convert_from(content, 'UTF8') AS text FROM "${schema}".files`);
+      const { rows } = await admin.query(
+        `SELECT convert_from(content, 'UTF8') AS text FROM "${schema}".files`,
+      );
       const lines = (rows[0].text as string).split('\n');
       expect(lines).toHaveLength(1001);
       expect(new Set(lines).size).toBe(1001);
-      const expected = [0, 1, 2, 3].flatMap((who) => inserts(who).map((command) => command.insert_text.trim()));
+      const expected = [0, 1, 2, 3].flatMap((who) =>
+        inserts(who).map((command) => command.insert_text.trim()),
+      );
       expect(lines.filter((line) => line !== '# log').sort()).toEqual(expected.sort());
     } finally {
       await dropSchema(admin, schema);
@@ -63,7 +77,8 @@ describe('several processes on one database', () => {
     const schema = freshSchema();
     try {
       const paths = Array.from({ length: 25 }, (_, index) => `/memories/claims/c${index}.md`);
-      const creates = (who: number) => paths.map((path) => ({ command: 'create', path, file_text: `writer ${who}` }));
+      const creates = (who: number) =>
+        paths.map((path) => ({ command: 'create', path, file_text: `writer ${who}` }));
       const results = (await runWorkers(
         [0, 1, 2, 3].map((who) => [
           databaseUrl(),
@@ -73,7 +88,9 @@ describe('several processes on one database', () => {
           JSON.stringify({ overwrite: false }),
         ]),
       )) as WorkerResult[][];
-      const { rows } = await admin.query(`SELECT path, convert_from(content, 'UTF8') AS text FROM "${schema}".files`);
+      const { rows } = await admin.query(
+        `SELECT path, convert_from(content, 'UTF8') AS text FROM "${schema}".files`,
+      );
       const content = new Map(rows.map((row) => [`/memories/${row.path}`, row.text as string]));
       paths.forEach((path, index) => {
         const outcomes = results.map((worker) => worker[index]!);

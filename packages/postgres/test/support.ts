@@ -109,7 +109,9 @@ export interface PrivatePostgres {
 function postgresBin(): string {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
-  const found = versions.map((version) => join(root, version, 'bin')).find((bin) => existsSync(join(bin, 'initdb')));
+  const found = versions
+    .map((version) => join(root, version, 'bin'))
+    .find((bin) => existsSync(join(bin, 'initdb')));
   if (!found) throw new Error('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb)');
   return found;
 }
@@ -142,13 +144,20 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     chownSync(dir, owner.uid, owner.gid);
     chownSync(data, owner.uid, owner.gid);
   }
-  execFileSync(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'], {
-    stdio: 'pipe',
-    ...(owner ?? {}),
-  });
+  execFileSync(
+    join(bin, 'initdb'),
+    ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'],
+    {
+      stdio: 'pipe',
+      ...(owner ?? {}),
+    },
+  );
   const port = await freePort();
   const ctl = (args: string[]) =>
-    execFileSync(join(bin, 'pg_ctl'), ['-D', data, '-w', '-t', '30', ...args], { stdio: 'pipe', ...(owner ?? {}) });
+    execFileSync(join(bin, 'pg_ctl'), ['-D', data, '-w', '-t', '30', ...args], {
+      stdio: 'pipe',
+      ...(owner ?? {}),
+    });
   const start = () =>
     ctl([
       '-l',

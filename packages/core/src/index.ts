@@ -1,3 +1,5 @@
+export type { CopyOptions, CopyProblem, CopyProgress, CopyReport } from './copy.js';
+export { copyStore } from './copy.js';
 export type { MemoryToolErrorCode, MemoryToolErrorOptions } from './errors.js';
 export { isMemoryToolError, MemoryToolError } from './errors.js';
 export { createInMemoryDriver, createInMemoryStore } from './in-memory.js';
@@ -40,6 +42,7 @@ export {
   DEFAULT_TIMEOUT_MS,
   validateNamespace,
 } from './store.js';
+export { storeDriver } from './store-driver.js';
 export type {
   CreateCommand,
   DeleteCommand,

@@ -31,6 +31,7 @@ Other commands:
   exec                             run tool inputs given as JSON lines on stdin
   serve                            serve the store to Claude Desktop, Claude Code... over MCP (stdio)
   conformance MODULE               check a custom store module with the conformance suite
+  migrate --store URL              set up a server store's tables before a deploy (postgres://)
   help [COMMAND]                   show the help of a command
 
 Paths start with /memories. Global options: --store URL, --namespace NAME, and the limits below.
@@ -46,6 +47,14 @@ Examples:
   memdir serve --store file:$HOME/.memdir`;
 
 export const COMMAND_HELP: Record<string, string> = {
+  migrate: `Usage: memdir migrate --store URL
+
+Sets up what the store at URL needs on its server (for postgres://: the schema, tables and
+functions, which the store would otherwise create before its first command). Safe to run while
+other processes use the store. Prints one line saying what was set up.
+
+  -s, --store URL   the store (default: $MEMDIR_STORE); its adapter must offer migrate
+  -h, --help        show this help`,
   view: `Usage: memdir view [PATH] [--range START,END] [options]
 
 Shows a file with line numbers, or a directory with its entries two levels deep.

@@ -163,7 +163,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       '-l',
       join(dir, 'server.log'),
       '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`,
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=300`,
       'start',
     ]);
   const stop = () => {

@@ -130,7 +130,7 @@ interface Query {
 
 /** @internal The driver behind `createPostgresDriver`; one instance per namespace chain. */
 export class PostgresDriver implements MemoryDriver {
-  readonly capabilities = { atomicRename: true, maxFileBytes: 1_073_741_823 } as const;
+  readonly capabilities = { atomicRename: true, maxFileBytes: 1_073_741_823, replaySafe: true } as const;
   readonly #backend: Backend;
   /** The namespace chain: '' for none, `a/b` for namespace b inside a. */
   readonly #ns: string;

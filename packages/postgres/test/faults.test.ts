@@ -2,10 +2,10 @@
 // restart, a backend terminated mid-command. Bounds are generous (the machine is shared); what is
 // asserted is the error, its words, and that the store goes on.
 import { isMemoryToolError } from '@memdir/core';
+import { startFaultProxy, startPrivatePostgres } from '@memdir/test-support';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresMemoryStore } from '../src/index.js';
 import { databaseUrl, dropSchema, freshSchema, testPool } from './helpers.js';
-import { startFaultProxy, startPrivatePostgres } from './support.js';
 
 const admin = testPool();
 afterAll(() => admin.end());

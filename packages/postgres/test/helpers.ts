@@ -1,17 +1,10 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { databaseUrl } from '@memdir/test-support';
 import pg from 'pg';
 
-/**
- * The PostgreSQL the tests run against (DATABASE_URL). A test that needs it fails without it; it
- * never skips.
- */
-export function databaseUrl(): string {
-  const url = process.env['DATABASE_URL'];
-  if (!url)
-    throw new Error('DATABASE_URL is not set: point it at a PostgreSQL 13+ database the tests may write to');
-  return url;
-}
+/** The PostgreSQL the tests run against (DATABASE_URL, set by the servers setup). */
+export { databaseUrl };
 
 /** A pool for the tests' own queries (with the error listener pg asks for). */
 export function testPool(options: pg.PoolConfig = {}): pg.Pool {

@@ -4,14 +4,14 @@
 // files, with the plan of the listing.
 import type { MemoryCommand, MemoryStore } from '@memdir/core';
 import { createPostgresStore } from '@memdir/postgres';
+import {
+  type RoundTripCounter,
+  type StartedServers,
+  startRoundTripCounter,
+  startServers,
+} from '@memdir/test-support';
 import pg from 'pg';
 import { formatRatio, median } from '../stats.js';
-import {
-  type FaultProxy,
-  type PrivatePostgres,
-  startFaultProxy,
-  startPrivatePostgres,
-} from './postgres-wire.js';
 import type { BenchSection, SectionContext } from './section.js';
 
 interface Sent {
@@ -117,11 +117,14 @@ interface LatencyCase {
 const RAW_TYPES = { getTypeParser: () => (value: string) => value } as unknown as pg.CustomTypesConfig;
 const op = () => `bench${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 
-/** Sends `query` as the driver does (named, binary results for content, rows as arrays). */
+/** The namespace raw pg replays the driver's statements in, so that its state is its own. */
+const SAME_NS = 'same';
+
+/** Sends `query` as the driver does (named, binary results for content, rows as arrays), in SAME_NS. */
 function replay(pool: pg.Pool, query: Sent, values: unknown[] = query.values) {
   return pool.query({
     text: query.text,
-    values,
+    values: [SAME_NS, ...values.slice(1)],
     name: query.name,
     rowMode: 'array',
     types: RAW_TYPES,
@@ -284,21 +287,17 @@ export function postgresSection(): BenchSection {
     id: 'postgres',
     summary: 'PostgreSQL: round trips on the wire, latency against raw pg, bytes per listing, namespace size',
     async run(context: SectionContext) {
-      let server: PrivatePostgres | undefined;
-      let url = process.env['DATABASE_URL'];
-      if (!url) {
-        context.log('[postgres] DATABASE_URL is not set: starting a private PostgreSQL');
-        server = await startPrivatePostgres();
-        url = server.url;
-      }
+      // DATABASE_URL when set, else testcontainers or scripts/services.sh (@memdir/test-support).
+      const servers: StartedServers = await startServers(['postgres'], { log: context.log });
+      const url = servers.env['DATABASE_URL']!;
       const schema = `memdir_bench_${process.pid}`;
       const admin = new pg.Pool({ connectionString: url, max: 2 });
       admin.on('error', () => {});
-      let proxy: FaultProxy | undefined;
+      let proxy: RoundTripCounter | undefined;
       const stores: MemoryStore[] = [];
       const pools: pg.Pool[] = [];
       try {
-        proxy = await startFaultProxy({ target: url });
+        proxy = await startRoundTripCounter(url);
         const sent: Sent[] = [];
         const pool = countingPool(proxy.url, sent);
         pools.push(pool);
@@ -326,8 +325,9 @@ export function postgresSection(): BenchSection {
         await admin.query(
           `CREATE TABLE ${raw} (ns text COLLATE "C" NOT NULL, path text COLLATE "C" NOT NULL, content bytea NOT NULL, size integer GENERATED ALWAYS AS (octet_length(content)) STORED, version text NOT NULL, PRIMARY KEY (ns, path) INCLUDE (size))`,
         );
-        const rawPool = new pg.Pool({ connectionString: proxy.url, max: 4 });
-        rawPool.on('error', () => {});
+        // Built the same way as the store's pool (the same counting wrapper), so both sides pay the same.
+        const rawSent: Sent[] = [];
+        const rawPool = countingPool(proxy.url, rawSent);
         pools.push(rawPool);
         await store.create({ command: 'create', path: '/memories/r/one.md', file_text: 'r' });
         await store.create({
@@ -342,37 +342,51 @@ export function postgresSection(): BenchSection {
           `INSERT INTO ${raw} (ns, path, content, version) VALUES ('', 'log.md', '\\x0a', 'v') ON CONFLICT DO NOTHING`,
         );
         const cases = latencyCases(raw);
-        const iterations = context.quick ? 60 : 300;
-        const chunks = 5;
+        const iterations = context.quick ? 90 : 600;
         const latency = [];
+        // Raw pg's "same statements" work on a namespace of their own, seeded like the store's.
+        const sameStore = open(SAME_NS);
+        for (const command of SEED) await sameStore.execute(command);
+        await sameStore.create({ command: 'create', path: '/memories/r/one.md', file_text: 'r' });
+        await sameStore.create({
+          command: 'create',
+          path: '/memories/notes/a.md',
+          file_text: 'alpha\nbeta\ngamma',
+        });
         for (const testCase of cases) {
           // The statements the driver sends for this command, captured once (also a warm-up).
           await testCase.prepare?.(store, 0);
+          await testCase.prepare?.(sameStore, 0);
           sent.length = 0;
           await testCase.memdir(store, 0);
           const captured = sent.filter((query) => query.name !== undefined);
+          await testCase.same(rawPool, captured, 0);
           const times = { memdir: [] as number[], same: [] as number[], plain: [] as number[] };
-          for (let chunk = 0; chunk < chunks; chunk++) {
-            for (const side of ['same', 'memdir', 'plain'] as const) {
-              for (let index = 0; index < iterations / chunks; index++) {
-                const step = 1 + chunk * (iterations / chunks) + index;
-                if (side !== 'plain') await testCase.prepare?.(store, step);
-                else if (testCase.label === 'delete a file')
-                  await rawPool.query(
-                    `INSERT INTO ${raw} (ns, path, content, version) VALUES ('', 'gone.md', '\\x78', 'v')`,
-                  );
-                else if (testCase.label === 'insert' && step % 50 === 0)
-                  await rawPool.query(`UPDATE ${raw} SET content = $1 WHERE ns = '' AND path = 'log.md'`, [
-                    Buffer.from('head\ntail'),
-                  ]);
-                const run =
-                  side === 'memdir'
-                    ? () => testCase.memdir(store, step)
-                    : side === 'same'
-                      ? () => testCase.same(rawPool, captured, step)
-                      : () => testCase.plain(rawPool, step);
-                times[side].push(...(await sample(1, run)));
-              }
+          const sides = ['same', 'memdir', 'plain'] as const;
+          // One step of each side in turn, the order rotating, so that a load that comes and goes
+          // on a shared machine falls on all three alike.
+          for (let step = 1; step <= iterations; step++) {
+            for (let turn = 0; turn < sides.length; turn++) {
+              const side = sides[(step + turn) % sides.length]!;
+              if (side === 'memdir') await testCase.prepare?.(store, step);
+              else if (side === 'same') await testCase.prepare?.(sameStore, step);
+              else if (testCase.label === 'delete a file')
+                await rawPool.query(
+                  `INSERT INTO ${raw} (ns, path, content, version) VALUES ('', 'gone.md', '\\x78', 'v')`,
+                );
+              else if (testCase.label === 'insert' && step % 50 === 0)
+                await rawPool.query(`UPDATE ${raw} SET content = $1 WHERE ns = '' AND path = 'log.md'`, [
+                  Buffer.from('head\ntail'),
+                ]);
+              const run =
+                side === 'memdir'
+                  ? () => testCase.memdir(store, step)
+                  : side === 'same'
+                    ? () => testCase.same(rawPool, captured, step)
+                    : () => testCase.plain(rawPool, step);
+              times[side].push(...(await sample(1, run)));
+              sent.length = 0;
+              rawSent.length = 0;
             }
           }
           latency.push({
@@ -415,12 +429,11 @@ export function postgresSection(): BenchSection {
         const big = open('big');
         const folder = { command: 'view' as const, path: '/memories/folder' };
         const sizes = { small: [] as number[], big: [] as number[] };
-        for (let chunk = 0; chunk < chunks; chunk++) {
-          for (const [name, target] of [
-            ['small', small],
-            ['big', big],
-          ] as const) {
-            sizes[name].push(...(await sample(iterations / chunks, () => target.view(folder))));
+        for (let step = 0; step < iterations; step++) {
+          const order = step % 2 === 0 ? (['small', 'big'] as const) : (['big', 'small'] as const);
+          for (const name of order) {
+            const target = name === 'small' ? small : big;
+            sizes[name].push(...(await sample(1, () => target.view(folder))));
           }
         }
         sent.length = 0;
@@ -439,7 +452,7 @@ export function postgresSection(): BenchSection {
         const lines = [
           '## PostgreSQL',
           '',
-          `PostgreSQL ${(await admin.query('SHOW server_version')).rows[0].server_version} on loopback${server ? ' (a private server)' : ''}; the store on a pg.Pool of 4 connections; raw pg on another.`,
+          `PostgreSQL ${(await admin.query('SHOW server_version')).rows[0].server_version} on loopback (${servers.sources['postgres'] ?? 'environment'}); the store on a pg.Pool of 4 connections; raw pg on another.`,
           '',
           '### Round trips per command',
           '',
@@ -454,7 +467,7 @@ export function postgresSection(): BenchSection {
           '',
           '### Latency against the raw pg client',
           '',
-          `Median of ${iterations} runs each, the three sides alternating in ${chunks} chunks. "Same statements": raw pg sends exactly what the driver sends for the command (the describe statement, the write function...), with fresh op ids and the version it read: the ratio is what memdir adds in the client (input checks, the engine, rendering, the pool gate). Goal: <= 1.5x. "Plain SQL": hand-written SELECT / UPDATE ... WHERE version / INSERT ... ON CONFLICT / DELETE on a table of the same shape, without the protocol's checks (no directory sizes or hidden names, no PATH_CONFLICT checks, no namespace lock, no op record): what those guarantees cost on the server, for information.`,
+          `Median of ${iterations} runs each, the three sides taking turns run by run. "Same statements": raw pg sends exactly what the driver sends for the command (the describe statement, the write function...), in a namespace of its own, with fresh op ids and the version it read: the ratio is what memdir adds in the client (input checks, the engine, rendering, the pool gate). Goal: <= 1.5x. "Plain SQL": hand-written SELECT / UPDATE ... WHERE version / INSERT ... ON CONFLICT / DELETE on a table of the same shape, without the protocol's checks (no directory sizes or hidden names, no PATH_CONFLICT checks, no namespace lock, no op record): what those guarantees cost on the server, for information.`,
           '',
           '| command | statements | memdir (ms) | raw pg, same statements (ms) | ratio | result | raw pg, plain SQL (ms) | ratio to plain |',
           '|---|---:|---:|---:|---:|---|---:|---:|',
@@ -487,7 +500,7 @@ export function postgresSection(): BenchSection {
         await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
         await admin.end();
         await proxy?.close();
-        await server?.close();
+        await servers.stop();
       }
     },
   };

@@ -26,7 +26,7 @@ import {
 } from '@memdir/core/driver';
 import type pg from 'pg';
 import { backendError, classify, type Failure, isMissingLayout } from './errors.js';
-import { LAYOUT, quoteIdentifier, type Statements, setupLock, statements } from './sql.js';
+import { quoteIdentifier, type Statements, setupLock, statements } from './sql.js';
 
 /** How the driver talks to its pool: the timeouts and retries of every call. */
 export interface Connection {
@@ -62,6 +62,7 @@ const names = new Map<string, string>();
 function statementName(text: string): string {
   let name = names.get(text);
   if (name === undefined) {
+    if (names.size >= 1_000) names.clear(); // a process with very many schemas
     name = `memdir_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
     names.set(text, name);
   }
@@ -81,6 +82,8 @@ class Backend {
   /** As many slots as the pool has connections. */
   readonly gate: Gate;
   #setup: Promise<void> | undefined;
+  /** Set once the setup is done: later calls skip waiting for it. */
+  installed = false;
   #closed = false;
 
   constructor(
@@ -101,9 +104,14 @@ class Backend {
     if (!this.#setup) {
       const setup = runSetup(this.connection.pool, this.sql);
       this.#setup = setup;
-      setup.catch(() => {
-        if (this.#setup === setup) this.#setup = undefined;
-      });
+      setup.then(
+        () => {
+          if (this.#setup === setup) this.installed = true;
+        },
+        () => {
+          if (this.#setup === setup) this.#setup = undefined;
+        },
+      );
     }
     return this.#setup;
   }
@@ -111,6 +119,7 @@ class Backend {
   /** After the tables went missing (a dropped schema), the next call sets up again. */
   forgetSetup(): void {
     this.#setup = undefined;
+    this.installed = false;
   }
 
   async close(): Promise<void> {
@@ -320,7 +329,8 @@ export class PostgresDriver implements MemoryDriver {
   async #run(query: Query, change: boolean, signal: AbortSignal | undefined): Promise<Row[]> {
     const retries = new Retries();
     for (;;) {
-      await this.#ready(change, signal);
+      if (!this.#backend.installed) await this.#ready(change, signal);
+      else this.#checkOpen(signal);
       const lease = await this.#connect(change, signal);
       try {
         const result = await lease.client.query(this.#config(query));
@@ -644,4 +654,3 @@ function setupError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-export { LAYOUT };

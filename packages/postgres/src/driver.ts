@@ -653,4 +653,3 @@ function setupError(error: unknown): Error {
   }
   return error instanceof Error ? error : new Error(String(error));
 }
-

@@ -48,6 +48,8 @@ type Row = readonly (string | null)[];
 
 /** Reruns of a call the server rolled back (serialization failure, deadlock). */
 const MAX_RERUNS = 3;
+/** The most edits of one file applied under one lock. */
+const MAX_BATCH = 100;
 /** A call whose connection was lost runs again on another, a few times, while it is young. */
 const MAX_RECONNECTS = 3;
 const RECONNECT_WITHIN_MS = 2_000;
@@ -77,6 +79,10 @@ function subtree(path: string): [string, string] {
 /** What the driver shares with its namespaces: one pool, one setup. */
 class Backend {
   readonly sql: Statements;
+  /** Files this process is editing the optimistic way (read, then compare-and-swap) right now. */
+  readonly editing = new Set<string>();
+  /** Edits waiting for the lock of a busy file, by namespace and path. */
+  readonly editQueues = new Map<string, PendingEdit[]>();
   /** Files whose compare-and-swap lost lately. */
   readonly contended = new RecentKeys(1_000);
   /** As many slots as the pool has connections. */
@@ -197,13 +203,7 @@ export class PostgresDriver implements MemoryDriver {
     const rows = await this.#run(
       {
         text: root ? this.#sql.describeRoot : this.#sql.describeDirectory,
-        values: [
-          this.#ns,
-          path,
-          root ? 0 : path.length + 1,
-          Math.max(0, options.limit),
-          ...(root ? [] : subtree(path)),
-        ],
+        values: [this.#ns, path, Math.max(0, options.limit), ...(root ? [] : subtree(path))],
         binary: true,
       },
       false,
@@ -260,17 +260,22 @@ export class PostgresDriver implements MemoryDriver {
     options: DriverChangeOptions,
   ): Promise<'file' | 'directory' | null> {
     const key = `${this.#ns}\u0000${path}`;
-    if (!this.#backend.contended.recent(key)) {
-      const node = await this.read(path, options);
-      if (node === null || node.kind === 'directory') return node?.kind ?? null;
+    const backend = this.#backend;
+    // Another edit of this file running in this process, or one that lost lately: the file is
+    // busy, and its lock is the short way.
+    if (!backend.contended.recent(key) && !backend.editing.has(key)) {
+      backend.editing.add(key);
       try {
+        const node = await this.read(path, options);
+        if (node === null || node.kind === 'directory') return node?.kind ?? null;
         await this.write(path, edit(node.content), { expect: { version: node.version }, ...options });
         return 'file';
       } catch (error) {
         if (!isRefusal(error, 'CONFLICT') && !isRefusal(error, 'PATH_CONFLICT')) throw error;
+        backend.contended.mark(key);
+      } finally {
+        backend.editing.delete(key);
       }
-      // A busy file: the next edits of it from this process go straight to its lock.
-      this.#backend.contended.mark(key);
     }
     return this.#lockedUpdate(path, edit, options);
   }
@@ -388,76 +393,137 @@ export class PostgresDriver implements MemoryDriver {
   }
 
   /** The edit under the row's lock: BEGIN, SELECT ... FOR UPDATE, the write, COMMIT. */
-  async #lockedUpdate(
+  /**
+   * Edits of one busy file from this process queue up and run in batches under one lock: the row
+   * is locked once, each edit applies in turn to what the one before it made (an edit that throws
+   * is left out and gets its error), the result is written once with every applied edit's op id,
+   * and each command gets its own outcome. Writers of a hot file hand its lock between processes
+   * a batch at a time instead of an edit at a time.
+   */
+  #lockedUpdate(
     path: DriverPath,
     edit: (content: string) => string,
     options: DriverChangeOptions,
   ): Promise<'file' | 'directory' | null> {
-    const retries = new Retries();
-    for (;;) {
-      const lease = await this.#connect(true, options.signal);
-      let outcome: { kind: 'file' | 'directory' | null } | { again: true };
-      try {
-        outcome = await this.#editLocked(lease.client, path, edit, options);
-        lease.release();
-      } catch (error) {
-        if (error instanceof EditFailed) {
-          lease.release();
-          throw error.error;
-        }
-        if (isMemoryToolError(error)) {
-          lease.release();
-          throw error;
-        }
-        lease.release(error);
-        const failure = classify(error, true);
-        if (!(await retries.again(failure, options.signal))) throw backendError(failure, true, error);
-        continue;
+    return new Promise((resolve, reject) => {
+      const key = `${this.#ns}\u0000${path}`;
+      const queues = this.#backend.editQueues;
+      const item: PendingEdit = { edit, op: options.op, signal: options.signal, resolve, reject };
+      const queue = queues.get(key);
+      if (queue) {
+        queue.push(item);
+        return;
       }
-      if ('kind' in outcome) return outcome.kind;
+      const fresh = [item];
+      queues.set(key, fresh);
+      void this.#drainEdits(key, path, fresh);
+    });
+  }
+
+  async #drainEdits(key: string, path: DriverPath, queue: PendingEdit[]): Promise<void> {
+    try {
+      while (queue.length > 0) {
+        const batch = queue.splice(0, MAX_BATCH).filter((item) => {
+          if (!item.signal?.aborted) return true;
+          item.reject(storeUnavailable('the command ran out of time'));
+          return false;
+        });
+        if (batch.length > 0) await this.#editBatch(path, batch);
+      }
+    } finally {
+      this.#backend.editQueues.delete(key);
     }
   }
 
-  async #editLocked(
-    client: pg.PoolClient,
-    path: DriverPath,
-    edit: (content: string) => string,
-    options: DriverChangeOptions,
-  ): Promise<{ kind: 'file' | 'directory' | null } | { again: true }> {
-    await client.query({
-      text: 'BEGIN; SET LOCAL idle_in_transaction_session_timeout = 5000; SET LOCAL lock_timeout = 3000',
-      query_timeout: this.#backend.connection.queryTimeoutMs,
-    } as pg.QueryConfig);
-    const locked = await client.query(
-      this.#config({ text: this.#sql.lockForUpdate, values: [this.#ns, path], binary: true }),
-    );
-    const row = locked.rows[0] as Row | undefined;
+  /** Runs one batch to its end: every item is resolved or rejected; never throws. */
+  async #editBatch(path: DriverPath, batch: PendingEdit[]): Promise<void> {
+    const signal = batch[0]!.signal;
+    const retries = new Retries();
+    for (;;) {
+      let lease: Lease;
+      try {
+        lease = await this.#connect(true, signal);
+      } catch (error) {
+        for (const item of batch) item.reject(error);
+        return;
+      }
+      try {
+        const done = await this.#editLocked(lease.client, path, batch);
+        lease.release();
+        if (done) return;
+      } catch (error) {
+        if (isMemoryToolError(error)) {
+          lease.release();
+          for (const item of batch) item.reject(error);
+          return;
+        }
+        lease.release(error);
+        const failure = classify(error, true);
+        if (!(await retries.again(failure, signal))) {
+          const reported = backendError(failure, true, error);
+          for (const item of batch) item.reject(reported);
+          return;
+        }
+      }
+    }
+  }
+
+  /**
+   * Two round trips, and the row's lock held for one of them: `BEGIN; SELECT ... FOR UPDATE`, then
+   * the write and `COMMIT`, each sent as one simple query (several statements, so their values
+   * are written into the text as literals: escaped strings, the content as hex).
+   */
+  async #editLocked(client: pg.PoolClient, path: DriverPath, batch: PendingEdit[]): Promise<boolean> {
+    const literal = (value: string) => client.escapeLiteral(value);
+    const timeout = this.#backend.connection.queryTimeoutMs;
+    const simple = (text: string) =>
+      client.query({ text, query_timeout: timeout } as pg.QueryConfig) as unknown as Promise<
+        pg.QueryResult[]
+      >;
+    const [, , , locked] = await simple(this.#sql.lockedRead(literal(this.#ns), literal(path)));
+    const row = locked?.rows[0] as { content: Buffer; version: string } | undefined;
     if (!row) {
       await client.query('ROLLBACK');
       const stat = await client.query(
         this.#config({ text: this.#sql.stat, values: [this.#ns, path, ...subtree(path)] }),
       );
       const found = (stat.rows[0] as Row | undefined)?.[0];
-      const kind = found === 'f' ? 'file' : found === 'd' ? 'directory' : null;
       // A file that appeared since is edited under its lock on the next round.
-      return kind === 'file' ? { again: true } : { kind };
+      if (found === 'f') return false;
+      for (const item of batch) item.resolve(found === 'd' ? 'directory' : null);
+      return true;
     }
-    let updated: string;
-    try {
-      updated = edit(row[0]!);
-    } catch (error) {
+    let content = row.content.toString('utf8');
+    const applied: PendingEdit[] = [];
+    const refused: Array<[PendingEdit, unknown]> = [];
+    for (const item of batch) {
+      try {
+        content = item.edit(content);
+        applied.push(item);
+      } catch (error) {
+        refused.push([item, error]);
+      }
+    }
+    if (applied.length === 0) {
       await client.query('ROLLBACK');
-      throw new EditFailed(error);
+    } else {
+      const [first, ...others] = applied.map((item) => literal(item.op));
+      const [written] = await simple(
+        this.#sql.lockedWrite(
+          literal(this.#ns),
+          literal(path),
+          `decode('${Buffer.from(content, 'utf8').toString('hex')}', 'hex')`,
+          literal(row.version),
+          first!,
+          `ARRAY[${ancestors(path).map(literal).join(', ')}]::text[]`,
+          `ARRAY[${others.join(', ')}]::text[]`,
+        ),
+      );
+      writeOutcome(path, (written?.rows[0] as { outcome?: string } | undefined)?.outcome);
+      for (const item of applied) item.resolve('file');
     }
-    const written = await client.query(
-      this.#config({
-        text: this.#sql.write,
-        values: [this.#ns, path, Buffer.from(updated, 'utf8'), row[1], options.op, ancestors(path)],
-      }),
-    );
-    await client.query('COMMIT');
-    writeOutcome(path, (written.rows[0] as Row | undefined)?.[0]);
-    return { kind: 'file' };
+    for (const [item, error] of refused) item.reject(error);
+    return true;
   }
 }
 
@@ -539,9 +605,13 @@ class Gate {
   }
 }
 
-/** What `edit` threw, carried past the driver's handling of pg failures. */
-class EditFailed {
-  constructor(readonly error: unknown) {}
+/** An edit waiting for its file's lock (see PostgresDriver.#lockedUpdate). */
+interface PendingEdit {
+  readonly edit: (content: string) => string;
+  readonly op: string;
+  readonly signal: AbortSignal | undefined;
+  resolve(kind: 'file' | 'directory' | null): void;
+  reject(error: unknown): void;
 }
 
 /**

@@ -35,7 +35,20 @@ export interface Statements {
   readonly describeDirectory: string;
   readonly listRoot: string;
   readonly listDirectory: string;
-  readonly lockForUpdate: string;
+  /**
+   * The locked path of an edit, as simple queries (values written in as SQL literals, already
+   * escaped): `BEGIN` and the row under its lock; then the write and `COMMIT`.
+   */
+  lockedRead(ns: string, path: string): string;
+  lockedWrite(
+    ns: string,
+    path: string,
+    content: string,
+    version: string,
+    op: string,
+    ancestors: string,
+    otherOps: string,
+  ): string;
   readonly write: string;
   readonly remove: string;
   readonly move: string;
@@ -62,8 +75,16 @@ LIMIT 1`,
     // $1 ns [, $2 lower, $3 upper].
     listRoot: `SELECT path, size FROM ${s}.files WHERE ns = $1`,
     listDirectory: `SELECT path, size FROM ${s}.files WHERE ns = $1 AND path >= $2 AND path < $3`,
-    // The locked path of an edit (see PostgresDriver.update): inside BEGIN ... COMMIT.
-    lockForUpdate: `SELECT content, version FROM ${s}.files WHERE ns = $1 AND path = $2 FOR UPDATE`,
+    lockedRead: (ns, path) =>
+      'BEGIN; SET LOCAL idle_in_transaction_session_timeout = 5000; SET LOCAL lock_timeout = 3000; ' +
+      `SELECT content, version FROM ${s}.files WHERE ns = ${ns} AND path = ${path} FOR UPDATE`,
+    // The write records the first edit's op id; the other edits of the batch are recorded with the
+    // same outcome, so that a replay of any of them is recognised.
+    lockedWrite: (ns, path, content, version, op, ancestors, otherOps) =>
+      `WITH written AS (SELECT ${s}.write_v${LAYOUT}(${ns}, ${path}, ${content}, ${version}, ${op}, ${ancestors}) AS outcome),
+recorded AS (INSERT INTO ${s}.ops (op, outcome) SELECT other, written.outcome FROM written, unnest(${otherOps}) AS other
+  WHERE left(written.outcome, 1) = 'v' ON CONFLICT (op) DO NOTHING)
+SELECT outcome FROM written; COMMIT`,
     write: `SELECT ${s}.write_v${LAYOUT}($1, $2, $3, $4, $5, $6) AS outcome`,
     remove: `SELECT ${s}.remove_v${LAYOUT}($1, $2, $3) AS outcome`,
     move: `SELECT ${s}.move_v${LAYOUT}($1, $2, $3, $4, $5) AS outcome`,
@@ -77,10 +98,13 @@ LIMIT 1`,
  * names, computed by `listing_key` (C collation sorts UTF-8 bytes, which differs for names mixing
  * U+E000-U+FFFF with characters above U+FFFF). Server work is one index range scan of the subtree.
  *
- * $1 ns, $2 path, $3 the length of the prefix to cut, $4 limit [, $5 path || '/', $6 path || '0'].
+ * $1 ns, $2 path, $3 limit [, $4 path || '/', $5 path || '0'].
  */
 function describe(s: string, root: boolean): string {
-  const range = root ? '' : ' AND path >= $5 AND path < $6';
+  const range = root ? '' : ' AND path >= $4 AND path < $5';
+  // The prefix is cut in characters, as the server counts them (a JavaScript length counts a
+  // character above U+FFFF twice).
+  const rel = root ? 'path' : 'substr(path, char_length($2) + 2)';
   const hidden = (segment: string) => `(left(${segment}, 1) = '.' OR ${segment} = 'node_modules')`;
   // A hidden segment anywhere in `rel`: the relative path has no empty segment, so '/.' marks a
   // dot name, and '/node_modules/' the other hidden name, once it is wrapped in slashes.
@@ -92,7 +116,7 @@ function describe(s: string, root: boolean): string {
   return `WITH target AS (
   SELECT content, version FROM ${s}.files WHERE ns = $1 AND path = $2
 ), beneath AS (
-  SELECT substr(path, $3::int + 1) AS rel, size FROM ${s}.files
+  SELECT ${rel} AS rel, size FROM ${s}.files
   WHERE ns = $1${range} AND NOT EXISTS (SELECT 1 FROM target)
 ), segments AS (
   SELECT split_part(rel, '/', 1) AS s1, split_part(rel, '/', 2) AS s2,
@@ -109,7 +133,7 @@ function describe(s: string, root: boolean): string {
 ), cut AS (
   SELECT * FROM entries
   ORDER BY ${key('s1')}, s2 IS NOT NULL, ${key('s2')}
-  LIMIT $4
+  LIMIT $3
 )
 SELECT 'f' AS kind, content, version, NULL AS size, NULL AS count, NULL AS entries FROM target
 UNION ALL

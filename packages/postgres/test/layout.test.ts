@@ -85,7 +85,7 @@ describe('layout', () => {
     await admin.query(`ANALYZE "${schema}".files`);
     const { statements } = await import('../src/sql.js');
     const plan = await admin.query(
-      `EXPLAIN (COSTS OFF) ${statements(schema).describeDirectory.replaceAll('$1', "''").replaceAll('$2', "'a'").replaceAll('$3', '1').replaceAll('$4', '1000').replaceAll('$5', "'a/'").replaceAll('$6', "'a0'")}`,
+      `EXPLAIN (COSTS OFF) ${statements(schema).describeDirectory.replaceAll('$1', "''").replaceAll('$2', "'a'").replaceAll('$3', '1000').replaceAll('$4', "'a/'").replaceAll('$5', "'a0'")}`,
     );
     const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
     expect(text).toMatch(/Index (Only )?Scan using files_pkey/);
@@ -218,6 +218,57 @@ describe('operation ids', () => {
       'replay-op-move-00000000000',
       'replay-op-remove-000000000',
     ]);
+  });
+});
+
+describe('a busy file', () => {
+  it('concurrent edits of one file run in batches under its lock: each gets its own outcome, every op id is recorded', async () => {
+    const { store, schema } = openStore();
+    const tokens = Array.from({ length: 40 }, (_, index) => `t${String(index).padStart(2, '0')}`);
+    await store.create({ command: 'create', path: '/memories/busy.md', file_text: tokens.join('\n') });
+    const results = await Promise.allSettled([
+      ...tokens.map((token) =>
+        store.str_replace({
+          command: 'str_replace',
+          path: '/memories/busy.md',
+          old_str: token,
+          new_str: `${token}-done`,
+        }),
+      ),
+      store.str_replace({
+        command: 'str_replace',
+        path: '/memories/busy.md',
+        old_str: 'missing',
+        new_str: 'x',
+      }),
+      ...Array.from({ length: 10 }, (_, index) =>
+        store.insert({
+          command: 'insert',
+          path: '/memories/busy.md',
+          insert_line: 0,
+          insert_text: `top ${index}`,
+        }),
+      ),
+    ]);
+    const failed = results.filter((result) => result.status === 'rejected');
+    expect(failed).toHaveLength(1);
+    expect((failed[0] as PromiseRejectedResult).reason).toMatchObject({
+      code: 'NO_MATCH',
+      message:
+        'No replacement was performed, old_str `missing` did not appear verbatim in /memories/busy.md.',
+    });
+    for (const [index, result] of results.slice(0, 40).entries()) {
+      expect((result as PromiseFulfilledResult<string>).value).toContain(`${tokens[index]}-done`);
+    }
+    const { rows } = await admin.query(`SELECT convert_from(content, 'UTF8') AS text FROM "${schema}".files`);
+    const lines = (rows[0].text as string).split('\n');
+    expect(lines.filter((line) => line.startsWith('top ')).sort()).toEqual(
+      Array.from({ length: 10 }, (_, index) => `top ${index}`).sort(),
+    );
+    expect(lines.filter((line) => !line.startsWith('top '))).toEqual(tokens.map((token) => `${token}-done`));
+    // One op per command that changed the file (the create, 40 replacements, 10 inserts).
+    const ops = await admin.query(`SELECT count(*)::int AS n FROM "${schema}".ops`);
+    expect(ops.rows[0].n).toBe(51);
   });
 });
 

@@ -36,6 +36,7 @@ Other commands:
   copy --from URL --to URL         copy every file of one store to another, and verify it
   export [--store URL] > F.tar     write every file of a store to a tar archive
   import [--store URL] < F.tar     check an archive made by export, then write its files
+  migrate --store URL              set up a server store's tables before a deploy (postgres://)
   help [COMMAND]                   show the help of a command
 
 Paths start with /memories.
@@ -53,6 +54,14 @@ Examples:
   memdir serve --store file:$HOME/.memdir`;
 
 export const COMMAND_HELP: Record<string, string> = {
+  migrate: `Usage: memdir migrate --store URL
+
+Sets up what the store at URL needs on its server (for postgres://: the schema, tables and
+functions, which the store would otherwise create before its first command). Safe to run while
+other processes use the store. Prints one line saying what was set up.
+
+  -s, --store URL   the store (default: $MEMDIR_STORE); its adapter must offer migrate
+  -h, --help        show this help`,
   view: `Usage: memdir view [PATH] [--range START,END] [options]
 
 Shows a file with line numbers, or a directory with its entries two levels deep.

@@ -13,7 +13,14 @@ import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { runExec } from './exec.js';
 import { COMMAND_HELP, MAIN_HELP } from './help.js';
 import { type CliIo, processIo, readAll, write } from './io.js';
-import { checkFileStore, DEFAULT_STORE_URL, openStore, probeStore, redactStoreUrl } from './store-url.js';
+import {
+  checkFileStore,
+  DEFAULT_STORE_URL,
+  loadStoreAdapter,
+  openStore,
+  probeStore,
+  redactStoreUrl,
+} from './store-url.js';
 import { VERSION } from './version.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -110,6 +117,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     const { runConformance } = await import('./conformance.js');
     return runConformance(rest, io);
   }
+  if (command === 'migrate') return migrate(rest, io);
   if (command === 'copy' || command === 'export' || command === 'import') {
     const transfer = await import('./transfer.js');
     const run = { copy: transfer.runCopy, export: transfer.runExport, import: transfer.runImport }[command];
@@ -152,6 +160,28 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     await write(io.stdout, `${result}\n`);
     return EXIT_OK;
   });
+}
+
+/** `memdir migrate --store URL`: the adapter's `migrate(url, options)` sets up its server. */
+async function migrate(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse('migrate', args, {
+    store: STORE_OPTIONS.store,
+    help: STORE_OPTIONS.help,
+  });
+  if (values.help) return write(io.stdout, `${COMMAND_HELP['migrate']}\n`).then(() => EXIT_OK);
+  expectPositionals('migrate', positionals, 0, 0);
+  const url = storeUrl(values, io);
+  const adapter = await loadStoreAdapter(url, { cwd: io.cwd });
+  if (typeof adapter['migrate'] !== 'function') {
+    throw new CliUsageError(`migrate: the store ${redactStoreUrl(url)} has nothing to set up`);
+  }
+  try {
+    await write(io.stdout, `${await adapter['migrate'](url, {})}\n`);
+  } catch (error) {
+    await write(io.stderr, `${memoryErrorText(toMemoryToolError(error))}\n`);
+    return EXIT_FAILED;
+  }
+  return EXIT_OK;
 }
 
 function unknownCommand(word: string): CliUsageError {

@@ -154,6 +154,36 @@ function adapterPackage(scheme: string): { name: string; firstParty: boolean } {
 }
 
 async function loadAdapter(scheme: string, shown: string, cwd: string): Promise<StoreOpener> {
+  const { module: loaded, specifier } = await loadAdapterModule(scheme, shown, cwd);
+  const openStore = (loaded as Partial<StoreAdapterModule>).openStore;
+  if (typeof openStore !== 'function') {
+    throw new CliUsageError(`The adapter ${specifier} does not export an openStore(url, options) function`);
+  }
+  return openStore;
+}
+
+/**
+ * The `./cli` module of the adapter a store URL names, for what adapters offer beside `openStore`
+ * (`migrate(url, options)`, which `memdir migrate` calls).
+ * @throws CliUsageError for a URL without a scheme, or an adapter that is not installed.
+ */
+export async function loadStoreAdapter(
+  url: string,
+  context: OpenStoreContext = {},
+): Promise<Record<string, unknown>> {
+  const match = SCHEME_PATTERN.exec(url);
+  const shown = redactStoreUrl(url);
+  if (match === null)
+    throw new CliUsageError(`Invalid store URL ${JSON.stringify(shown)}: expected a URL with a scheme`);
+  const { module } = await loadAdapterModule(match[1]!.toLowerCase(), shown, context.cwd ?? process.cwd());
+  return module as Record<string, unknown>;
+}
+
+async function loadAdapterModule(
+  scheme: string,
+  shown: string,
+  cwd: string,
+): Promise<{ module: unknown; specifier: string }> {
   const pkg = adapterPackage(scheme);
   const specifier = `${pkg.name}/cli`;
   let loaded: unknown;
@@ -184,11 +214,7 @@ async function loadAdapter(scheme: string, shown: string, cwd: string): Promise<
       { cause: error },
     );
   }
-  const openStore = (loaded as Partial<StoreAdapterModule>).openStore;
-  if (typeof openStore !== 'function') {
-    throw new CliUsageError(`The adapter ${specifier} does not export an openStore(url, options) function`);
-  }
-  return openStore;
+  return { module: loaded, specifier };
 }
 
 function isPackageMissing(error: unknown, name: string): boolean {

@@ -116,6 +116,33 @@ describe('store URLs', () => {
     });
   });
 
+  it("memdir migrate calls the adapter's migrate(url, options) and prints its line; a store without one is a usage error", async () => {
+    const adapter = join(folder.path, 'node_modules', 'memdir-store-mig');
+    await mkdir(adapter, { recursive: true });
+    await writeFile(
+      join(adapter, 'package.json'),
+      JSON.stringify({ name: 'memdir-store-mig', type: 'module', exports: { './cli': './cli.js' } }),
+    );
+    await writeFile(
+      join(adapter, 'cli.js'),
+      `export function openStore() { throw new Error('not used'); }
+      export async function migrate(url, options) {
+        if (url.includes('fail')) throw new Error('the server said no');
+        return 'set up ' + url + ' ' + JSON.stringify(options);
+      }`,
+    );
+    expect(await memdir(['migrate', '--store', 'mig://h/db'])).toEqual({
+      code: 0,
+      stdout: 'set up mig://h/db {}\n',
+      stderr: '',
+    });
+    const failed = await memdir(['migrate', '--store', 'mig://fail']);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/^Error: /);
+    expect(await memdir(['migrate', '--store', 'memory:'])).toMatchObject({ code: 2 });
+    expect((await memdir(['migrate', '--help'])).stdout).toMatch(/^Usage: memdir migrate --store URL\n/);
+  });
+
   it('an adapter whose opener throws is reported as a store that cannot be opened', async () => {
     const adapter = join(folder.path, 'node_modules', 'memdir-store-down');
     await mkdir(adapter, { recursive: true });

@@ -67,10 +67,10 @@ export interface FsDriverOptions {
   staleLockMs?: number;
 }
 
-/** How often a listing that keeps seeing moves looks again before it gives the last one. */
-const MAX_LISTING_ATTEMPTS = 50;
-/** How many walks in a row a seq may stay odd (a move that never finished: its writer died) before the walk is taken. */
-const STUCK_SEQ_ATTEMPTS = 5;
+/** Walks in a row that may meet a move before a listing walks under the lock instead. */
+const LISTING_ATTEMPTS = 8;
+/** How long one odd mark may stay before it is taken as a move whose writer died half-way. */
+const STUCK_SEQ_MS = 1_000;
 
 function contentVersion(content: string): string {
   return createHash('sha256').update(content).digest('base64url');
@@ -182,30 +182,41 @@ async function snapshot(
   generation: Generation,
   path: string,
   skipHidden: boolean,
+  underLock: <T>(task: () => Promise<T>) => Promise<T> | undefined,
 ): Promise<DriverFile | DriverEntry[] | null> {
-  let stuck = 0;
-  for (let attempt = 1; ; attempt++) {
-    const before = await generation.readSeq();
+  const once = async (): Promise<DriverFile | DriverEntry[] | null> => {
     const root = generation.memories;
     if (!root) return path === '' ? [] : null;
-    let start = root;
-    if (path !== '') {
-      const found = await find(root, path);
-      if (found === null) return null;
-      closeWalk(found.walked);
-      if (found.kind === 'file') return versioned(found.content);
-      start = found.folder;
-    }
-    let files: DriverEntry[];
+    if (path === '') return listFiles(root, path, skipHidden);
+    const found = await find(root, path);
+    if (found === null) return null;
+    closeWalk(found.walked);
+    // One file is read in one call: no move can split it.
+    if (found.kind === 'file') return versioned(found.content);
     try {
-      files = await listFiles(start, path, skipHidden);
+      return await listFiles(found.folder, path, skipHidden);
     } finally {
-      if (start !== root) start.close();
+      found.folder.close();
     }
+  };
+  let odd: { value: number; since: number } | undefined;
+  for (let attempt = 1; ; attempt++) {
+    const before = await generation.readSeq();
+    const result = await once();
+    if (!Array.isArray(result)) return result;
     const after = await generation.readSeq();
-    if (before === after && seqSettled(before)) return files;
-    if (before === after && ++stuck >= STUCK_SEQ_ATTEMPTS) return files;
-    if (attempt >= MAX_LISTING_ATTEMPTS) return files;
+    if (before === after) {
+      if (seqSettled(before)) return result;
+      // The same odd mark across the whole walk: a move is running, or its writer died half-way.
+      if (odd?.value !== before) odd = { value: before, since: Date.now() };
+      else if (Date.now() - odd.since > STUCK_SEQ_MS) return result;
+    }
+    // Moves keep meeting the walk (another process streams them): walk once under the lock,
+    // where none can run. A folder that cannot be written cannot take the lock: keep looking.
+    if (attempt >= LISTING_ATTEMPTS) {
+      const locked = underLock(once);
+      if (locked) return locked;
+    }
     if (attempt > 2) await sleep(Math.min(attempt, 10));
   }
 }
@@ -264,6 +275,17 @@ function driverAt(root: string, segments: readonly string[], lock: LockOptions):
     } catch (error) {
       throw backendFailure(error, change);
     }
+  }
+
+  /**
+   * For a listing that keeps meeting moves: runs its walk under the lock, when this folder can be
+   * written (else undefined, at once).
+   */
+  function underLock(generation: Generation, signal: AbortSignal | undefined) {
+    return <T>(task: () => Promise<T>): Promise<T> | undefined => {
+      if (!generation.lock) return undefined;
+      return generation.lock.run(task, lock, signal);
+    };
   }
 
   /** Runs a change under the folder's lock, on a folder made ready for writing. */
@@ -398,12 +420,12 @@ function driverAt(root: string, segments: readonly string[], lock: LockOptions):
       );
     },
 
-    describe(path, { limit }) {
+    describe(path, { limit, signal }) {
       return guard(false, () =>
         folder.use(
           false,
           async (generation) => {
-            const found = await snapshot(generation, path, true);
+            const found = await snapshot(generation, path, true, underLock(generation, signal));
             if (found === null || !Array.isArray(found)) return found;
             if (path === '' && found.length === 0) return EMPTY_ROOT;
             // A folder with nothing beneath it is no directory (SPEC section 3).
@@ -419,7 +441,8 @@ function driverAt(root: string, segments: readonly string[], lock: LockOptions):
       const found = await guard(false, () =>
         folder.use(
           false,
-          (generation) => snapshot(generation, dir, options?.skipHidden ?? false),
+          (generation) =>
+            snapshot(generation, dir, options?.skipHidden ?? false, underLock(generation, options?.signal)),
           (result) => result === null || (Array.isArray(result) && result.length === 0),
         ),
       );

@@ -140,7 +140,7 @@ describe('listings while another process moves a folder', () => {
       'shuttle',
       '/memories/a/box',
       '/memories/b/box',
-      '150',
+      '400',
     ]);
     let listings = 0;
     let done = false;

@@ -14,7 +14,17 @@
 // while a command runs can redirect that command (see the README).
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { closeLater, errno, lstat, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_RDONLY, open } from './sys.js';
+import {
+  closeNow,
+  errno,
+  lstatNow,
+  O_DIRECTORY,
+  O_NOFOLLOW,
+  O_NONBLOCK,
+  O_RDONLY,
+  open,
+  openNow,
+} from './sys.js';
 
 /** Whether `/proc/self/fd/N` reaches the folder descriptor N holds (checked once per process). */
 let procfs: boolean | undefined;
@@ -75,7 +85,7 @@ export class Dir {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    closeLater(this.fd);
+    closeNow(this.fd);
   }
 }
 
@@ -90,7 +100,7 @@ export type Kind = 'file' | 'directory' | 'link' | 'other';
 /** What is at `name` in `dir` itself; null when nothing is. */
 export async function kindAt(dir: Dir, name: string): Promise<Kind | null> {
   try {
-    return kindOf(await lstat(dir.at(name)));
+    return kindOf(lstatNow(dir.at(name)));
   } catch (error) {
     if (errno(error) === 'ENOENT' || errno(error) === 'ENOTDIR') return null;
     throw error;
@@ -114,7 +124,7 @@ export type NotAFolder = 'missing' | 'link' | 'file' | 'other';
 export async function openFolder(dir: Dir, name: string): Promise<Dir | NotAFolder> {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      return dir.child(await open(dir.at(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW), name);
+      return dir.child(openNow(dir.at(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW), name);
     } catch (error) {
       const code = errno(error);
       if (code === 'ENOENT') return 'missing';
@@ -136,7 +146,7 @@ export async function openFolder(dir: Dir, name: string): Promise<Dir | NotAFold
  */
 export async function openEntry(dir: Dir, name: string): Promise<number | 'missing' | 'link' | 'other'> {
   try {
-    return await open(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    return openNow(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (error) {
     const code = errno(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return 'missing';

@@ -21,7 +21,7 @@ import {
   seqSettled,
 } from './folder.js';
 import type { LockOptions } from './lock.js';
-import { closeLater, errno, mkdir, rename, rmdir, settleAll, unlink } from './sys.js';
+import { closeNow, errno, mkdir, rename, rmdir, settleAll, unlink } from './sys.js';
 import {
   closeWalk,
   FOLDER,
@@ -148,13 +148,13 @@ async function find(root: Dir, path: string): Promise<Found> {
   try {
     content = await readText(entry);
   } catch (error) {
-    closeLater(entry);
+    closeNow(entry);
     closeWalk(walked);
     throw error;
   }
   if (content === FOLDER)
     return { kind: 'folder', folder: walked.parent!.child(entry, segments.at(-1)!), walked };
-  closeLater(entry);
+  closeNow(entry);
   if (content === null) {
     closeWalk(walked);
     return null;
@@ -335,7 +335,7 @@ function driverAt(root: string, segments: readonly string[], lock: LockOptions):
             try {
               current = await readText(entry);
             } finally {
-              closeLater(entry);
+              closeNow(entry);
             }
           }
           if (typeof current !== 'string' || contentVersion(current) !== expect.version) {

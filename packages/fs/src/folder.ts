@@ -10,11 +10,12 @@ import { folderInTheWay } from './errors.js';
 import { KERNEL, Liveness, type Owner, socketToken } from './liveness.js';
 import { Lock } from './lock.js';
 import {
-  closeLater,
+  closeNow,
   errno,
   fstat,
   fsync,
   lstat,
+  lstatNow,
   lutimes,
   mkdir,
   O_CREAT,
@@ -192,7 +193,7 @@ export class Generation {
     this.memdir ??= await openOwnFolder(base, '.memdir', true, false);
     this.tmp ??= await openOwnFolder(this.memdir!, 'tmp', true, false);
     const seq = await open(this.memdir!.at('seq'), O_WRONLY | O_CREAT | O_NOFOLLOW, FILE_MODE);
-    closeLater(seq);
+    closeNow(seq);
     this.ids = {
       memories: identity(await fstat(this.memories!.fd)),
       memdir: identity(await fstat(this.memdir!.fd)),
@@ -243,7 +244,7 @@ export class Generation {
     if (!this.memdir) return NO_SEQ;
     try {
       // Marks are whole seconds (see #markSeq): mtimeMs holds them exactly.
-      return Math.round((await lstat(this.memdir.at('seq'))).mtimeMs / 1000);
+      return Math.round(lstatNow(this.memdir.at('seq')).mtimeMs / 1000);
     } catch (error) {
       if (errno(error) === 'ENOENT') return NO_SEQ;
       throw error;
@@ -351,7 +352,7 @@ export class Temp {
   #close(fd: number): void {
     if (this.#closed) return;
     this.#closed = true;
-    closeLater(fd);
+    closeNow(fd);
   }
 }
 

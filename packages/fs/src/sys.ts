@@ -1,6 +1,9 @@
-// Promises over Node's callback filesystem API. Each call is one trip through libuv's thread pool;
-// the callback API skips the FileHandle bookkeeping of `fs/promises`, which costs about a quarter
-// more per call, and the store makes several calls per command.
+// The system calls the store makes. Content (read, write, fsync) and changes (rename, unlink, mkdir,
+// rmdir, links) go through libuv's thread pool, as promises over Node's callback API (which skips
+// the FileHandle bookkeeping of `fs/promises`). Looking a name up (open with O_NOFOLLOW, lstat) and
+// closing are synchronous: on a local disk they take a few microseconds, where a trip through the
+// thread pool takes ten times that on a loaded machine (measured: openat of a folder through
+// /proc/self/fd 4-5 us synchronous, 40-65 us awaited), and a command makes one per path segment.
 import * as fs from 'node:fs';
 
 const { constants } = fs;
@@ -25,9 +28,21 @@ function call<T>(run: (callback: Callback<T>) => void): Promise<T> {
 export const open = (path: string, flags: number, mode = 0o600) =>
   call<number>((done) => fs.open(path, flags, mode, done));
 
-/** Closes `fd` without waiting: nothing uses the number afterwards, and a close cannot fail usefully. */
-export function closeLater(fd: number): void {
-  fs.close(fd, () => {});
+/** Closes `fd`: nothing uses the number afterwards, and a close cannot fail usefully. */
+export function closeNow(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {}
+}
+
+/** Opens a name (see the top of this file: a lookup, synchronous). */
+export function openNow(path: string, flags: number): number {
+  return fs.openSync(path, flags);
+}
+
+/** What is at a path itself (a lookup, synchronous). */
+export function lstatNow(path: string): fs.Stats {
+  return fs.lstatSync(path);
 }
 
 export const read = (fd: number, buffer: Buffer, offset: number, length: number) =>

@@ -94,6 +94,8 @@ export interface RedisDriverOptions {
 /** The memdir driver over Redis (see {@link createRedisDriver}). */
 export interface RedisDriver extends MemoryDriver {
   namespace(name: string): RedisDriver;
+  stat(path: DriverPath, options?: DriverCallOptions): Promise<'file' | 'directory' | null>;
+  describe(path: DriverPath, options: DriverDescribeOptions): Promise<DriverFile | DriverListing | null>;
   /**
    * Connects and checks the server (Redis 7 or later; a `maxmemory-policy` that never evicts memdir's
    * keys; a Cluster client for a Cluster). Every call waits for it, so calling it is optional: it

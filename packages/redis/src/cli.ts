@@ -1,7 +1,6 @@
 // `memdir ... --store redis://...`: the CLI loads this module for the redis: and rediss: schemes.
 import type { MemoryStore, MemoryStoreOptions } from '@memdir/core';
-import { createMemoryStore } from '@memdir/core';
-import { createRedisDriver } from './driver.js';
+import { createRedisDriver, storeOn } from './driver.js';
 
 /**
  * Opens a store on the Redis (or Redis Cluster) at `url`, checking the server first, so that a
@@ -27,7 +26,7 @@ export async function openStore(url: string, options: MemoryStoreOptions): Promi
   const driver = createRedisDriver({ url: address, keyPrefix, timeoutMs: options.timeoutMs });
   try {
     await driver.ready();
-    return createMemoryStore(driver, options);
+    return storeOn(driver, options);
   } catch (error) {
     await driver.close();
     throw error;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  createMemoryStore,
   DEFAULT_TIMEOUT_MS,
   type DriverCallOptions,
   type DriverChangeOptions,
@@ -12,10 +13,13 @@ import {
   type DriverPath,
   type DriverWriteOptions,
   type MemoryDriver,
+  type MemoryStore,
+  type MemoryStoreOptions,
   validateNamespace,
 } from '@memdir/core';
 import {
   asDriverPath,
+  isRefusal,
   refuseAlreadyExists,
   refuseConflict,
   refuseNotFound,
@@ -105,8 +109,39 @@ export interface RedisDriver extends MemoryDriver {
   ready(): Promise<void>;
 }
 
+/**
+ * Runs tasks with the same key one after another (in this process). Edits of one file queue here,
+ * so that a process sends one compare-and-swap per file at a time: with many concurrent edits in
+ * several processes, each round has as many contenders as processes, not as many as edits.
+ */
+class KeyedQueue {
+  readonly #tails = new Map<string, Promise<void>>();
+
+  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.#tails.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const turn = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const tail = previous.then(() => turn);
+    this.#tails.set(key, tail);
+    await previous;
+    try {
+      return await task();
+    } finally {
+      release();
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 interface Shared {
   readonly connection: Connection;
+  readonly edits: KeyedQueue;
   readonly prefix: string;
   readonly timeoutMs: number;
   readonly maxSubtreeEntries: number;
@@ -161,6 +196,12 @@ class RedisMemoryDriver implements RedisDriver {
 
   namespace(name: string): RedisDriver {
     return new RedisMemoryDriver(this.#shared, childChain(this.#chain, validateNamespace(name)), false);
+  }
+
+  /** Namespace `name` of `driver`, whose `close()` closes what `driver`'s would (for stores). */
+  static owning(driver: RedisDriver, name: string): RedisDriver {
+    const parent = driver as RedisMemoryDriver;
+    return new RedisMemoryDriver(parent.#shared, childChain(parent.#chain, validateNamespace(name)), parent.#root);
   }
 
   ready(): Promise<void> {
@@ -258,6 +299,37 @@ class RedisMemoryDriver implements RedisDriver {
     throw this.#refusal(reply);
   }
 
+  /**
+   * A read-modify-write: read the file with its version, edit it here, write it back with the
+   * version as its condition (two round trips), and start over on fresh content when another
+   * writer got there first, until the engine's deadline aborts `signal`. Edits of one file in this
+   * process wait for each other (see {@link KeyedQueue}); nothing is sent once `signal` is aborted.
+   */
+  async update(
+    path: DriverPath,
+    edit: (content: string) => string,
+    options: DriverChangeOptions,
+  ): Promise<'file' | 'directory' | null> {
+    const { op, signal } = options;
+    return this.#shared.edits.run(`${this.#chain}\u0000${path}`, async () => {
+      for (let attempt = 0; ; attempt++) {
+        if (signal?.aborted) throw signal.reason;
+        const node = await this.read(path);
+        if (node === null || node.kind === 'directory') return node?.kind ?? null;
+        const content = edit(node.content);
+        if (signal?.aborted) throw signal.reason;
+        try {
+          await this.write(path, content, { op, signal, expect: { version: node.version } });
+          return 'file';
+        } catch (error) {
+          // The file changed or became a folder since it was read: look again.
+          if (!isRefusal(error, 'CONFLICT') && !isRefusal(error, 'PATH_CONFLICT')) throw error;
+        }
+        if (attempt > 0) await sleep(Math.random() * Math.min(4, attempt));
+      }
+    });
+  }
+
   async remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean> {
     const { maxSubtreeEntries } = this.#shared;
     const reply = await this.#change(
@@ -304,6 +376,16 @@ class RedisMemoryDriver implements RedisDriver {
 }
 
 /**
+ * A store on `driver` whose `close()` closes the driver, also under a namespace (a namespaced
+ * driver made by `createMemoryStore` would leave the client open).
+ */
+export function storeOn(driver: RedisDriver, options: MemoryStoreOptions): MemoryStore {
+  const { namespace, ...rest } = options;
+  const files = namespace === undefined ? driver : RedisMemoryDriver.owning(driver, namespace);
+  return createMemoryStore(files, rest);
+}
+
+/**
  * The memdir driver over Redis or a Redis Cluster, for `createMemoryStore(driver, options)` from
  * `@memdir/core` (or use {@link createRedisStore}). Every call is one Lua script on the keys of one
  * namespace, which share one hash tag (so one Cluster slot).
@@ -319,5 +401,9 @@ export function createRedisDriver(options: RedisDriverOptions = {}): RedisDriver
     DEFAULT_MAX_SUBTREE_ENTRIES,
   );
   const connection = new Connection(options);
-  return new RedisMemoryDriver({ connection, prefix, timeoutMs, maxSubtreeEntries }, '/', true);
+  return new RedisMemoryDriver(
+    { connection, edits: new KeyedQueue(), prefix, timeoutMs, maxSubtreeEntries },
+    '/',
+    true,
+  );
 }

@@ -1,5 +1,5 @@
-import { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from '@memdir/core';
-import { createRedisDriver, type RedisDriverOptions } from './driver.js';
+import type { MemoryStore, MemoryStoreOptions } from '@memdir/core';
+import { createRedisDriver, type RedisDriverOptions, storeOn } from './driver.js';
 
 export type { RedisClient } from './connection.js';
 export { DEFAULT_REDIS_URL } from './connection.js';
@@ -46,7 +46,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): MemoryStore {
     timeoutMs,
   });
   try {
-    return createMemoryStore(driver, { ...storeOptions, timeoutMs });
+    return storeOn(driver, { ...storeOptions, timeoutMs });
   } catch (error) {
     void driver.close();
     throw error;

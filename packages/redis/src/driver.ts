@@ -201,7 +201,11 @@ class RedisMemoryDriver implements RedisDriver {
   /** Namespace `name` of `driver`, whose `close()` closes what `driver`'s would (for stores). */
   static owning(driver: RedisDriver, name: string): RedisDriver {
     const parent = driver as RedisMemoryDriver;
-    return new RedisMemoryDriver(parent.#shared, childChain(parent.#chain, validateNamespace(name)), parent.#root);
+    return new RedisMemoryDriver(
+      parent.#shared,
+      childChain(parent.#chain, validateNamespace(name)),
+      parent.#root,
+    );
   }
 
   ready(): Promise<void> {

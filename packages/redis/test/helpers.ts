@@ -1,27 +1,16 @@
-// Servers and checks the Redis tests share. The servers come from the environment (REDIS_URL, and
-// REDIS_CLUSTER_URLS for the Cluster's masters); a missing variable fails the test, never skips it.
+// Servers and checks the Redis tests share. The servers come from @memdir/test-support's setup
+// (test/servers.ts: REDIS_URL, and REDIS_CLUSTER_URLS for the Cluster's masters); a missing server
+// fails the run, never skips it.
+
+import { redisClusterNodes, redisUrl } from '@memdir/test-support';
 import { Cluster, Redis } from 'ioredis';
 import { expect } from 'vitest';
 
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: point it at a Redis 7 server for the @memdir/redis tests`);
-  return value;
-}
+export { redisUrl } from '@memdir/test-support';
 
-/** The standalone Redis (REDIS_URL). */
-export function redisUrl(): string {
-  return required('REDIS_URL');
-}
-
-/** The Cluster's nodes (REDIS_CLUSTER_URLS, comma-separated `redis://host:port`). */
+/** The Cluster's masters (REDIS_CLUSTER_URLS). */
 export function clusterNodes(): Array<{ host: string; port: number }> {
-  return required('REDIS_CLUSTER_URLS')
-    .split(',')
-    .map((url) => {
-      const parsed = new URL(url.trim());
-      return { host: parsed.hostname, port: Number(parsed.port || 6379) };
-    });
+  return redisClusterNodes();
 }
 
 /** The URL of one Cluster node (the store reaches the whole Cluster through it). */

@@ -7,31 +7,28 @@ import {
   type DriverPath,
   isMemoryToolError,
 } from '@memdir/core';
+import { type PrivateServer, startPrivateRedis } from '@memdir/test-support';
+import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRedisDriver, type RedisDriver } from '../src/index.js';
 import { checkLayout, deleteUnder, newRedis, uniquePrefix } from './helpers.js';
 
 const client = newRedis();
-const sleeper = newRedis();
-beforeAll(async () => {
-  await client.connect();
-  await sleeper.connect();
-});
-afterAll(async () => {
-  await client.quit();
-  await sleeper.quit();
-});
+beforeAll(() => client.connect());
+afterAll(() => client.quit());
 
 let prefix = '';
 let driver: RedisDriver;
-function open(options: Parameters<typeof createRedisDriver>[0] = {}): RedisDriver {
+let current: Redis = client;
+function open(options: Parameters<typeof createRedisDriver>[0] = {}, on: Redis = client): RedisDriver {
   prefix = uniquePrefix('d');
-  driver = createRedisDriver({ client, keyPrefix: prefix, ...options });
+  current = on;
+  driver = createRedisDriver({ client: on, keyPrefix: prefix, ...options });
   return driver;
 }
 afterEach(async () => {
-  await checkLayout(client, prefix);
-  await deleteUnder(client, prefix);
+  await checkLayout(current, prefix);
+  await deleteUnder(current, prefix);
 });
 
 const p = (path: string) => path as DriverPath;
@@ -121,8 +118,25 @@ describe('replays (the same operation id sent again)', () => {
 });
 
 describe('the fence: a change that reaches Redis too late is never applied', () => {
+  // DEBUG SLEEP stops the whole server: these tests use one of their own.
+  let server: PrivateServer;
+  let own: Redis;
+  let sleeper: Redis;
+  beforeAll(async () => {
+    server = await startPrivateRedis();
+    own = newRedis(server.url);
+    sleeper = newRedis(server.url);
+    await own.connect();
+    await sleeper.connect();
+  });
+  afterAll(async () => {
+    own.disconnect();
+    sleeper.disconnect();
+    await server.close();
+  });
+
   it('a write held up behind DEBUG SLEEP past its window is refused, and the file never appears', async () => {
-    open({ timeoutMs: 1_000 });
+    open({ timeoutMs: 1_000 }, own);
     await driver.ready();
     const sleeping = sleeper.call('DEBUG', 'SLEEP', '1.6');
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -140,7 +154,7 @@ describe('the fence: a change that reaches Redis too late is never applied', () 
   });
 
   it('through the store: the command fails at its deadline as "may or may not have been saved", and stays unsaved', async () => {
-    open({ timeoutMs: 1_000 });
+    open({ timeoutMs: 1_000 }, own);
     const store = createMemoryStore(driver, { timeoutMs: 1_000 });
     await driver.ready();
     const sleeping = sleeper.call('DEBUG', 'SLEEP', '2');
@@ -162,7 +176,7 @@ describe('the fence: a change that reaches Redis too late is never applied', () 
   });
 
   it('when this machine\u2019s clock falls behind the server\u2019s, the driver learns the offset and the change applies', async () => {
-    open({ timeoutMs: 2_000 });
+    open({ timeoutMs: 2_000 }, own);
     await driver.ready();
     const realNow = Date.now.bind(Date);
     const spy = vi.spyOn(Date, 'now').mockImplementation(() => realNow() - 60_000);

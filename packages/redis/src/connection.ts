@@ -86,6 +86,8 @@ export class Connection {
   #ready: Promise<void> | undefined;
   #refused: Error | undefined;
   #closed = false;
+  /** True once the check passed: calls then go straight to the client. */
+  checked = false;
   /** Server clock minus this process's clock, in ms, as last measured. */
   clockOffsetMs = 0;
 
@@ -117,10 +119,15 @@ export class Connection {
   /** Connects and checks the server, once; a failure to connect is retried on the next call. */
   ready(): Promise<void> {
     if (this.#refused) return Promise.reject(this.#refused);
-    this.#ready ??= this.#check().catch((error: unknown) => {
-      this.#ready = undefined;
-      throw error;
-    });
+    this.#ready ??= this.#check().then(
+      () => {
+        this.checked = true;
+      },
+      (error: unknown) => {
+        this.#ready = undefined;
+        throw error;
+      },
+    );
     return this.#ready;
   }
 

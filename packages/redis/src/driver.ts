@@ -214,7 +214,7 @@ class RedisMemoryDriver implements RedisDriver {
 
   async #run(script: Script, keys: string[], args: string[], change: boolean): Promise<Reply> {
     const { connection } = this.#shared;
-    await connection.ready();
+    if (!connection.checked) await connection.ready();
     try {
       return await evaluate(connection.client, script, keys, args);
     } catch (error) {

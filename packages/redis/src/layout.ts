@@ -32,8 +32,14 @@ export function childChain(chain: string, name: string): string {
   return chain === '/' ? `/${name}` : `${chain}/${name}`;
 }
 
+/**
+ * The keys of namespace `chain` under `prefix`: `{prefix}{{prefix}{chain}}:{f|v|i|s|r|q}`. The key
+ * prefix comes first (so `SCAN MATCH memdir:*` and ACL key patterns such as `~memdir:*` cover the
+ * store) and again inside the hash tag, so that stores with different prefixes on one Cluster,
+ * each with its default namespace, do not all land in the slot of `{/}`.
+ */
 export function namespaceKeys(prefix: string, chain: string): NamespaceKeys {
-  const base = `${prefix}{${chain}}`;
+  const base = `${prefix}{${prefix}${chain}}`;
   return {
     files: `${base}:f`,
     versions: `${base}:v`,

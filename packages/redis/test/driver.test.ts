@@ -109,7 +109,7 @@ describe('replays (the same operation id sent again)', () => {
     open();
     const id = op();
     await driver.write(p('a.md'), 'a', { op: id });
-    const base = `${prefix}{/}`;
+    const base = `${prefix}{${prefix}/}`;
     await client.zadd(`${base}:q`, Date.now() - 11 * 60_000, id);
     await driver.write(p('b.md'), 'b', { op: op() });
     expect(await client.hexists(`${base}:r`, id)).toBe(0);
@@ -300,7 +300,7 @@ describe('names and contents', () => {
     expect(await driver.read(p('n/ab/f'))).toMatchObject({ content: 'ab' });
     await driver.move(p('n/{tag}'), p('{other}'), { op: op() });
     expect((await client.keys(`${prefix}*`)).sort()).toEqual(
-      ['f', 'i', 'q', 'r', 's', 'v'].map((key) => `${prefix}{/}:${key}`),
+      ['f', 'i', 'q', 'r', 's', 'v'].map((key) => `${prefix}{${prefix}/}:${key}`),
     );
   });
 

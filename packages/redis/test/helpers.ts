@@ -78,15 +78,17 @@ export async function checkLayout(client: Redis | Cluster, prefix: string): Prom
   const keys = await keysUnder(client, prefix);
   const chains = new Map<string, string[]>();
   for (const key of keys) {
-    const match = /^(.*)\{([^}]*)\}:([fvisrq])$/.exec(key);
+    const match = /^(.*?)\{([^}]*)\}:([fvisrq])$/.exec(key);
     expect(match, `unexpected key ${key}`).not.toBeNull();
     expect(match![1]).toBe(prefix);
-    const list = chains.get(match![2]!) ?? [];
+    expect(match![2]!.startsWith(`${prefix}/`), `the tag of ${key} starts with the prefix`).toBe(true);
+    const chain = match![2]!.slice(prefix.length);
+    const list = chains.get(chain) ?? [];
     list.push(key);
-    chains.set(match![2]!, list);
+    chains.set(chain, list);
   }
   for (const [chain, chainKeys] of chains) {
-    const base = `${prefix}{${chain}}`;
+    const base = `${prefix}{${prefix}${chain}}`;
     const files = await client.hgetall(`${base}:f`);
     const versions = await client.hgetall(`${base}:v`);
     const sizes = await client.hgetall(`${base}:s`);

@@ -39,8 +39,8 @@ describe('keys', () => {
     await tenant.delete({ command: 'delete', path: '/memories/a.md' });
     expect((await keysUnder(client, prefix)).sort()).toEqual(
       [
-        ...['f', 'i', 'q', 'r', 's', 'v'].map((key) => `${prefix}{/}:${key}`),
-        ...['q', 'r', 's'].map((key) => `${prefix}{/tenant-1}:${key}`),
+        ...['f', 'i', 'q', 'r', 's', 'v'].map((key) => `${prefix}{${prefix}/}:${key}`),
+        ...['q', 'r', 's'].map((key) => `${prefix}{${prefix}/tenant-1}:${key}`),
       ].sort(),
     );
     await deleteUnder(client, prefix);
@@ -49,9 +49,9 @@ describe('keys', () => {
   it('the default prefix is memdir:', async () => {
     const store = createRedisStore({ client, namespace: `layout-${Date.now()}` });
     await store.create(create('/memories/a.md'));
-    const keys = await keysUnder(client, 'memdir:{/layout-');
+    const keys = await keysUnder(client, 'memdir:{memdir:/layout-');
     expect(keys.length).toBeGreaterThan(0);
-    expect(keys.every((key) => key.startsWith('memdir:{/layout-'))).toBe(true);
+    expect(keys.every((key) => key.startsWith('memdir:{memdir:/layout-'))).toBe(true);
     await store.delete({ command: 'delete', path: '/memories/a.md' });
     for (const key of keys) await client.del(key);
   });
@@ -85,6 +85,20 @@ describe('keys', () => {
     expect(masters.size).toBeGreaterThan(1);
     await checkLayout(cluster, prefix);
     await deleteUnder(cluster, prefix);
+  });
+
+  it('stores with different key prefixes and no namespace land in different slots', async () => {
+    const prefixes = ['a', 'b', 'c', 'd', 'e'].map((label) => uniquePrefix(label));
+    const slots = new Set<number>();
+    for (const prefix of prefixes) {
+      const store = createRedisStore({ client: cluster, keyPrefix: prefix });
+      await store.create(create('/memories/a.md'));
+      for (const key of await keysUnder(cluster, prefix)) {
+        slots.add((await cluster.call('CLUSTER', 'KEYSLOT', key)) as number);
+      }
+      await deleteUnder(cluster, prefix);
+    }
+    expect(slots.size).toBe(prefixes.length);
   });
 
   it('a URL naming one Cluster node reaches the whole Cluster', async () => {
@@ -144,7 +158,7 @@ describe('the layout check', () => {
     const store = createRedisStore({ client, keyPrefix: prefix });
     await store.create(create('/memories/dir/a.md', 'abc'));
     await checkLayout(client, prefix);
-    const base = `${prefix}{/}`;
+    const base = `${prefix}{${prefix}/}`;
     const breakages: Array<[() => Promise<unknown>, () => Promise<unknown>]> = [
       [
         () => client.zrem(`${base}:i`, '\u0001\u0000dir'),

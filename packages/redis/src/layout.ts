@@ -8,13 +8,13 @@ export const DEFAULT_KEY_PREFIX = 'memdir:';
  * carry the hash tag `{chain}`, so they share one Cluster slot and one script can reach them all.
  */
 export interface NamespaceKeys {
-  /** Hash: stored path -> content. */
+  /** Hash: version -> content (a move leaves contents where they are). */
   readonly files: string;
-  /** Hash: stored path -> version. */
+  /** Hash: stored path -> version, for every file. */
   readonly versions: string;
   /** Sorted set, every score 0: the index of files and directories (see the scripts). */
   readonly index: string;
-  /** Hash: directory -> total bytes of the files beneath it that are visible from it. */
+  /** Hash: file -> its bytes; directory -> total bytes of the files beneath it visible from it. */
   readonly sizes: string;
   /** Hash: operation id -> the outcome of the change it made. */
   readonly receipts: string;

@@ -12,8 +12,12 @@
 //   [P NUL ., (P NUL /   the children of P whose name starts with "." (hidden, skipped as a block)
 // Paths and names are in their stored form (layout.ts), so byte order is JavaScript's order.
 //
-// Sizes (KEYS[4]): for directory D, the total bytes of the files beneath D with no hidden segment
-// below D. A file's size change is added to each ancestor at or below the file's deepest hidden
+// Contents (KEYS[1]) are keyed by version, and the versions (KEYS[2]) by path: a move renames the
+// short version fields and leaves the contents where they are, so moving a folder costs the same
+// whatever its files hold.
+//
+// Sizes (KEYS[4]): for a file, its bytes; for directory D, the total bytes of the files beneath D
+// with no hidden segment below D. A file's size change is added to each ancestor at or below the file's deepest hidden
 // segment (to every ancestor when none is hidden), so `view` of a hidden folder needs no special
 // case.
 //
@@ -233,7 +237,7 @@ local path = ARGV[1]
 if path == '' then return { 'd' } end
 local version = redis.call('HGET', V, path)
 if version then
-  if ARGV[2] == '1' then return { 'f', version, redis.call('HGET', F, path) } end
+  if ARGV[2] == '1' then return { 'f', version, redis.call('HGET', F, version) } end
   return { 'f', version }
 end
 if is_dir(path) then return { 'd' } end
@@ -253,7 +257,7 @@ export const DESCRIBE = script(
 local dir, limit = ARGV[1], tonumber(ARGV[2])
 if dir ~= '' then
   local version = redis.call('HGET', V, dir)
-  if version then return { 'f', version, redis.call('HGET', F, dir) } end
+  if version then return { 'f', version, redis.call('HGET', F, version) } end
   if not is_dir(dir) then return false end
 end
 
@@ -270,11 +274,7 @@ local function add(parent, name, relative)
   local path = join(parent, name)
   local directory = redis.call('ZSCORE', I, '\1' .. parent .. '\0' .. name)
   n = n + 1
-  if directory then
-    lines[n] = 'd' .. (redis.call('HGET', S, path) or '0') .. '\t' .. relative
-  else
-    lines[n] = 'f' .. redis.call('HSTRLEN', F, path) .. '\t' .. relative
-  end
+  lines[n] = (directory and 'd' or 'f') .. (redis.call('HGET', S, path) or '0') .. '\t' .. relative
   return directory, path
 end
 each_child('', dir, function(name)
@@ -315,7 +315,7 @@ for _, range in ipairs(ranges) do
     for i = 1, #batch do
       local path = path_of(batch[i])
       if redis.call('HEXISTS', V, path) == 1 then
-        lines[#lines + 1] = redis.call('HSTRLEN', F, path) .. '\t' .. path
+        lines[#lines + 1] = (redis.call('HGET', S, path) or '0') .. '\t' .. path
       end
     end
     if #batch < 1000 then break end
@@ -353,9 +353,13 @@ if (expect == 'absent' and current) or (expect == 'version' and current ~= ARGV[
 end
 
 local delta = #content
-if current then delta = delta - redis.call('HSTRLEN', F, path) end
-redis.call('HSET', F, path, content)
+if current then
+  delta = delta - tonumber(redis.call('HGET', S, path) or '0')
+  redis.call('HDEL', F, current)
+end
+redis.call('HSET', F, version, content)
 redis.call('HSET', V, path, version)
+redis.call('HSET', S, path, #content)
 if not current then
   redis.call('ZADD', I, 0, m)
   add_parents(node, existing)
@@ -384,9 +388,10 @@ local node = walk(path)
 local m = node.mem[node.k]
 local weight
 if redis.call('HEXISTS', V, path) == 1 then
-  weight = redis.call('HSTRLEN', F, path)
-  redis.call('HDEL', F, path)
+  weight = tonumber(redis.call('HGET', S, path) or '0')
+  redis.call('HDEL', F, redis.call('HGET', V, path))
   redis.call('HDEL', V, path)
+  redis.call('HDEL', S, path)
   redis.call('ZREM', I, m)
 elseif redis.call('ZSCORE', I, '\1' .. m) then
   local n = count_beneath(path)
@@ -394,7 +399,13 @@ elseif redis.call('ZSCORE', I, '\1' .. m) then
   weight = tonumber(redis.call('HGET', S, path) or '0')
   local paths = {}
   for _, entry in ipairs(members_beneath('', path)) do paths[#paths + 1] = path_of(entry) end
-  chunked('HDEL', F, paths)
+  local versions = {}
+  for i = 1, #paths, 500 do
+    for _, version in ipairs(redis.call('HMGET', V, unpack(paths, i, math.min(i + 499, #paths)))) do
+      if version then versions[#versions + 1] = version end
+    end
+  end
+  chunked('HDEL', F, versions)
   chunked('HDEL', V, paths)
   chunked('HDEL', S, paths)
   remove_beneath(path)
@@ -437,11 +448,11 @@ end
 
 local weight
 if file then
-  weight = redis.call('HSTRLEN', F, from)
-  redis.call('HSET', F, to, redis.call('HGET', F, from))
+  weight = tonumber(redis.call('HGET', S, from) or '0')
   redis.call('HSET', V, to, redis.call('HGET', V, from))
-  redis.call('HDEL', F, from)
+  redis.call('HSET', S, to, redis.call('HGET', S, from))
   redis.call('HDEL', V, from)
+  redis.call('HDEL', S, from)
   redis.call('ZREM', I, sm)
   redis.call('ZADD', I, 0, tm)
 else
@@ -453,21 +464,27 @@ else
   local directories = members_beneath('\1', from)
   local old, moved, moved_dirs = {}, {}, {}
   for i, entry in ipairs(entries) do
-    local path = path_of(entry)
-    local new = to .. string.sub(path, cut)
-    old[i] = path
+    old[i] = path_of(entry)
     moved[i] = to .. string.sub(entry, cut)
-    local content = redis.call('HGET', F, path)
-    if content then
-      redis.call('HSET', F, new, content)
-      redis.call('HSET', V, new, redis.call('HGET', V, path))
-    else
-      local size = redis.call('HGET', S, path)
-      if size then redis.call('HSET', S, new, size) end
-    end
   end
   for i, entry in ipairs(directories) do moved_dirs[i] = '\1' .. to .. string.sub(entry, cut + 1) end
-  chunked('HDEL', F, old)
+  -- Versions and sizes move in chunks of one HMGET and one HSET per hash (a directory has no
+  -- version); the contents stay where they are, keyed by version.
+  for _, hash in ipairs({ V, S }) do
+    for i = 1, #old, 500 do
+      local last = math.min(i + 499, #old)
+      local values = redis.call('HMGET', hash, unpack(old, i, last))
+      local fields = {}
+      for j = i, last do
+        local value = values[j - i + 1]
+        if value then
+          fields[#fields + 1] = to .. string.sub(old[j], cut)
+          fields[#fields + 1] = value
+        end
+      end
+      if #fields > 0 then redis.call('HSET', hash, unpack(fields)) end
+    end
+  end
   chunked('HDEL', V, old)
   chunked('HDEL', S, old)
   remove_beneath(from)

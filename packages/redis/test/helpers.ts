@@ -69,8 +69,8 @@ function member(path: string): string {
 }
 
 /**
- * Checks every namespace under `prefix` against the layout's invariants: versions exactly for the
- * files; the index exactly the files, their ancestors, and the ancestors again in the directory
+ * Checks every namespace under `prefix` against the layout's invariants: one content per version,
+ * each file's size; the index exactly the files, their ancestors, and the ancestors again in the directory
  * region; each directory's size the total of the files visible from it; receipts and their times
  * in step; on a Cluster, every key of a namespace in one slot.
  */
@@ -95,13 +95,17 @@ export async function checkLayout(client: Redis | Cluster, prefix: string): Prom
     const index = await client.zrange(`${base}:i`, 0, -1);
     const receipts = await client.hkeys(`${base}:r`);
     const receiptTimes = await client.zrange(`${base}:q`, 0, -1);
-    expect(Object.keys(versions).sort(), `versions of ${chain}`).toEqual(Object.keys(files).sort());
+    expect(Object.values(versions).sort(), `contents of ${chain}, by version`).toEqual(
+      Object.keys(files).sort(),
+    );
     expect(receipts.sort(), `receipts of ${chain}`).toEqual(receiptTimes.sort());
 
     const expectedIndex = new Set<string>();
     const directories = new Set<string>();
     const expectedSizes = new Map<string, number>([['', 0]]);
-    for (const [path, content] of Object.entries(files)) {
+    for (const [path, version] of Object.entries(versions)) {
+      const bytes = Buffer.byteLength(files[version] ?? '');
+      expect(Number(sizes[path]), `size of the file ${path} in ${chain}`).toBe(bytes);
       const segments = path.split('/');
       expectedIndex.add(member(path));
       for (let depth = 1; depth < segments.length; depth++) {
@@ -116,16 +120,17 @@ export async function checkLayout(client: Redis | Cluster, prefix: string): Prom
       });
       for (let depth = hiddenAt; depth < segments.length; depth++) {
         const ancestor = segments.slice(0, depth).join('/');
-        expectedSizes.set(ancestor, (expectedSizes.get(ancestor) ?? 0) + Buffer.byteLength(content));
+        expectedSizes.set(ancestor, (expectedSizes.get(ancestor) ?? 0) + bytes);
       }
     }
-    for (const path of Object.keys(files)) {
+    for (const path of Object.keys(versions)) {
       expect(directories.has(path), `${path} is both a file and a directory in ${chain}`).toBe(false);
     }
     expect(index.sort(), `index of ${chain}`).toEqual([...expectedIndex].sort());
-    for (const [dir, size] of Object.entries(sizes)) {
-      expect(dir === '' || directories.has(dir), `size kept for a missing directory ${dir}`).toBe(true);
-      expect(Number(size), `size of ${JSON.stringify(dir)} in ${chain}`).toBe(expectedSizes.get(dir) ?? 0);
+    for (const [path, size] of Object.entries(sizes)) {
+      if (path in versions) continue;
+      expect(path === '' || directories.has(path), `size kept for a missing path ${path}`).toBe(true);
+      expect(Number(size), `size of ${JSON.stringify(path)} in ${chain}`).toBe(expectedSizes.get(path) ?? 0);
     }
     for (const [dir, size] of expectedSizes) {
       if (size !== 0)

@@ -153,7 +153,7 @@ describe('the stored form of paths', () => {
 });
 
 describe('the layout check', () => {
-  it('catches a missing index entry, a wrong size, a stray version and a receipt out of step', async () => {
+  it('catches a missing index entry, wrong sizes, a stray version or content, and a receipt out of step', async () => {
     const prefix = uniquePrefix('x');
     const store = createRedisStore({ client, keyPrefix: prefix });
     await store.create(create('/memories/dir/a.md', 'abc'));
@@ -166,6 +166,8 @@ describe('the layout check', () => {
       ],
       [() => client.hset(`${base}:s`, 'dir', '4'), () => client.hset(`${base}:s`, 'dir', '3')],
       [() => client.hset(`${base}:v`, 'ghost', 'v'), () => client.hdel(`${base}:v`, 'ghost')],
+      [() => client.hset(`${base}:f`, 'orphan', 'x'), () => client.hdel(`${base}:f`, 'orphan')],
+      [() => client.hset(`${base}:s`, 'dir/a.md', '4'), () => client.hset(`${base}:s`, 'dir/a.md', '3')],
       [() => client.hset(`${base}:r`, 'lonely', 'ok'), () => client.hdel(`${base}:r`, 'lonely')],
     ];
     for (const [breakIt, repair] of breakages) {

@@ -57,7 +57,8 @@ function viewRange(fields: Fields): [number, number] | undefined {
   if (
     !Array.isArray(value) ||
     value.length !== 2 ||
-    !value.every((item) => typeof item === 'number' && Number.isInteger(item))
+    // Both indices, not `every`: it skips the holes of a sparse array (`[, 2]` is not two integers).
+    ![value[0], value[1]].every((item) => typeof item === 'number' && Number.isInteger(item))
   ) {
     throw invalidInput(viewRangeNotTwoIntegers(showRange(value)));
   }

@@ -178,7 +178,11 @@ async function evaluate(client: RedisClient, script: Script, keys: string[], arg
 }
 
 class RedisMemoryDriver implements RedisDriver {
-  readonly capabilities = { atomicRename: true, maxFileBytes: REDIS_MAX_VALUE_BYTES } as const;
+  readonly capabilities = {
+    atomicRename: true,
+    maxFileBytes: REDIS_MAX_VALUE_BYTES,
+    replaySafe: true,
+  } as const;
   readonly #shared: Shared;
   readonly #chain: string;
   readonly #root: boolean;

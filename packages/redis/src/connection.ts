@@ -1,5 +1,7 @@
 // The client a store talks through: the user's own, or one made from a URL with timeouts that keep
 // every call bounded; and the one-time check of the server before the first command.
+
+import { storeUnavailable } from '@memdir/core/driver';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import { redisFailure, unusableServer } from './errors.js';
 
@@ -137,7 +139,9 @@ export class Connection {
     try {
       info = parseInfo(await this.#client.info());
     } catch (error) {
-      throw redisFailure(error, false);
+      throw (error as Error).name === 'ReplyError'
+        ? redisFailure(error, false)
+        : storeUnavailable('cannot connect to Redis', error);
     }
     const serverTime = Number(info.get('server_time_usec')) / 1000;
     if (Number.isFinite(serverTime)) this.clockOffsetMs = serverTime - (started + Date.now()) / 2;

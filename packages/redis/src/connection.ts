@@ -13,14 +13,14 @@ export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 /**
  * Options for the connections the store makes itself. A silent server costs each call at most
- * `commandTimeout`, after which a connection that heard nothing for `socketTimeout` is dropped and
- * made again (a dead peer can otherwise keep a TCP connection open for many minutes); commands are
- * tried once more after a reconnect, then fail. None of this applies to a client passed in.
+ * `commandTimeout`; the store then drops that connection and makes a new one (a dead peer can
+ * otherwise keep a TCP connection open for many minutes), which costs nothing while all is well,
+ * unlike ioredis's `socketTimeout` (a timer and a listener per command). Commands are tried once
+ * more after a reconnect, then fail. None of this applies to a client passed in.
  */
 export const REDIS_DEFAULTS: Readonly<RedisOptions> = {
   connectTimeout: 2_000,
   commandTimeout: 3_000,
-  socketTimeout: 3_000,
   maxRetriesPerRequest: 1,
   retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
   keepAlive: 10_000,
@@ -210,6 +210,25 @@ export class Connection {
     checkClientPrefix(cluster);
     this.#client = cluster;
     standalone.disconnect();
+  }
+
+  /**
+   * After a command timed out on a client the store made: drop its connection and reconnect, since
+   * a connection that stays silent may be dead. Commands still in flight are resent on the new one
+   * (harmless: receipts and fences). A client passed in is left to its owner.
+   */
+  timedOut(): void {
+    if (!this.#owned || this.#closed) return;
+    // On a Cluster, only the nodes still waiting for answers. The socket is destroyed, not ended:
+    // ending it would wait for a peer that may never answer.
+    const nodes = isCluster(this.#client) ? this.#client.nodes('all') : [this.#client];
+    for (const node of nodes) {
+      const { stream, commandQueue } = node as unknown as {
+        stream?: { destroy(): void };
+        commandQueue?: { length: number };
+      };
+      if (node.status === 'ready' && (commandQueue?.length ?? 1) > 0) stream?.destroy();
+    }
   }
 
   /** Closes the client if the store made it. Idempotent. */

@@ -67,7 +67,8 @@ export interface RedisDriverOptions {
   keyPrefix?: string | undefined;
   /**
    * ioredis options for the client made from `url`, over memdir's defaults (2 s connect timeout,
-   * 3 s command and socket timeouts, one retry per command, reconnects capped at 1 s apart).
+   * 3 s command timeout, after which the store reconnects; one retry per command, reconnects
+   * capped at 1 s apart).
    * @default undefined
    */
   redisOptions?: RedisOptions | undefined;
@@ -224,6 +225,7 @@ class RedisMemoryDriver implements RedisDriver {
     try {
       return await evaluate(connection.client, script, keys, args);
     } catch (error) {
+      if (error instanceof Error && error.message === 'Command timed out') connection.timedOut();
       throw redisFailure(error, change);
     }
   }

@@ -77,6 +77,7 @@ describe('through the fault proxy', () => {
     open();
     await store.create(create('/memories/before.md'));
     proxy.setMode('stall');
+    proxy.resetStats();
     const [read, change] = await Promise.all([
       timed(store.view(view('/memories/before.md'))),
       timed(store.create(create('/memories/during.md'))),
@@ -91,6 +92,9 @@ describe('through the fault proxy', () => {
         'The memory store is unavailable: Redis did not answer in time. The change may or may not have been saved: view the path before you try again.',
     });
     for (const outcome of [read, change]) expect(outcome.ms).toBeLessThan(5_000 + DEADLINE_SLACK_MS);
+    // The silent connection was given up for a new one (which the stall holds too).
+    await wait(300);
+    expect(proxy.stats().connections).toBeGreaterThanOrEqual(1);
     // Past the change's window: whatever the network still holds, or ioredis resends, is refused.
     await wait(6_000 - change.ms);
     proxy.setMode('pass');

@@ -2,10 +2,12 @@
 // ioredis's own tracing channel), the latency of each command against the raw ioredis client doing
 // the same reads and writes, the bytes Redis sends back for `view /memories` of a 10,000-file
 // tree, and whether a view costs more in a namespace of 100,000 files than in one of 100.
+
+import { randomUUID } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { performance } from 'node:perf_hooks';
-import { createInMemoryStore, type MemoryCommand, type MemoryStore } from '@memdir/core';
-import { createRedisStore } from '@memdir/redis';
+import { createInMemoryStore, type DriverPath, type MemoryCommand, type MemoryStore } from '@memdir/core';
+import { createRedisDriver, createRedisStore, type RedisDriver } from '@memdir/redis';
 import { startRoundTripCounter, startServers } from '@memdir/test-support';
 import { Redis } from 'ioredis';
 import { VerificationError } from '../bench.js';
@@ -113,12 +115,18 @@ function tree(folders: number, files: number, under = ''): MemoryCommand[] {
 // --- latency against the raw client ----------------------------------------------------------------
 
 /** One timed operation on both sides; `before`/`after` run untimed around each block. */
+type Side = 'memdir' | 'driver' | 'direct';
+
 interface LatencyCase {
   label: string;
   raw: string;
+  /** The command through the store (engine and driver). */
   memdir: (index: number) => Promise<unknown>;
+  /** The same through the Redis driver alone (what the engine asks of it), on its own namespace. */
+  driver: (index: number) => Promise<unknown>;
+  /** The raw client. */
   direct: (index: number) => Promise<unknown>;
-  before?: (side: 'memdir' | 'direct', count: number) => Promise<void>;
+  before?: (side: Side, count: number) => Promise<void>;
 }
 
 /**
@@ -148,8 +156,17 @@ async function seedRaw(raw: Redis, prefix: string): Promise<void> {
   }
 }
 
-function latencyCases(store: MemoryStore, raw: Redis, rawPrefix: string): LatencyCase[] {
+function latencyCases(store: MemoryStore, driver: RedisDriver, raw: Redis, rawPrefix: string): LatencyCase[] {
   const k = keysOf(rawPrefix);
+  const path = (text: string) => text as DriverPath;
+  const op = () => randomUUID();
+  // What the engine does for an edit: read, then write with the version read.
+  const driverEdit = async (at: string, edit: (content: string) => string) => {
+    const node = await driver.read(path(at));
+    if (node?.kind !== 'file') throw new Error(`${at} is not a file`);
+    return driver.write(path(at), edit(node.content), { op: op(), expect: { version: node.version } });
+  };
+  let driverFlip = false;
   const version = () => Math.random().toString(36).slice(2, 18);
   const readFile = (path: string) => raw.pipeline().hget(k.f, path).hget(k.v, path).exec();
   // The writes memdir's scripts make beside the data: the operation's receipt and its time.
@@ -172,12 +189,14 @@ function latencyCases(store: MemoryStore, raw: Redis, rawPrefix: string): Latenc
       label: 'view a file',
       raw: 'HGET content + HGET version, pipelined (1 round trip)',
       memdir: () => store.view({ command: 'view', path: '/memories/notes/a.md' }),
+      driver: () => driver.describe(path('notes/a.md'), { limit: 1000 }),
       direct: () => readFile('notes/a.md'),
     },
     {
       label: 'view a directory (3 entries, 2 levels)',
       raw: 'children, then their kinds and sizes, then the subfolder\u2019s (3 round trips)',
       memdir: () => store.view({ command: 'view', path: '/memories/notes' }),
+      driver: () => driver.describe(path('notes'), { limit: 1000 }),
       direct: async () => {
         const [children, size] = (await raw
           .pipeline()
@@ -202,6 +221,7 @@ function latencyCases(store: MemoryStore, raw: Redis, rawPrefix: string): Latenc
       label: 'view a missing path',
       raw: 'HGET version + ZSCORE directory entry, pipelined (1 round trip)',
       memdir: () => store.view({ command: 'view', path: '/memories/missing.md' }).catch(() => undefined),
+      driver: () => driver.describe(path('missing.md'), { limit: 1000 }),
       direct: () => raw.pipeline().hget(k.v, 'missing.md').zscore(k.i, '\u0001\u0000missing.md').exec(),
     },
     {
@@ -209,6 +229,7 @@ function latencyCases(store: MemoryStore, raw: Redis, rawPrefix: string): Latenc
       raw: 'MULTI: HSET content, version, size, ZADD index, HINCRBY 2 sizes, the receipt (1 round trip)',
       memdir: (index) =>
         store.create({ command: 'create', path: `/memories/notes/new-${index}.md`, file_text: 'x' }),
+      driver: (index) => driver.write(path(`notes/new-${index}.md`), 'x', { op: op() }),
       direct: (index) =>
         receipt(
           raw
@@ -223,8 +244,10 @@ function latencyCases(store: MemoryStore, raw: Redis, rawPrefix: string): Latenc
       before: async (side, count) => {
         const paths = Array.from({ length: count }, (_, index) => `notes/new-${index}.md`);
         if (side === 'memdir') {
-          for (const path of paths)
-            await store.delete({ command: 'delete', path: `/memories/${path}` }).catch(() => {});
+          for (const at of paths)
+            await store.delete({ command: 'delete', path: `/memories/${at}` }).catch(() => {});
+        } else if (side === 'driver') {
+          for (const at of paths) await driver.remove(path(at), { op: op() });
         } else {
           await raw.hdel(k.f, ...paths);
         }
@@ -241,6 +264,12 @@ function latencyCases(store: MemoryStore, raw: Redis, rawPrefix: string): Latenc
           old_str: flip ? 'beta' : 'BETA',
           new_str: flip ? 'BETA' : 'beta',
         });
+      },
+      driver: () => {
+        driverFlip = !driverFlip;
+        return driverEdit('notes/a.md', (content) =>
+          driverFlip ? content.replace('beta', 'BETA') : content.replace('BETA', 'beta'),
+        );
       },
       direct: async () => {
         const [[, content]] = (await readFile('notes/a.md'))! as [[unknown, string]];
@@ -260,6 +289,12 @@ function latencyCases(store: MemoryStore, raw: Redis, rawPrefix: string): Latenc
           insert_line: 1,
           insert_text: 'line',
         }),
+      driver: () =>
+        driverEdit('notes/log.md', (content) => {
+          const lines = content.split('\n');
+          lines.splice(1, 0, 'line');
+          return lines.join('\n');
+        }),
       direct: async () => {
         const [[, content]] = (await readFile('notes/log.md'))! as [[unknown, string]];
         const lines = content.split('\n');
@@ -269,6 +304,8 @@ function latencyCases(store: MemoryStore, raw: Redis, rawPrefix: string): Latenc
       before: async (side) => {
         if (side === 'memdir') {
           await store.create({ command: 'create', path: '/memories/notes/log.md', file_text: '# log' });
+        } else if (side === 'driver') {
+          await driver.write(path('notes/log.md'), '# log', { op: op() });
         } else {
           await raw.hset(k.f, 'notes/log.md', '# log');
         }
@@ -283,6 +320,10 @@ function latencyCases(store: MemoryStore, raw: Redis, rawPrefix: string): Latenc
           old_path: index % 2 === 0 ? '/memories/notes/b.md' : '/memories/notes/b2.md',
           new_path: index % 2 === 0 ? '/memories/notes/b2.md' : '/memories/notes/b.md',
         }),
+      driver: (index) =>
+        index % 2 === 0
+          ? driver.move(path('notes/b.md'), path('notes/b2.md'), { op: op() })
+          : driver.move(path('notes/b2.md'), path('notes/b.md'), { op: op() }),
       direct: async (index) => {
         const [from, to] = index % 2 === 0 ? ['notes/b.md', 'notes/b2.md'] : ['notes/b2.md', 'notes/b.md'];
         const [[, content], [, fileVersion]] = (await readFile(from))! as [
@@ -307,6 +348,7 @@ function latencyCases(store: MemoryStore, raw: Redis, rawPrefix: string): Latenc
       label: 'delete a file',
       raw: 'MULTI: HDEL content, version and size, ZREM index, HINCRBY 2 sizes, the receipt (1 round trip)',
       memdir: (index) => store.delete({ command: 'delete', path: `/memories/notes/gone-${index}.md` }),
+      driver: (index) => driver.remove(path(`notes/gone-${index}.md`), { op: op() }),
       direct: (index) =>
         receipt(
           raw
@@ -325,7 +367,11 @@ function latencyCases(store: MemoryStore, raw: Redis, rawPrefix: string): Latenc
           file_text: 'x',
         }));
         if (side === 'memdir') await runAll(store, creates, 100);
-        else
+        else if (side === 'driver') {
+          for (let index = 0; index < count; index++) {
+            await driver.write(path(`notes/gone-${index}.md`), 'x', { op: op() });
+          }
+        } else
           for (const command of creates)
             await raw.hset(k.f, (command as { path: string }).path.slice(10), 'x');
       },
@@ -352,26 +398,29 @@ function latency(samples: number[]): Latency {
  * neighbour loading the machine for a moment slows both alike; `before` runs untimed at the start
  * of each round, for both sides.
  */
-async function compare(
-  sides: Record<'a' | 'b', (index: number) => Promise<unknown>>,
+async function compare<S extends string>(
+  sides: Record<S, (index: number) => Promise<unknown>>,
   rounds: number,
   count: number,
-  before?: (side: 'a' | 'b') => Promise<void>,
-): Promise<{ a: Latency; b: Latency }> {
-  const samples = { a: [] as number[], b: [] as number[] };
+  before?: (side: S) => Promise<void>,
+): Promise<Record<S, Latency>> {
+  const names = Object.keys(sides) as S[];
+  const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<S, number[]>;
   for (let round = -1; round < rounds; round++) {
-    for (const side of ['a', 'b'] as const) await before?.(side);
+    for (const side of names) await before?.(side);
     globalThis.gc?.();
     for (let index = 0; index < count; index++) {
-      for (const side of (index + round) % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const)) {
+      // Each operation, the order of the sides turns by one.
+      for (let turn = 0; turn < names.length; turn++) {
+        const side = names[(index + round + 1 + turn) % names.length]!;
         const started = performance.now();
         await sides[side](index);
-        // The first round warms up both sides and is not counted.
+        // The first round warms up every side and is not counted.
         if (round >= 0) samples[side].push(performance.now() - started);
       }
     }
   }
-  return { a: latency(samples.a), b: latency(samples.b) };
+  return Object.fromEntries(names.map((name) => [name, latency(samples[name])])) as Record<S, Latency>;
 }
 
 const micro = (value: number) => Math.round(value).toLocaleString('en-US');
@@ -438,25 +487,34 @@ export function redisSection(): BenchSection {
         const store = open('bench');
         const rawPrefix = `${prefix}raw:`;
         for (const command of SEED) await store.execute(command);
+        const driverRoot = createRedisDriver({ url, keyPrefix: prefix });
+        const driver = driverRoot.namespace('benchdriver');
+        const driverSeed = createRedisStore({ url, keyPrefix: prefix, namespace: 'benchdriver' });
+        for (const command of SEED) await driverSeed.execute(command);
+        await driverSeed.close();
         const raw = new Redis(url);
         raw.on('error', () => {});
         await seedRaw(raw, rawPrefix);
         lines.push(
           '',
-          `Latency per command, microseconds: the median (p50) and the mean of ${rounds * count} operations on each side, interleaved one by one, against the raw ioredis client doing the same reads and writes on the same layout in as few round trips as it can, on the plainest layout (contents keyed by path): the same writes, receipts included, but none of memdir's checks (a raw client could make them atomic only with WATCH, one more round trip), and no validation or rendering. The ratio (goal <= 1.5x) is of the medians.`,
+          `Latency per command, microseconds: the median (p50) and the mean of ${rounds * count} operations on each side, interleaved one by one, against the raw ioredis client doing the same reads and writes on the same layout in as few round trips as it can, on the plainest layout (contents keyed by path): the same writes, receipts included, but none of memdir's checks (a raw client could make them atomic only with WATCH, one more round trip), and no validation or rendering. The ratio (goal <= 1.5x) is of the medians; "driver alone" is the same work through the Redis driver without the engine (validation, deadlines, rendering), to show where the time goes.`,
           '',
-          '| command | memdir p50 | raw p50 | ratio p50 | memdir mean | raw mean | ratio mean | result | raw client does |',
+          '| command | memdir p50 | driver alone p50 | raw p50 | ratio p50 | driver alone / raw p50 | ratio of means | result | raw client does |',
           '|---|---:|---:|---:|---:|---:|---:|---|---|',
         );
-        for (const testCase of latencyCases(store, raw, rawPrefix)) {
-          const { a, b } = await compare({ a: testCase.memdir, b: testCase.direct }, rounds, count, (side) =>
-            testCase.before ? testCase.before(side === 'a' ? 'memdir' : 'direct', count) : Promise.resolve(),
+        for (const testCase of latencyCases(store, driver, raw, rawPrefix)) {
+          const timed = await compare(
+            { memdir: testCase.memdir, driver: testCase.driver, direct: testCase.direct },
+            rounds,
+            count,
+            (side) => testCase.before?.(side, count) ?? Promise.resolve(),
           );
-          const ratio = a.p50 / b.p50;
+          const ratio = timed.memdir.p50 / timed.direct.p50;
           lines.push(
-            `| ${testCase.label} | ${micro(a.p50)} | ${micro(b.p50)} | ${formatRatio(ratio)} | ${micro(a.mean)} | ${micro(b.mean)} | ${formatRatio(a.mean / b.mean)} | ${ratio <= 1.5 ? 'PASS' : 'ABOVE'} | ${testCase.raw} |`,
+            `| ${testCase.label} | ${micro(timed.memdir.p50)} | ${micro(timed.driver.p50)} | ${micro(timed.direct.p50)} | ${formatRatio(ratio)} | ${formatRatio(timed.driver.p50 / timed.direct.p50)} | ${formatRatio(timed.memdir.mean / timed.direct.mean)} | ${ratio <= 1.5 ? 'PASS' : 'ABOVE'} | ${testCase.raw} |`,
           );
         }
+        await driverRoot.close();
         raw.disconnect();
 
         // Bytes of a big listing, checked against the reference first.

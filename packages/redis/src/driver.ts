@@ -24,6 +24,7 @@ import {
   refuseConflict,
   refuseNotFound,
   refusePathConflict,
+  storeUnavailable,
 } from '@memdir/core/driver';
 import type { ClusterOptions, RedisOptions } from 'ioredis';
 import { Connection, type RedisClient } from './connection.js';
@@ -137,6 +138,9 @@ class KeyedQueue {
     }
   }
 }
+
+/** How many times `update` reads and writes again before it gives up, when no deadline stops it. */
+const MAX_EDIT_ATTEMPTS = 1_000;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -326,6 +330,8 @@ class RedisMemoryDriver implements RedisDriver {
     return this.#shared.edits.run(`${this.#chain}\u0000${path}`, async () => {
       for (let attempt = 0; ; attempt++) {
         if (signal?.aborted) throw signal.reason;
+        // Without a deadline (a driver used on its own), still give up some day.
+        if (attempt === MAX_EDIT_ATTEMPTS) throw storeUnavailable('the file kept changing under this edit');
         const node = await this.read(path);
         if (node === null || node.kind === 'directory') return node?.kind ?? null;
         const content = edit(node.content);

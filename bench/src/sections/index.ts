@@ -4,10 +4,11 @@ import type { BenchArgs } from '../args.js';
 import { driverCallsSection } from './driver-calls.js';
 import { fsReferenceSection } from './fs-reference.js';
 import { postgresSection } from './postgres.js';
+import { redisSection } from './redis.js';
 import type { BenchSection } from './section.js';
 
 export type { BenchSection, SectionContext } from './section.js';
 
 export function benchSections(args: BenchArgs): BenchSection[] {
-  return [fsReferenceSection(args), driverCallsSection(), postgresSection()];
+  return [fsReferenceSection(args), driverCallsSection(), postgresSection(), redisSection()];
 }

@@ -10,18 +10,24 @@ export interface BenchArgs {
   dir: string | undefined;
   /** Also time each command of the mixed loop on its own. */
   byCommand: boolean;
+  /** Run only these sections (by id); empty runs every section. */
+  sections: string[];
   help: boolean;
 }
 
-export const USAGE = `Usage: pnpm bench [--quick] [--rounds N] [--only mixed|listing] [--dir PATH] [--by-command]
+export const USAGE = `Usage: pnpm bench [--section ID]... [--quick] [--rounds N] [--only mixed|listing] [--dir PATH] [--by-command]
 
-Measures the memdir filesystem store against Anthropic's BetaLocalFilesystemMemoryTool on the same
-workloads, and prints a Markdown table on stdout (progress goes to stderr).
+Measures memdir in one run and prints a Markdown report on stdout (progress goes to stderr), one
+section each:
+  fs               the filesystem store against Anthropic's BetaLocalFilesystemMemoryTool
+  calls            driver calls per command, in-memory and filesystem drivers
+and one section per server adapter (see bench/README.md).
 
-  --quick          a ~20 s run (fewer, shorter rounds) instead of the full run (~1.5 min)
+  --section ID     run only this section (repeatable; default: all)
+  --quick          fewer, shorter rounds (fs: ~20 s instead of ~1.5 min)
   --rounds N       timed rounds per tool and workload (default: mixed 15, listing 9;
                    with --quick: mixed 5, listing 3)
-  --only NAME      run one workload: mixed or listing (repeatable)
+  --only NAME      fs section: run one workload, mixed or listing (repeatable)
   --dir PATH       put the work folders under PATH (default: bench/.work); removed at the end
   --by-command     also time each command of the mixed loop on its own (a second table)
   --help           show this text`;
@@ -36,6 +42,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       only: { type: 'string', multiple: true },
       dir: { type: 'string' },
       'by-command': { type: 'boolean', default: false },
+      section: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -59,6 +66,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     only: [...new Set(only)],
     dir: values.dir,
     byCommand: values['by-command'] ?? false,
+    sections: [...new Set(values.section ?? [])],
     help: values.help ?? false,
   };
 }

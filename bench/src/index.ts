@@ -1,14 +1,12 @@
-// `pnpm bench`: the memdir filesystem store against Anthropic's BetaLocalFilesystemMemoryTool.
+// `pnpm bench`: every section of the report (sections/index.ts), measured in one run.
 // Progress on stderr, the Markdown report on stdout.
-import { rmdirSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { createFsStore } from '@memdir/fs';
 import { parseBenchArgs, USAGE } from './args.js';
-import { type BenchConfig, runBench, VerificationError } from './bench.js';
-import { renderReport } from './report.js';
-import { listingWorkload, mixedWorkload } from './workloads.js';
+import { VerificationError } from './bench.js';
+import { benchSections } from './sections/index.js';
 
 let args: ReturnType<typeof parseBenchArgs>;
 try {
@@ -25,6 +23,7 @@ if (args.help) {
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const workParent = path.resolve(args.dir ?? path.join(packageDir, '.work'));
 const workDir = path.join(workParent, `run-${process.pid}`);
+mkdirSync(workDir, { recursive: true });
 
 /** Removes the default `bench/.work` too once it is empty (another run may still be using it). */
 function removeWorkParent(): void {
@@ -36,31 +35,18 @@ function removeWorkParent(): void {
   }
 }
 
-const workloads = [mixedWorkload(), listingWorkload(100, 100)].filter((workload) =>
-  args.only.includes(workload.id),
-);
-// Many short alternating rounds pair up better than a few long ones on a machine whose load drifts
-// (other jobs come and go within seconds); the listing's rounds are longer because one reference
-// listing of 10,000 files takes about a second.
-const timing: BenchConfig['timing'] = args.quick
-  ? {
-      mixed: { warmupMs: 300, roundMs: 500, minUnits: 1, rounds: 5 },
-      listing: { warmupMs: 300, roundMs: 1000, minUnits: 1, rounds: 3 },
-    }
-  : {
-      mixed: { warmupMs: 1000, roundMs: 1000, minUnits: 1, rounds: 15 },
-      listing: { warmupMs: 1000, roundMs: 2500, minUnits: 2, rounds: 9 },
-    };
-if (args.rounds !== undefined) {
-  for (const workload of Object.values(timing)) workload.rounds = args.rounds;
+const sections = benchSections(args);
+const unknown = args.sections.filter((id) => !sections.some((section) => section.id === id));
+if (unknown.length > 0) {
+  process.stderr.write(
+    `Unknown --section ${unknown.join(', ')}: choose from ${sections.map((section) => section.id).join(', ')}\n`,
+  );
+  process.exit(2);
 }
-const config: BenchConfig = {
-  timing,
-  workloads,
-  workDir,
-  createMemdirStore: (root) => createFsStore({ root }),
-  log: (line) => process.stderr.write(`${line}\n`),
-};
+const selected = sections.filter(
+  (section) => args.sections.length === 0 || args.sections.includes(section.id),
+);
+const log = (line: string) => process.stderr.write(`${line}\n`);
 
 // Ctrl-C: remove the work folders (10,000 files each) rather than leave them behind.
 process.once('SIGINT', () => {
@@ -71,17 +57,17 @@ process.once('SIGINT', () => {
 
 const started = performance.now();
 try {
-  const result = await runBench(config, { byCommand: args.byCommand ? (args.quick ? 100 : 400) : undefined });
+  const reports: string[] = [];
+  for (const section of selected) {
+    log(`--- ${section.id}: ${section.summary}`);
+    reports.push(await section.run({ quick: args.quick, workDir, log }));
+  }
+  rmSync(workDir, { recursive: true, force: true });
   removeWorkParent();
-  const seconds = ((performance.now() - started) / 1000).toFixed(0);
-  config.log(`Done in ${seconds} s.`);
-  process.stdout.write(
-    `${renderReport(result, {
-      mode: args.quick ? 'quick' : 'full',
-      machine: `Node ${process.version}, ${process.platform} ${process.arch}, ${os.availableParallelism()} CPUs, work folder ${path.dirname(workDir)}`,
-    })}\n`,
-  );
+  log(`Done in ${((performance.now() - started) / 1000).toFixed(0)} s.`);
+  process.stdout.write(`${reports.join('\n\n')}\n`);
 } catch (error) {
+  rmSync(workDir, { recursive: true, force: true });
   removeWorkParent();
   if (error instanceof VerificationError) {
     process.stderr.write(`${error.message}\n`);

@@ -35,8 +35,15 @@ describe('parseBenchArgs', () => {
       only: ['mixed', 'listing'],
       dir: undefined,
       byCommand: false,
+      sections: [],
       help: false,
     });
+  });
+  it('reads --section, repeatable, without duplicates', () => {
+    expect(parseBenchArgs(['--section', 'calls', '--section', 'fs', '--section', 'calls']).sections).toEqual([
+      'calls',
+      'fs',
+    ]);
   });
   it('reads --quick, --rounds, --only, --dir and --by-command', () => {
     expect(
@@ -47,6 +54,7 @@ describe('parseBenchArgs', () => {
       only: ['listing'],
       dir: '/tmp/x',
       byCommand: true,
+      sections: [],
       help: false,
     });
   });

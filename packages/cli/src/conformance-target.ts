@@ -1,6 +1,6 @@
 // Loaded inside the vitest worker by the test file `memdir conformance` generates: turns the
 // exports of a user's store module into the target of `describeMemoryStore`.
-import type { MemoryDriver, MemoryStore, MemoryStoreOptions } from '@memdir/core';
+import type { DriverCapabilities, MemoryDriver, MemoryStore, MemoryStoreOptions } from '@memdir/core';
 import type { ConformanceTarget } from '@memdir/core/conformance';
 
 /**
@@ -21,8 +21,14 @@ export interface ConformanceModule {
   createDriver?(backend: string): MemoryDriver | Promise<MemoryDriver>;
   /** Removes a backend's data after each test. */
   destroy?(backend: string): void | Promise<void>;
-  /** @default { atomicRename: true } */
-  capabilities?: { atomicRename: boolean };
+  /** Verifies the store's own invariants on a backend after each test, before `destroy`; throwing fails the test. */
+  check?(backend: string): void | Promise<void>;
+  /**
+   * Only for a store that reports no `capabilities` of its own: the suite reads them from the
+   * driver or the store first.
+   * @default { atomicRename: true }
+   */
+  capabilities?: DriverCapabilities;
 }
 
 /** The settings the command line adds. */
@@ -64,6 +70,7 @@ export function conformanceTarget(moduleExports: unknown, settings: ConformanceS
     );
   }
   const destroy = pick(source, 'destroy');
+  const check = pick(source, 'check');
   const target: ConformanceTarget = {
     name: settings.name ?? (typeof source.name === 'string' ? source.name : settings.fallbackName),
   };
@@ -72,13 +79,14 @@ export function conformanceTarget(moduleExports: unknown, settings: ConformanceS
     target.create = (options, backend) => createStore.call(source, options, backend);
   else target.createDriver = (backend) => createDriver!.call(source, backend);
   if (destroy !== undefined) target.destroy = (backend) => destroy.call(source, backend);
+  if (check !== undefined) target.check = (backend) => check.call(source, backend);
   if (source.capabilities !== undefined) target.capabilities = source.capabilities;
   if (settings.propertyRuns !== undefined) target.propertyRuns = settings.propertyRuns;
   if (settings.timeout !== undefined) target.timeout = settings.timeout;
   return target;
 }
 
-function pick<K extends 'createStore' | 'create' | 'createDriver' | 'destroy'>(
+function pick<K extends 'createStore' | 'create' | 'createDriver' | 'destroy' | 'check'>(
   source: ConformanceModule,
   key: K,
 ): NonNullable<ConformanceModule[K]> | undefined {

@@ -1,17 +1,26 @@
-import { MEMORY_COMMANDS, type MemoryStore } from '@memdir/core';
+import { MEMORY_COMMANDS, type MemoryStore, mcpCallTool, mcpRequestTooLarge, runInOrder } from '@memdir/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { EXIT_OK, errorText } from './errors.js';
+import { EXIT_OK } from './errors.js';
 import { type CliIo, write } from './io.js';
+import { MessageSizeGuard, type OversizedMessage } from './mcp-input.js';
 import { VERSION } from './version.js';
 
 /** The name of the one tool `memdir serve` exposes. */
 export const MEMORY_TOOL_NAME = 'memory';
+
+/**
+ * The largest message `memdir serve` reads or sends, in bytes: the MCP SDK's stdio limit, which its
+ * clients apply too. A larger request is answered with an error and the server goes on serving.
+ */
+export const MAX_MCP_MESSAGE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 
 /**
  * What the model reads about the tool. Claude's API-side memory tool carries its own description;
@@ -54,21 +63,18 @@ export const MEMORY_TOOL_INPUT_SCHEMA = {
   required: ['command'],
 } as const;
 
+// A result is wrapped in JSON-RPC and escaped as JSON on the way out: leave room for both.
+const MAX_RESULT_BYTES = Math.floor(MAX_MCP_MESSAGE_BYTES / 2);
+
 /**
- * An MCP server (not yet connected) exposing `store` as one tool, `memory`. Each call's result is
- * the store's text; a failure is an `isError` result with the text `"Error: " + message` (SPEC
- * section 7). Calls run one after another in the order they arrive, as the model issued them, so a
- * `create` followed by a `str_replace` in one turn always works.
+ * An MCP server (not yet connected) exposing `store` as one tool, `memory`. Each call goes through
+ * core's integration layer (`mcpCallTool`): the result is the store's text; a failure is an
+ * `isError` result with the text `"Error: " + message` (SPEC section 7), a store's raw error never
+ * reaching the model; calls run one after another in the order they arrive, as the model issued
+ * them, in the same queue as every other integration over the same store object.
  */
 export function createMcpServer(store: MemoryStore): Server {
-  return buildServer(store).server;
-}
-
-/** The server, and a promise for the end of the calls queued so far. */
-function buildServer(store: MemoryStore): { server: Server; drain: () => Promise<unknown> } {
   const server = new Server({ name: 'memdir', version: VERSION }, { capabilities: { tools: {} } });
-  let queue: Promise<unknown> = Promise.resolve();
-
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [
       {
@@ -78,36 +84,33 @@ function buildServer(store: MemoryStore): { server: Server; drain: () => Promise
       },
     ],
   }));
-
-  server.setRequestHandler(CallToolRequestSchema, (request): Promise<CallToolResult> => {
-    const { name, arguments: input } = request.params;
-    const call = queue.then(async (): Promise<CallToolResult> => {
-      if (name !== MEMORY_TOOL_NAME) return failure(`Unknown tool ${name}: this server has only "memory"`);
-      try {
-        return { content: [{ type: 'text', text: await store.execute(input ?? {}) }] };
-      } catch (error) {
-        return failure(errorText(error));
-      }
-    });
-    queue = call.catch(() => {});
-    return call;
-  });
-  return { server, drain: () => queue };
-}
-
-function failure(message: string): CallToolResult {
-  return { content: [{ type: 'text', text: `Error: ${message}` }], isError: true };
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    async (request): Promise<CallToolResult> =>
+      mcpCallTool(store, request.params.name, request.params.arguments, {
+        toolName: MEMORY_TOOL_NAME,
+        maxResultBytes: MAX_RESULT_BYTES,
+      }),
+  );
+  return server;
 }
 
 /**
  * `memdir serve`: serves `store` over MCP on `io.stdin`/`io.stdout` until stdin ends or the process
- * is told to stop. Nothing but protocol messages goes to stdout; the one log line goes to stderr.
+ * is told to stop. Nothing but protocol messages goes to stdout; log lines go to stderr.
  */
 export async function serveStdio(store: MemoryStore, io: CliIo, storeLabel: string): Promise<number> {
-  const { server, drain } = buildServer(store);
-  const transport = new StdioServerTransport(io.stdin, io.stdout);
+  const server = createMcpServer(store);
+  const guard = new MessageSizeGuard(MAX_MCP_MESSAGE_BYTES, (message) => {
+    void answerOversized(transport, message, io);
+  });
+  io.stdin.pipe(guard);
+  // The guard hands over one line at a time, each within the limit: the transport's own buffer
+  // (which closes the transport when it overflows) never fills.
+  const transport = new StdioServerTransport(guard, io.stdout, { maxBufferSize: MAX_MCP_MESSAGE_BYTES * 2 });
   const stopped = new Promise<void>((resolve) => {
     io.stdin.once('end', resolve);
+    guard.once('end', resolve);
     io.stdin.once('close', resolve);
     transport.onclose = resolve;
     process.once('SIGINT', resolve);
@@ -117,7 +120,33 @@ export async function serveStdio(store: MemoryStore, io: CliIo, storeLabel: stri
   await write(io.stderr, `memdir: serving ${storeLabel} over MCP on stdio (tool "memory")\n`);
   await stopped;
   // Answer the calls already received before closing (a client may close stdin right after them).
-  await drain();
+  await runInOrder(store, async () => {});
   await server.close().catch(() => {});
   return EXIT_OK;
+}
+
+/** Answers a request that was too large to read, when its id could be found; logs it either way. */
+async function answerOversized(
+  transport: StdioServerTransport,
+  message: OversizedMessage,
+  io: CliIo,
+): Promise<void> {
+  await write(
+    io.stderr,
+    `memdir: refused a ${message.bytes}-byte message (${message.method ?? 'unknown method'}): over ${MAX_MCP_MESSAGE_BYTES} bytes\n`,
+  );
+  if (message.id === undefined) return;
+  if (message.method === 'tools/call') {
+    const result = mcpRequestTooLarge(message.bytes, MAX_MCP_MESSAGE_BYTES);
+    await transport.send({ jsonrpc: '2.0', id: message.id, result });
+    return;
+  }
+  await transport.send({
+    jsonrpc: '2.0',
+    id: message.id,
+    error: {
+      code: ErrorCode.InvalidRequest,
+      message: `Request of ${message.bytes} bytes is larger than the ${MAX_MCP_MESSAGE_BYTES} bytes this server reads`,
+    },
+  });
 }

@@ -1,7 +1,11 @@
+export type { CopyOptions, CopyProblem, CopyProgress, CopyReport } from './copy.js';
+export { copyStore } from './copy.js';
 export type { MemoryToolErrorCode, MemoryToolErrorOptions } from './errors.js';
 export { isMemoryToolError, MemoryToolError } from './errors.js';
 export { createInMemoryDriver, createInMemoryStore } from './in-memory.js';
 export type {
+  McpCallOptions,
+  McpToolResult,
   MemoryExecute,
   MemoryExecuteOptions,
   MemoryRunnableTool,
@@ -11,6 +15,8 @@ export type {
 } from './integrations/index.js';
 export {
   executeMemoryToolCall,
+  mcpCallTool,
+  mcpRequestTooLarge,
   memoryErrorText,
   memoryExecute,
   memoryTool,
@@ -36,6 +42,7 @@ export {
   DEFAULT_TIMEOUT_MS,
   validateNamespace,
 } from './store.js';
+export { storeDriver } from './store-driver.js';
 export type {
   CreateCommand,
   DeleteCommand,

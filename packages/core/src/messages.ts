@@ -309,3 +309,19 @@ export function errorResult(message: string): string {
 }
 
 export const CALL_ABORTED = 'The memory command was not run: the agent run was aborted.';
+
+/** MCP: a tool other than `memory` was called. */
+export function unknownTool(name: string): string {
+  const shown = name.length <= MAX_QUOTED_CHARS ? name : quote(name);
+  return `Unknown tool ${shown}: this server has only "memory"`;
+}
+
+/** MCP: a request larger than the transport reads in one message; nothing was run. */
+export function requestTooLarge(bytes: number, limit: number): string {
+  return `The memory tool call was not run: its request is ${bytes} bytes, more than the ${limit} bytes this server reads in one message. Send large content in parts (create a file, then insert the rest).`;
+}
+
+/** MCP: a result larger than the transport can carry in one message. */
+export function resultTooLarge(bytes: number, limit: number): string {
+  return `The memory command ran, but its result is ${bytes} bytes, more than the ${limit} bytes this server sends in one message. View a smaller part (view_range, or a subdirectory).`;
+}

@@ -3,6 +3,7 @@ import { Engine, type EngineOptions } from './engine/context.js';
 import { isMemoryToolError, MemoryToolError, unexpectedBackendFailure } from './errors.js';
 import { commandName } from './input.js';
 import { UNREADABLE_INPUT } from './messages.js';
+import { registerStoreDriver } from './store-driver.js';
 import type { MemoryCommand, MemoryDriver, MemoryStore, MemoryStoreOptions } from './types.js';
 
 /** Default of {@link MemoryStoreOptions.maxFileBytes}: 1 MiB. */
@@ -90,7 +91,7 @@ export function createMemoryStore(driver: MemoryDriver, options: MemoryStoreOpti
   const namespace = options.namespace === undefined ? undefined : validateNamespace(options.namespace);
   const files = namespace === undefined ? driver : driver.namespace(namespace);
   const engine = new Engine(files, engineOptions(options, files));
-  return {
+  const store: MemoryStore = {
     view: (input) => guarded(engine, () => COMMANDS.view.parse(input)),
     create: (input) => guarded(engine, () => COMMANDS.create.parse(input)),
     str_replace: (input) => guarded(engine, () => COMMANDS.str_replace.parse(input)),
@@ -101,4 +102,6 @@ export function createMemoryStore(driver: MemoryDriver, options: MemoryStoreOpti
     close: () => engine.close(),
     capabilities: engine.capabilities,
   };
+  registerStoreDriver(store, files);
+  return store;
 }

@@ -156,6 +156,15 @@ export interface DriverCapabilities {
    * @default no limit of its own
    */
   readonly maxFileBytes?: number | undefined;
+  /**
+   * True when the driver records operation ids ({@link DriverChangeOptions.op}): a change call
+   * that arrives again with the id of a call that already changed something returns that first
+   * outcome and applies nothing again (SPEC section 7). A driver whose client may resend a request
+   * (after a reconnect, or an SDK retry) must do this and say so; the conformance suite then checks
+   * replays. A driver whose calls can never arrive twice need not record anything.
+   * @default false
+   */
+  readonly replaySafe?: boolean | undefined;
 }
 
 /** A file as a driver returns it. */

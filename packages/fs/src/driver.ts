@@ -5,7 +5,6 @@ import { dirname, join, resolve, sep } from 'node:path';
 import {
   type DriverEntry,
   type DriverFile,
-  type DriverPath,
   isHiddenName,
   isMemoryToolError,
   type MemoryDriver,

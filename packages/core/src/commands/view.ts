@@ -57,7 +57,8 @@ function viewRange(fields: Fields): [number, number] | undefined {
   if (
     !Array.isArray(value) ||
     value.length !== 2 ||
-    !value.every((item) => typeof item === 'number' && Number.isInteger(item))
+    // Both indices, not `every`: it skips the holes of a sparse array (`[, 2]` is not two integers).
+    ![value[0], value[1]].every((item) => typeof item === 'number' && Number.isInteger(item))
   ) {
     throw invalidInput(viewRangeNotTwoIntegers(showRange(value)));
   }
@@ -87,7 +88,7 @@ async function describe(
     const node = await operation.read(path);
     if (node === null || node.kind === 'file') return node;
     const fold = new ListingFold(path);
-    for (const entry of await operation.list(path)) fold.add(entry);
+    for (const entry of await operation.list(path, { skipHidden: true })) fold.add(entry);
     // Nothing at all beneath a directory that is not the root: it was deleted or moved between
     // the two calls (a folder of hidden files still lists them). Look again, so the view behaves
     // as if it ran entirely before or after that command.

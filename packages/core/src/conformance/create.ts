@@ -1,6 +1,17 @@
 // SPEC section 4.2 (create), the maxFileBytes limit of section 3, and the error order of section 1.
 import { expect } from 'vitest';
-import { expectError, fileHeader, listingHeader, type Suite, seed, view } from './harness.js';
+import { utf8Length } from '../path.js';
+import {
+  contentOf,
+  EXACT_TEXTS,
+  expectError,
+  fileHeader,
+  LITERAL_NAMES,
+  listingHeader,
+  type Suite,
+  seed,
+  view,
+} from './harness.js';
 
 export function createTests(suite: Suite): void {
   const { test } = suite;
@@ -50,6 +61,87 @@ export function createTests(suite: Suite): void {
     expect(await view(store, '/memories/raw.md')).toBe(
       `${fileHeader('/memories/raw.md')}     1\ta\r\n     2\t$& $1 $$\n     3\t\u00e9\u{1f600}\u0085\n     4\t\n     5\t`,
     );
+  });
+
+  test('create: content round-trips exactly: NUL, BOM, CR, CRLF, U+2028, U+FFFE, NFD e\u0301 (no normalisation, newline conversion or BOM handling)', async () => {
+    const store = await suite.open();
+    for (const [index, [, text]] of EXACT_TEXTS.entries()) {
+      await store.create({ command: 'create', path: `/memories/exact/${index}`, file_text: text });
+    }
+    for (const [index, [label, text]] of EXACT_TEXTS.entries()) {
+      const path = `/memories/exact/${index}`;
+      const shown = contentOf(await view(store, path));
+      expect(
+        shown === text,
+        `${label}: stored ${JSON.stringify(text)}, viewed ${JSON.stringify(shown)}`,
+      ).toBe(true);
+    }
+    // The sizes are those of the text as written (a dropped BOM or a converted newline shows here).
+    const total = EXACT_TEXTS.reduce((sum, [, text]) => sum + utf8Length(text), 0);
+    const lines = EXACT_TEXTS.map(
+      ([, text], index) => [String(index), `${utf8Length(text)}B\t/memories/exact/${index}`] as const,
+    )
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([, line]) => line);
+    expect(await view(store, '/memories/exact')).toBe(
+      `${listingHeader('/memories/exact')}${total}B\t/memories/exact\n${lines.join('\n')}`,
+    );
+  });
+
+  test('create: half of a surrogate pair in file_text is INVALID_INPUT; a whole pair (U+1F600) is stored as it is', async () => {
+    const store = await suite.open();
+    await store.create({ command: 'create', path: '/memories/pair.md', file_text: '\ud83d\ude00' });
+    expect(await view(store, '/memories/pair.md')).toBe(
+      `${fileHeader('/memories/pair.md')}     1\t\u{1f600}`,
+    );
+    await expectError(
+      store.create({ command: 'create', path: '/memories/half.md', file_text: '\ud83d' }),
+      'INVALID_INPUT',
+    );
+    expect(await view(store, '/memories')).toBe(
+      `${listingHeader('/memories')}4B\t/memories\n4B\t/memories/pair.md`,
+    );
+  });
+
+  test('create: names holding _ % * ? [ ] { } \' " : and spaces are literal: with overwrite: false each is created beside the names its wildcards would match', async () => {
+    const store = await suite.open({ overwrite: false });
+    for (const [literal, lookalikes] of LITERAL_NAMES) {
+      for (const lookalike of lookalikes) {
+        await seed(store, {
+          [`/memories/files/${literal}-case/${lookalike}`]: lookalike,
+          [`/memories/dirs/${literal}-case/${lookalike}/f`]: lookalike,
+          [`/memories/parents/${literal}-case/${lookalike}`]: lookalike,
+        });
+      }
+    }
+    for (const [literal, lookalikes] of LITERAL_NAMES) {
+      // Not ALREADY_EXISTS beside a file, not "is a directory" beside a directory, not "parent is a file" below.
+      for (const path of [
+        `/memories/files/${literal}-case/${literal}`,
+        `/memories/dirs/${literal}-case/${literal}`,
+        `/memories/parents/${literal}-case/${literal}/child`,
+      ]) {
+        expect(await store.create({ command: 'create', path, file_text: literal }), path).toBe(
+          `File created successfully at: ${path}`,
+        );
+        expect(await view(store, path)).toBe(`${fileHeader(path)}     1\t${literal}`);
+      }
+      for (const lookalike of lookalikes) {
+        expect(await view(store, `/memories/files/${literal}-case/${lookalike}`)).toBe(
+          `${fileHeader(`/memories/files/${literal}-case/${lookalike}`)}     1\t${lookalike}`,
+        );
+      }
+      // And the literal name is now taken, by itself alone.
+      await expectError(
+        store.create({
+          command: 'create',
+          path: `/memories/files/${literal}-case/${literal}`,
+          file_text: 'again',
+        }),
+        'ALREADY_EXISTS',
+        `File /memories/files/${literal}-case/${literal} already exists`,
+      );
+    }
   });
 
   test('create: an existing file is overwritten by default, with the same success text', async () => {

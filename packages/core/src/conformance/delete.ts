@@ -1,6 +1,27 @@
 // SPEC section 4.5 (delete) and the implicit directories of section 3.
 import { expect } from 'vitest';
-import { expectError, fileHeader, listingHeader, type Suite, seed, view } from './harness.js';
+import {
+  expectError,
+  fileHeader,
+  LITERAL_NAMES,
+  LITERALS,
+  LOOKALIKES,
+  listingHeader,
+  type Suite,
+  seed,
+  view,
+} from './harness.js';
+
+/** The names a listing of a folder shows at depth 1 (files and directories alike). */
+function listedNames(listing: string, folder: string): string[] {
+  return listing
+    .split('\n')
+    .slice(2)
+    .map((line) => line.slice(line.indexOf('\t') + 1))
+    .filter((path) => path.startsWith(`${folder}/`))
+    .map((path) => path.slice(folder.length + 1).replace(/\/$/, ''))
+    .filter((name) => !name.includes('/'));
+}
 
 export function deleteTests(suite: Suite): void {
   const { test } = suite;
@@ -188,6 +209,50 @@ export function deleteTests(suite: Suite): void {
     expect(await store.create({ command: 'create', path: '/memories/x/z.md', file_text: 'dir again' })).toBe(
       'File created successfully at: /memories/x/z.md',
     );
+  });
+
+  test('delete: names holding _ % * ? [ ] { } \' " : and spaces are literal: deleting a* never removes ab, a_b never aXb, [ab] never a or b', async () => {
+    const store = await suite.open();
+    const names = [...LITERALS, ...LOOKALIKES];
+    for (const name of names) {
+      await seed(store, { [`/memories/files/${name}`]: name, [`/memories/dirs/${name}/f`]: name });
+    }
+    const remaining = new Set(names);
+    for (const [literal, lookalikes] of LITERAL_NAMES) {
+      expect(await remove(store, `/memories/files/${literal}`)).toBe(
+        `Successfully deleted /memories/files/${literal}`,
+      );
+      expect(await remove(store, `/memories/dirs/${literal}`)).toBe(
+        `Successfully deleted /memories/dirs/${literal}`,
+      );
+      remaining.delete(literal);
+      for (const lookalike of lookalikes) {
+        expect(
+          await view(store, `/memories/files/${lookalike}`),
+          `${literal} took ${lookalike} with it`,
+        ).toBe(`${fileHeader(`/memories/files/${lookalike}`)}     1\t${lookalike}`);
+        expect(
+          await view(store, `/memories/dirs/${lookalike}/f`),
+          `${literal}/ took ${lookalike}/ with it`,
+        ).toBe(`${fileHeader(`/memories/dirs/${lookalike}/f`)}     1\t${lookalike}`);
+      }
+      const sorted = [...remaining].sort();
+      expect(listedNames(await view(store, '/memories/files'), '/memories/files').sort()).toEqual(sorted);
+      expect(listedNames(await view(store, '/memories/dirs'), '/memories/dirs').sort()).toEqual(sorted);
+    }
+  });
+
+  test('delete: a literal name that is not there is NOT_FOUND, whatever its wildcards would match (a* beside ab)', async () => {
+    const store = await suite.open();
+    await seed(store, Object.fromEntries(LOOKALIKES.map((name) => [`/memories/${name}`, name])));
+    for (const literal of LITERALS) {
+      await expectError(
+        remove(store, `/memories/${literal}`),
+        'NOT_FOUND',
+        `The path /memories/${literal} does not exist`,
+      );
+    }
+    expect(listedNames(await view(store, '/memories'), '/memories').sort()).toEqual([...LOOKALIKES].sort());
   });
 
   test('delete: a missing or ill-typed path is INVALID_INPUT', async () => {

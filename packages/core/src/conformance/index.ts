@@ -4,25 +4,30 @@
  *
  * ```ts
  * import { describeMemoryStore } from '@memdir/core/conformance';
- * import { createFsStore } from '@memdir/fs';
+ * import { createFsDriver } from '@memdir/fs';
  *
  * describeMemoryStore({
  *   name: 'fs',
- *   create: (options, backend) => createFsStore({ ...options, root: join(tmp, backend) }),
+ *   createDriver: (backend) => createFsDriver({ root: join(tmp, backend) }),
  *   destroy: (backend) => rm(join(tmp, backend), { recursive: true, force: true }),
  * });
  * ```
+ *
+ * The suite reads the capabilities of what it tests and adapts to them; `describeMemoryStore`
+ * takes a filter (groups, test names), and each group has its own function (`describeViewTests`,
+ * ..., `describeDriverTests`) for debugging one behaviour.
  *
  * vitest and fast-check are optional peer dependencies of `@memdir/core`, needed only here.
  * @module
  */
 import { describe } from 'vitest';
-import type { MemoryDriver, MemoryStore, MemoryStoreOptions } from '../types.js';
+import type { DriverCapabilities, MemoryDriver, MemoryStore, MemoryStoreOptions } from '../types.js';
 import { concurrencyTests } from './concurrency.js';
 import { createTests } from './create.js';
 import { deleteTests } from './delete.js';
 import { differentialTests } from './differential.js';
-import { createSuite, type Suite } from './harness.js';
+import { driverTests } from './driver.js';
+import { countingSuite, createSuite, type NameFilter, probeTarget, type Suite } from './harness.js';
 import { inputTests } from './input.js';
 import { insertTests } from './insert.js';
 import { isolationTests } from './isolation.js';
@@ -43,72 +48,199 @@ export interface ConformanceTarget {
    */
   create?(options: MemoryStoreOptions, backend: string): MemoryStore | Promise<MemoryStore>;
   /**
-   * Alternative to create: the suite wraps the driver with createMemoryStore(driver, options). One
-   * driver per backend name is expected to be reused by the target for calls with the same name (the
-   * suite calls createDriver once per backend name per test and makes all stores of that backend
-   * from it).
+   * Alternative to create: the suite wraps the driver with createMemoryStore(driver, options), and
+   * runs the driver group (checks on the bare driver) too. The suite calls createDriver once per
+   * backend name per test and makes all stores of that backend from it; it closes the driver after
+   * the test.
    */
   createDriver?(backend: string): MemoryDriver | Promise<MemoryDriver>;
   /**
-   * After each test, once per backend name used, after the suite closed every store it opened:
-   * remove the backend's data.
+   * After each test, once per backend name used, after the suite closed every store and driver it
+   * opened and after {@link check}: remove the backend's data.
    */
   destroy?(backend: string): void | Promise<void>;
   /**
-   * Capabilities; `atomicRename: false` relaxes only the directory rename/delete atomicity tests
-   * (SPEC 6).
+   * Optional: verifies the adapter's own invariants on a backend (its indexes agree with its files,
+   * its counters with its entries, no lease or lock is left behind...). Called after each test,
+   * once per backend name the test used, once every store and driver of the test is closed and
+   * before {@link destroy}. Throwing (or rejecting) fails the test with that error.
+   */
+  check?(backend: string): void | Promise<void>;
+  /**
+   * Only a fallback, for a hand-written store that does not report `capabilities` itself. The suite
+   * reads the capabilities from the driver (`driver.capabilities`, with `createDriver`) or from the
+   * store (`store.capabilities`, which stores made by `createMemoryStore` expose); when those
+   * exist, this is ignored. `atomicRename: false` relaxes only the directory rename/delete
+   * atomicity tests (SPEC section 6); `maxPathBytes` changes what the path-length tests expect.
    * @default { atomicRename: true }
    */
-  capabilities?: { atomicRename: boolean };
+  capabilities?: DriverCapabilities;
   /**
    * fast-check runs of the differential property test.
    * @default 60
    */
   propertyRuns?: number;
   /**
-   * Per-test timeout in ms (real servers are slower).
+   * Per-test timeout in ms (real servers are slower). Also bounds opening the first store, which
+   * the suite does while it collects the tests, to read its capabilities.
    * @default 30000
    */
   timeout?: number;
 }
 
+/** The groups of the suite, in the order they run. Each has its own export (`describeViewTests`...). */
+export const CONFORMANCE_GROUPS = [
+  'view',
+  'create',
+  'str_replace',
+  'insert',
+  'delete',
+  'rename',
+  'tool input',
+  'paths',
+  'isolation',
+  'concurrency',
+  'differential',
+  'driver',
+] as const;
+
+/** One group of the suite: the tests of one command, or of one concern. */
+export type ConformanceGroup = (typeof CONFORMANCE_GROUPS)[number];
+
+/** Which tests to register: by group, by test name, or both (a test must pass both). */
+export interface ConformanceFilter {
+  /**
+   * Only these groups. `driver` runs only for targets that give `createDriver`.
+   * @default every group
+   */
+  groups?: readonly ConformanceGroup[] | undefined;
+  /**
+   * Only tests whose name (as shown, e.g. `"rename: a missing source is NOT_FOUND ..."`) matches:
+   * a RegExp, or a string the name must contain (taken literally).
+   * @default every test
+   */
+  tests?: RegExp | string | undefined;
+}
+
 /** The namespace of the suite's second run, which catches prefix leaks. */
 const SUITE_NAMESPACE = 'conformance';
 
-/** The test files, one per command group. */
-const GROUPS: ReadonlyArray<readonly [string, (suite: Suite) => void]> = [
-  ['view', viewTests],
-  ['create', createTests],
-  ['str_replace', strReplaceTests],
-  ['insert', insertTests],
-  ['delete', deleteTests],
-  ['rename', renameTests],
-  ['tool input', inputTests],
-  ['paths', pathTests],
-  ['isolation', isolationTests],
-  ['concurrency', concurrencyTests],
-  ['differential', differentialTests],
-];
+/** The test files, one per group. */
+const GROUPS: Readonly<Record<ConformanceGroup, (suite: Suite) => void>> = {
+  view: viewTests,
+  create: createTests,
+  str_replace: strReplaceTests,
+  insert: insertTests,
+  delete: deleteTests,
+  rename: renameTests,
+  'tool input': inputTests,
+  paths: pathTests,
+  isolation: isolationTests,
+  concurrency: concurrencyTests,
+  differential: differentialTests,
+  driver: driverTests,
+};
+
+function nameFilter(tests: ConformanceFilter['tests']): NameFilter {
+  if (tests === undefined) return () => true;
+  if (typeof tests === 'string') return (name) => name.includes(tests);
+  if (tests instanceof RegExp) {
+    // Without g or y, test() keeps no state between names.
+    const pattern = new RegExp(tests.source, tests.flags.replace(/[gy]/g, ''));
+    return (name) => pattern.test(name);
+  }
+  throw new TypeError('describeMemoryStore: filter.tests must be a RegExp or a string');
+}
+
+function selectedGroups(target: ConformanceTarget, filter: ConformanceFilter): ConformanceGroup[] {
+  const groups = filter.groups ?? CONFORMANCE_GROUPS;
+  for (const group of groups) {
+    if (!(CONFORMANCE_GROUPS as readonly string[]).includes(group)) {
+      throw new TypeError(
+        `describeMemoryStore: unknown group ${JSON.stringify(group)}; the groups are ${CONFORMANCE_GROUPS.map((name) => JSON.stringify(name)).join(', ')}`,
+      );
+    }
+  }
+  // The driver checks need a driver; a store made by `create` has none to look at.
+  return CONFORMANCE_GROUPS.filter(
+    (group) => groups.includes(group) && (group !== 'driver' || target.createDriver !== undefined),
+  );
+}
 
 /**
  * Registers the conformance suite for `target` as vitest tests (call it at the top level of a test
  * file). The whole suite runs twice: once with stores that have no namespace, and once with every
  * store under the namespace `conformance` (unless a test sets its own). Each test gets fresh backend
  * names, so tests are independent even against a shared real server; the suite closes every store it
- * opened and then calls `destroy` for each backend name after each test.
+ * opened, calls `check` and then `destroy` for each backend name after each test.
+ *
+ * Before it registers the tests of a run, the suite opens one store (or driver) on a backend of its
+ * own to read its capabilities and, for a driver, which optional methods it has: the tests adapt
+ * to them. `filter` keeps some groups, or tests by name; a filter that keeps no test is an error.
  *
  * Tests within one call must run one after another (vitest's default inside a file).
  */
-export function describeMemoryStore(target: ConformanceTarget): void {
+export function describeMemoryStore(target: ConformanceTarget, filter: ConformanceFilter = {}): void {
   if ((target.create === undefined) === (target.createDriver === undefined)) {
     throw new TypeError('describeMemoryStore: give exactly one of `create` and `createDriver`.');
   }
+  const keep = nameFilter(filter.tests);
+  const groups = selectedGroups(target, filter);
   describe(`memdir conformance: ${target.name}`, () => {
     for (const namespace of [undefined, SUITE_NAMESPACE]) {
-      describe(namespace === undefined ? 'without a namespace' : `under namespace '${namespace}'`, () => {
-        const suite = createSuite(target, namespace);
-        for (const [group, register] of GROUPS) describe(group, () => register(suite));
-      });
+      describe(
+        namespace === undefined ? 'without a namespace' : `under namespace '${namespace}'`,
+        async () => {
+          const probe = await probeTarget(target, namespace);
+          // Register on a counting stub first, so a filter that keeps nothing says so.
+          const counting = countingSuite(probe, namespace, keep);
+          for (const group of groups) GROUPS[group](counting.suite);
+          if (counting.names.length === 0) {
+            throw new Error(
+              `describeMemoryStore: the filter keeps no test of ${target.name} (groups: ${groups.join(', ') || 'none that apply'}; tests: ${String(filter.tests ?? 'all')})`,
+            );
+          }
+          const suite = createSuite(target, namespace, probe, keep);
+          for (const group of groups) describe(group, () => GROUPS[group](suite));
+        },
+      );
     }
   });
 }
+
+/** A test name filter for the one-group functions (`describeViewTests`...). */
+export type ConformanceTestFilter = Pick<ConformanceFilter, 'tests'>;
+
+function oneGroup(group: ConformanceGroup) {
+  return (target: ConformanceTarget, filter: ConformanceTestFilter = {}): void =>
+    describeMemoryStore(target, { tests: filter.tests, groups: [group] });
+}
+
+/** The `view` group alone (SPEC 4.1 and 5): listings, sizes, files, `view_range`, truncation. */
+export const describeViewTests = oneGroup('view');
+/** The `create` group alone (SPEC 4.2): results, overwrite, conflicts, `maxFileBytes`, exact content. */
+export const describeCreateTests = oneGroup('create');
+/** The `str_replace` group alone (SPEC 4.3): snippets, matching, the 100-line cap of MULTIPLE_MATCHES. */
+export const describeStrReplaceTests = oneGroup('str_replace');
+/** The `insert` group alone (SPEC 4.4). */
+export const describeInsertTests = oneGroup('insert');
+/** The `delete` group alone (SPEC 4.5), with literal names. */
+export const describeDeleteTests = oneGroup('delete');
+/** The `rename` group alone (SPEC 4.6), with the error order across both paths. */
+export const describeRenameTests = oneGroup('rename');
+/** The `tool input` group alone (SPEC 1 and 7): untrusted input, lone surrogates, bounded messages. */
+export const describeToolInputTests = oneGroup('tool input');
+/** The `paths` group alone (SPEC 2 and 8): normalisation, invalid and hostile paths, lengths. */
+export const describePathTests = oneGroup('paths');
+/** The `isolation` group alone (SPEC 3 and 8): namespaces on one backend. */
+export const describeIsolationTests = oneGroup('isolation');
+/** The `concurrency` group alone (SPEC 6): two stores on one backend. */
+export const describeConcurrencyTests = oneGroup('concurrency');
+/** The `differential` group alone: random command sequences against the in-memory reference. */
+export const describeDifferentialTests = oneGroup('differential');
+/**
+ * The `driver` group alone: checks on the bare driver that the engine relies on (refusals and their
+ * `path`, `read`, `describe` against the reference fold, compare-and-swap, `list`, replays of an
+ * operation id where `capabilities.replaySafe`). Needs a target with `createDriver`.
+ */
+export const describeDriverTests = oneGroup('driver');

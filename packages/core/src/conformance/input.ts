@@ -1,5 +1,6 @@
 // SPEC section 1: untrusted tool input through `execute`, and "a failed command changes nothing".
 import { expect } from 'vitest';
+import { isMemoryToolError } from '../errors.js';
 import { expectError, fileHeader, listingHeader, type Suite, seed, snippetResult } from './harness.js';
 
 /** A tree with visible, hidden and nested files, for "nothing changed" checks. */
@@ -142,6 +143,83 @@ const FAILING: ReadonlyArray<readonly [string, Record<string, unknown>, string]>
   ],
 ];
 
+/** Lone surrogates as a model can send them in JSON (`"\ud83d"`): alone, inside text, reversed, at the end. */
+const LONE_SURROGATES = ['\ud83d', 'a\ud83db', '\ude00', '\ude00\ud83d', 'end\ud800', '\udbff\udbff\udc00'];
+
+/** The text fields of the commands, each with a command that is valid but for that field. */
+const TEXT_FIELDS: ReadonlyArray<
+  readonly [field: string, command: (text: string) => Record<string, unknown>]
+> = [
+  ['file_text', (text) => ({ command: 'create', path: '/memories/top.md', file_text: text })],
+  ['old_str', (text) => ({ command: 'str_replace', path: '/memories/top.md', old_str: text, new_str: 'x' })],
+  [
+    'new_str',
+    (text) => ({ command: 'str_replace', path: '/memories/top.md', old_str: 'top', new_str: text }),
+  ],
+  [
+    'insert_text',
+    (text) => ({ command: 'insert', path: '/memories/top.md', insert_line: 0, insert_text: text }),
+  ],
+];
+
+/** An array nested `depth` levels deep: `[[[...[1, 2]...], 1], 1]`. */
+function nested(depth: number): unknown[] {
+  let value: unknown[] = [1, 2];
+  for (let level = 0; level < depth; level++) value = [value, 1];
+  return value;
+}
+
+/** An object nested `depth` levels deep. */
+function nestedObject(depth: number): Record<string, unknown> {
+  let value: Record<string, unknown> = { end: true };
+  for (let level = 0; level < depth; level++) value = { inner: value };
+  return value;
+}
+
+/** `[, 2]` or `[1, ,]`: an array of length 2 with a hole at `index`. */
+function holeAt(index: 0 | 1): unknown[] {
+  const array: unknown[] = [];
+  array.length = 2;
+  array[1 - index] = index === 0 ? 2 : 1;
+  return array;
+}
+
+/** Values of every strange shape a caller could put in a field; none may make a store throw anything but INVALID_INPUT. */
+function strangeValues(): unknown[] {
+  const cyclicArray: unknown[] = [1];
+  cyclicArray.push(cyclicArray);
+  const cyclicObject: Record<string, unknown> = {};
+  cyclicObject['self'] = cyclicObject;
+  return [
+    nested(5000),
+    nestedObject(5000),
+    cyclicArray,
+    cyclicObject,
+    Symbol('field'),
+    10n ** 30n,
+    () => 'a function',
+    new Map([[1, 2]]),
+    new Date(0),
+    /regex/,
+    new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('a trap');
+        },
+        ownKeys: () => {
+          throw new Error('a trap');
+        },
+      },
+    ),
+    Object.create(null),
+    // Arrays of two with holes (which `every` skips): "two integers" they are not.
+    holeAt(0),
+    holeAt(1),
+    new Array(2),
+  ];
+}
+
 export function inputTests(suite: Suite): void {
   const { test } = suite;
 
@@ -154,6 +232,108 @@ export function inputTests(suite: Suite): void {
       expect(await suite.snapshot(FIXTURE_HIDDEN_ROOTS)).toEqual(before);
     });
   }
+
+  for (const [field, command] of TEXT_FIELDS) {
+    test(`tool input: a lone surrogate in ${field} is INVALID_INPUT, checked with the input's shape, and writes nothing`, async () => {
+      const store = await suite.open();
+      await seed(store, FIXTURE);
+      const before = await suite.snapshot(FIXTURE_HIDDEN_ROOTS);
+      for (const text of LONE_SURROGATES) {
+        const input = command(text);
+        await expectError(store.execute(input), 'INVALID_INPUT');
+        await expectError(
+          (store as unknown as Record<string, (input: unknown) => Promise<string>>)[
+            input['command'] as string
+          ]!(input),
+          'INVALID_INPUT',
+        );
+        // The shape comes before the path (SPEC section 1).
+        await expectError(store.execute({ ...input, path: '/elsewhere/x' }), 'INVALID_INPUT');
+      }
+      expect(await suite.snapshot(FIXTURE_HIDDEN_ROOTS)).toEqual(before);
+    });
+  }
+
+  test('tool input: an unknown command of 10 MB is INVALID_INPUT, and the message quotes at most 100 characters of it', async () => {
+    const store = await suite.open();
+    const name = 'Z'.repeat(10_000_000);
+    const error = await expectError(store.execute({ command: name, path: '/memories' }), 'INVALID_INPUT');
+    expect(error.message.includes('Z'.repeat(101)), 'the message quotes more than 100 characters').toBe(
+      false,
+    );
+    expect(error.message.length).toBeLessThan(1000);
+  });
+
+  test('tool input: a long ill-typed value is quoted with at most 100 of its characters (input, insert_line, view_range)', async () => {
+    const store = await suite.open();
+    await seed(store, { '/memories/a.md': 'a' });
+    const long = 'Q'.repeat(1_000_000);
+    const attempts: Array<Promise<string>> = [
+      store.execute(long),
+      store.view(long as never),
+      store.execute({ command: 'insert', path: '/memories/a.md', insert_line: long, insert_text: 'x' }),
+      store.execute({ command: 'view', path: '/memories/a.md', view_range: long }),
+      store.execute({ command: 'view', path: '/memories/a.md', view_range: [long, long] }),
+      store.execute({ command: 'create', path: '/memories/b.md', file_text: [long] }),
+    ];
+    for (const attempt of attempts) {
+      const error = await expectError(attempt, 'INVALID_INPUT');
+      expect(
+        error.message.includes('Q'.repeat(101)),
+        `the message quotes more than 100 characters: ${error.message.slice(0, 200)}`,
+      ).toBe(false);
+      expect(error.message.length).toBeLessThan(1000);
+    }
+  });
+
+  test('tool input: a view_range nested 5,000 levels deep is INVALID_INPUT, never a raw RangeError', async () => {
+    const store = await suite.open();
+    await seed(store, { '/memories/a.md': 'a' });
+    for (const view_range of [nested(5000), [nested(5000), 1], [1, nested(5000)]]) {
+      await expectError(
+        store.view({ command: 'view', path: '/memories/a.md', view_range } as never),
+        'INVALID_INPUT',
+      );
+      await expectError(
+        store.execute({ command: 'view', path: '/memories/a.md', view_range }),
+        'INVALID_INPUT',
+      );
+    }
+  });
+
+  test('tool input: no shape of any field (deep nesting, cycles, symbols, bigints, functions, throwing proxies, holes) raises anything but INVALID_INPUT, and nothing is written', async () => {
+    const store = await suite.open();
+    await seed(store, FIXTURE);
+    const before = await suite.snapshot(FIXTURE_HIDDEN_ROOTS);
+    const valid: Record<string, Record<string, unknown>> = {
+      view: { command: 'view', path: '/memories/top.md', view_range: [1, 1] },
+      create: { command: 'create', path: '/memories/top.md', file_text: 'x' },
+      str_replace: { command: 'str_replace', path: '/memories/top.md', old_str: 'top', new_str: 'x' },
+      insert: { command: 'insert', path: '/memories/top.md', insert_line: 0, insert_text: 'x' },
+      delete: { command: 'delete', path: '/memories/top.md' },
+      rename: { command: 'rename', old_path: '/memories/top.md', new_path: '/memories/moved.md' },
+    };
+    for (const value of strangeValues()) {
+      await expectError(store.execute(value), 'INVALID_INPUT');
+      await expectError(store.execute({ command: value, path: '/memories' }), 'INVALID_INPUT');
+      for (const input of Object.values(valid)) {
+        for (const field of Object.keys(input)) {
+          if (field === 'command' || (field === 'new_str' && value === undefined)) continue;
+          const outcome = await store.execute({ ...input, [field]: value }).then(
+            (result) => `succeeded: ${result}`,
+            (error: unknown) =>
+              isMemoryToolError(error)
+                ? error.code
+                : `threw ${String((error as Error)?.name ?? error)}: ${String((error as Error)?.message ?? '')}`,
+          );
+          expect(`${String(input['command'])}.${field}: ${outcome}`).toBe(
+            `${String(input['command'])}.${field}: INVALID_INPUT`,
+          );
+        }
+      }
+    }
+    expect(await suite.snapshot(FIXTURE_HIDDEN_ROOTS)).toEqual(before);
+  });
 
   test('execute: runs each of the six commands with the same results as the methods', async () => {
     const store = await suite.open();

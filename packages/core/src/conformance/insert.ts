@@ -1,6 +1,6 @@
 // SPEC section 4.4 (insert).
 import { expect } from 'vitest';
-import { expectError, fileHeader, type Suite, seed, view } from './harness.js';
+import { contentOf, EXACT_TEXTS, expectError, fileHeader, type Suite, seed, view } from './harness.js';
 
 export function insertTests(suite: Suite): void {
   const { test } = suite;
@@ -119,6 +119,21 @@ export function insertTests(suite: Suite): void {
     expect(await view(store, '/memories/.log/today')).toBe(
       `${fileHeader('/memories/.log/today')}     1\tfirst\n     2\tsecond`,
     );
+  });
+
+  test('insert: the file and insert_text are kept exactly (NUL, BOM, CR, U+2028, U+FFFE, NFD), but for the one trailing \\n removed', async () => {
+    const store = await suite.open();
+    for (const [index, [label, text]] of EXACT_TEXTS.entries()) {
+      const path = `/memories/exact/${index}`;
+      await seed(store, { [path]: `first\n${text}` });
+      await insert(store, 1, `${text}\n`, path);
+      const shown = contentOf(await view(store, path));
+      const expected = `first\n${text}\n${text}`;
+      expect(
+        shown === expected,
+        `${label}: expected ${JSON.stringify(expected)}, viewed ${JSON.stringify(shown)}`,
+      ).toBe(true);
+    }
   });
 
   // --- errors -----------------------------------------------------------------------------------

@@ -1,7 +1,16 @@
 // SPEC section 2 (paths) and section 8: hostile paths are refused and write nothing anywhere.
 import { expect } from 'vitest';
 import type { MemoryStore } from '../types.js';
-import { expectError, fileHeader, landingSpots, listingHeader, type Suite, seed, view } from './harness.js';
+import {
+  expectError,
+  fileHeader,
+  landingSpots,
+  listingHeader,
+  pathOfBytes,
+  type Suite,
+  seed,
+  view,
+} from './harness.js';
 import { FIXTURE, FIXTURE_HIDDEN_ROOTS } from './input.js';
 
 /** Paths outside /memories: "Path must start with /memories, got: {input}". */
@@ -83,7 +92,27 @@ const HOSTILE = [
   '/memories/notes/\u001b[2Ja.md',
   `/memories/${'t'.repeat(256)}`,
   `/memories/notes/${'y'.repeat(210)}/${'y'.repeat(210)}/${'y'.repeat(210)}/${'y'.repeat(210)}/${'z'.repeat(210)}`,
+  // Lone surrogates: a store that encodes them as U+FFFD (or drops them) would reach top.md.
+  '/memories/top.md\ud83d',
+  '/memories/\udc00top.md',
+  '/memories/notes/\ud83d/../../top.md',
+  // Over 4096 characters as sent, but /memories/top.md once normalised.
+  `/memories${'/'.repeat(4090)}top.md`,
+  `/memories/${'./'.repeat(2045)}top.md`,
 ];
+
+/** Each command with `path` in each path field it has (rename twice: as the source and as the destination). */
+function everyCommand(path: string): Array<[string, (store: MemoryStore) => Promise<string>]> {
+  return [
+    ['view', (s) => s.view({ command: 'view', path })],
+    ['create', (s) => s.create({ command: 'create', path, file_text: 'x' })],
+    ['str_replace', (s) => s.str_replace({ command: 'str_replace', path, old_str: 'top', new_str: 'x' })],
+    ['insert', (s) => s.insert({ command: 'insert', path, insert_line: 0, insert_text: 'x' })],
+    ['delete', (s) => s.delete({ command: 'delete', path })],
+    ['rename from', (s) => s.rename({ command: 'rename', old_path: path, new_path: '/memories/renamed.md' })],
+    ['rename to', (s) => s.rename({ command: 'rename', old_path: '/memories/top.md', new_path: path })],
+  ];
+}
 
 function code(error: unknown): string {
   return (error as { code?: string }).code ?? String(error);
@@ -91,6 +120,8 @@ function code(error: unknown): string {
 
 export function pathTests(suite: Suite): void {
   const { test } = suite;
+  /** The longest path the store takes, in UTF-8 bytes: 1024, or the driver's lower limit. */
+  const limit = suite.maxPathBytes;
 
   // --- normalisation ----------------------------------------------------------------------------
 
@@ -177,19 +208,31 @@ export function pathTests(suite: Suite): void {
     }
   });
 
-  test('paths: a 255-byte name and a 1024-byte path are allowed', async () => {
-    const store = await suite.open();
-    const longName = `/memories/${'x'.repeat(255)}`;
-    const twoByteName = `/memories/${'\u00e9'.repeat(127)}x`;
-    const longPath = `/memories/${'x'.repeat(202)}/${'x'.repeat(202)}/${'x'.repeat(202)}/${'x'.repeat(202)}/${'x'.repeat(202)}`;
-    expect(new TextEncoder().encode(longPath).length).toBe(1024);
-    for (const path of [longName, twoByteName, longPath]) {
-      expect(await store.create({ command: 'create', path, file_text: 'ok' })).toBe(
-        `File created successfully at: ${path}`,
-      );
-      expect(await view(store, path)).toBe(`${fileHeader(path)}     1\tok`);
-    }
-  });
+  if (limit === 1024) {
+    test('paths: a 255-byte name and a 1024-byte path are allowed', async () => {
+      const store = await suite.open();
+      const longName = `/memories/${'x'.repeat(255)}`;
+      const twoByteName = `/memories/${'\u00e9'.repeat(127)}x`;
+      const longPath = `/memories/${'x'.repeat(202)}/${'x'.repeat(202)}/${'x'.repeat(202)}/${'x'.repeat(202)}/${'x'.repeat(202)}`;
+      expect(new TextEncoder().encode(longPath).length).toBe(1024);
+      for (const path of [longName, twoByteName, longPath]) {
+        expect(await store.create({ command: 'create', path, file_text: 'ok' })).toBe(
+          `File created successfully at: ${path}`,
+        );
+        expect(await view(store, path)).toBe(`${fileHeader(path)}     1\tok`);
+      }
+    });
+  } else {
+    test(`paths: a 255-byte name is allowed under the store's limit of ${limit} bytes for whole paths`, async () => {
+      const store = await suite.open();
+      for (const path of [`/memories/${'x'.repeat(255)}`, `/memories/${'\u00e9'.repeat(127)}x`]) {
+        expect(await store.create({ command: 'create', path, file_text: 'ok' })).toBe(
+          `File created successfully at: ${path}`,
+        );
+        expect(await view(store, path)).toBe(`${fileHeader(path)}     1\tok`);
+      }
+    });
+  }
 
   test('paths: lengths are measured after normalisation (NFC, dropped empty segments)', async () => {
     const store = await suite.open();
@@ -203,6 +246,123 @@ export function pathTests(suite: Suite): void {
       await store.create({ command: 'create', path: `/memories${'/'.repeat(1200)}a`, file_text: 'ok' }),
     ).toBe('File created successfully at: /memories/a');
   });
+
+  // --- lengths as sent (SPEC section 2: at most 4096 characters, checked before anything else) ----
+
+  test('paths: a path of exactly 4096 characters (slashes, then a name) is accepted and normalised', async () => {
+    const store = await suite.open();
+    const path = `/memories${'/'.repeat(4096 - '/memories'.length - 'a.md'.length)}a.md`;
+    expect(path.length).toBe(4096);
+    expect(await store.create({ command: 'create', path, file_text: 'ok' })).toBe(
+      'File created successfully at: /memories/a.md',
+    );
+    expect(await view(store, path)).toBe(`${fileHeader('/memories/a.md')}     1\tok`);
+    const dots = `/memories${'/.'.repeat((4096 - '/memories'.length - '/a.md'.length) / 2)}/a.md`;
+    expect(dots.length).toBe(4096);
+    expect(await view(store, dots)).toBe(`${fileHeader('/memories/a.md')}     1\tok`);
+  });
+
+  test('paths: a path of 4097 characters is INVALID_PATH for every command, whatever it normalises to, and the message does not echo it whole', async () => {
+    const store = await suite.open();
+    await seed(store, { '/memories/top.md': 'top', '/memories/a.md': 'a' });
+    const before = await suite.snapshot();
+    const path = `/memories${'/'.repeat(4097 - '/memories'.length - 'a.md'.length)}a.md`;
+    expect(path.length).toBe(4097);
+    for (const [name, run] of everyCommand(path)) {
+      const error = await expectError(run(store), 'INVALID_PATH');
+      expect(error.message.includes(path), `${name}: the message echoes the whole path`).toBe(false);
+      expect(error.message.length, `${name}: message length`).toBeLessThan(1000);
+    }
+    expect(await suite.snapshot()).toEqual(before);
+  });
+
+  test('paths: a path of 10 MB of slashes is INVALID_PATH for every command at once, with a short message', async () => {
+    const store = await suite.open();
+    await seed(store, { '/memories/top.md': 'top' });
+    const path = `/memories${'/'.repeat(10_000_000)}top.md`;
+    for (const [name, run] of everyCommand(path)) {
+      const error = await expectError(run(store), 'INVALID_PATH');
+      expect(error.message.length, `${name}: message length`).toBeLessThan(1000);
+    }
+    expect(await view(store, '/memories/top.md')).toBe(`${fileHeader('/memories/top.md')}     1\ttop`);
+  });
+
+  // --- lone surrogates (SPEC section 2) ---------------------------------------------------------
+
+  test('paths: a lone surrogate makes a path INVALID_PATH for every command, and nothing is written', async () => {
+    const store = await suite.open();
+    await seed(store, { '/memories/top.md': 'top', '/memories/\ufffd': 'replacement character' });
+    const before = await suite.snapshot(['/memories/\ufffd', '/memories/top.md\ufffd']);
+    for (const path of [
+      '/memories/\ud83d',
+      '/memories/a\ude00b',
+      '/memories/top.md\ud800',
+      '/memories/\ude00\ud83d/x',
+    ]) {
+      for (const [name, run] of everyCommand(path)) {
+        const outcome = await run(store).then(
+          (result) => `succeeded: ${result}`,
+          (error: unknown) => code(error),
+        );
+        expect(`${name} ${JSON.stringify(path)}: ${outcome}`).toBe(
+          `${name} ${JSON.stringify(path)}: INVALID_PATH`,
+        );
+      }
+    }
+    expect(await suite.snapshot(['/memories/\ufffd', '/memories/top.md\ufffd'])).toEqual(before);
+  });
+
+  // The name spells the characters out: a lone surrogate in a test name would reach every reporter.
+  test('paths: /memories/\\ud83d and /memories/\\ufffd are different: the first (a lone surrogate) is refused, the second is an ordinary name', async () => {
+    const store = await suite.open({ overwrite: false });
+    expect(await store.create({ command: 'create', path: '/memories/\ufffd', file_text: 'U+FFFD' })).toBe(
+      'File created successfully at: /memories/\ufffd',
+    );
+    await expectError(
+      store.create({ command: 'create', path: '/memories/\ud83d', file_text: 'lone' }),
+      'INVALID_PATH',
+    );
+    await expectError(view(store, '/memories/\ud83d'), 'INVALID_PATH');
+    await expectError(store.delete({ command: 'delete', path: '/memories/\ud83d' }), 'INVALID_PATH');
+    expect(await view(store, '/memories/\ufffd')).toBe(`${fileHeader('/memories/\ufffd')}     1\tU+FFFD`);
+    expect(await view(store, '/memories')).toBe(
+      `${listingHeader('/memories')}6B\t/memories\n6B\t/memories/\ufffd`,
+    );
+    // A whole pair is an ordinary character.
+    expect(await store.create({ command: 'create', path: '/memories/\ud83d\ude00', file_text: 'pair' })).toBe(
+      'File created successfully at: /memories/\u{1f600}',
+    );
+  });
+
+  // --- the store's own limit on whole paths (capabilities.maxPathBytes) --------------------------
+
+  test(`paths: a path of exactly ${limit} bytes after normalisation (the store's limit) is allowed, and one of ${limit + 1} bytes is INVALID_PATH`, async () => {
+    const store = await suite.open();
+    const longest = pathOfBytes(limit);
+    expect(new TextEncoder().encode(longest).length).toBe(limit);
+    expect(await store.create({ command: 'create', path: longest, file_text: 'ok' })).toBe(
+      `File created successfully at: ${longest}`,
+    );
+    expect(await view(store, longest)).toBe(`${fileHeader(longest)}     1\tok`);
+    const over = pathOfBytes(limit + 1);
+    for (const [name, run] of everyCommand(over)) {
+      const error = await expectError(run(store), 'INVALID_PATH');
+      if (limit < 1024)
+        expect(error.message, `${name}: the message gives the store's limit`).toContain(String(limit));
+    }
+  });
+
+  if (limit < 1024) {
+    test(`paths: a 1024-byte path is INVALID_PATH beyond the store's limit of ${limit} bytes, and the message gives that limit`, async () => {
+      const store = await suite.open();
+      const path = pathOfBytes(1024);
+      for (const [name, run] of everyCommand(path)) {
+        const error = await expectError(run(store), 'INVALID_PATH');
+        expect(error.message, name).toContain(String(limit));
+      }
+      expect(await view(store, '/memories')).toBe(`${listingHeader('/memories')}0B\t/memories`);
+    });
+  }
 
   // --- invalid paths ----------------------------------------------------------------------------
 

@@ -1,6 +1,18 @@
 // SPEC section 4.6 (rename) and the cross-path error order of section 1.
 import { expect } from 'vitest';
-import { expectError, fileHeader, listingHeader, type Suite, seed, view } from './harness.js';
+import {
+  contentOf,
+  EXACT_TEXTS,
+  expectError,
+  fileHeader,
+  LITERAL_NAMES,
+  LITERALS,
+  LOOKALIKES,
+  listingHeader,
+  type Suite,
+  seed,
+  view,
+} from './harness.js';
 
 export function renameTests(suite: Suite): void {
   const { test } = suite;
@@ -128,6 +140,86 @@ export function renameTests(suite: Suite): void {
     expect(await view(store, '/memories')).toBe(
       `${listingHeader('/memories')}1B\t/memories\n1B\t/memories/published/\n1B\t/memories/published/a.md`,
     );
+  });
+
+  test('rename: names holding _ % * ? [ ] { } \' " : and spaces are literal: renaming a_b moves a_b alone, never aXb', async () => {
+    const store = await suite.open();
+    for (const name of [...LITERALS, ...LOOKALIKES]) {
+      await seed(store, { [`/memories/files/${name}`]: name, [`/memories/dirs/${name}/f`]: name });
+    }
+    for (const [literal, lookalikes] of LITERAL_NAMES) {
+      expect(await rename(store, `/memories/files/${literal}`, `/memories/moved/${literal}`)).toBe(
+        `Successfully renamed /memories/files/${literal} to /memories/moved/${literal}`,
+      );
+      expect(await rename(store, `/memories/dirs/${literal}`, `/memories/moved-dirs/${literal}`)).toBe(
+        `Successfully renamed /memories/dirs/${literal} to /memories/moved-dirs/${literal}`,
+      );
+      expect(await view(store, `/memories/moved/${literal}`)).toBe(
+        `${fileHeader(`/memories/moved/${literal}`)}     1\t${literal}`,
+      );
+      expect(await view(store, `/memories/moved-dirs/${literal}/f`)).toBe(
+        `${fileHeader(`/memories/moved-dirs/${literal}/f`)}     1\t${literal}`,
+      );
+      for (const lookalike of lookalikes) {
+        expect(await view(store, `/memories/files/${lookalike}`), `${literal} took ${lookalike} along`).toBe(
+          `${fileHeader(`/memories/files/${lookalike}`)}     1\t${lookalike}`,
+        );
+        expect(
+          await view(store, `/memories/dirs/${lookalike}/f`),
+          `${literal}/ took ${lookalike}/ along`,
+        ).toBe(`${fileHeader(`/memories/dirs/${lookalike}/f`)}     1\t${lookalike}`);
+      }
+    }
+    const lines = (await view(store, '/memories/files')).split('\n').slice(2);
+    expect(lines.map((line) => line.slice(line.indexOf('\t') + '\t/memories/files/'.length)).sort()).toEqual(
+      [...LOOKALIKES].sort(),
+    );
+  });
+
+  test('rename: a destination is taken only by its literal name (a* is free beside ab, [ab]/x beside the file a)', async () => {
+    const store = await suite.open();
+    for (const lookalike of LOOKALIKES) {
+      await seed(store, {
+        [`/memories/dst/${lookalike}`]: lookalike,
+        [`/memories/under/${lookalike}`]: lookalike,
+      });
+    }
+    for (const literal of LITERALS) {
+      await seed(store, { [`/memories/src/${literal}`]: literal, [`/memories/again/${literal}`]: 'again' });
+      expect(await rename(store, `/memories/src/${literal}`, `/memories/dst/${literal}`)).toBe(
+        `Successfully renamed /memories/src/${literal} to /memories/dst/${literal}`,
+      );
+      await expectError(
+        rename(store, `/memories/again/${literal}`, `/memories/dst/${literal}`),
+        'ALREADY_EXISTS',
+        `The destination /memories/dst/${literal} already exists`,
+      );
+      await seed(store, { [`/memories/src2/${literal}`]: literal });
+      expect(await rename(store, `/memories/src2/${literal}`, `/memories/under/${literal}/x`)).toBe(
+        `Successfully renamed /memories/src2/${literal} to /memories/under/${literal}/x`,
+      );
+    }
+    for (const lookalike of LOOKALIKES) {
+      expect(await view(store, `/memories/dst/${lookalike}`)).toBe(
+        `${fileHeader(`/memories/dst/${lookalike}`)}     1\t${lookalike}`,
+      );
+    }
+  });
+
+  test('rename: content round-trips exactly through a rename (NUL, BOM, CR, U+2028, U+FFFE, NFD)', async () => {
+    const store = await suite.open();
+    for (const [index, [, text]] of EXACT_TEXTS.entries()) {
+      await store.create({ command: 'create', path: `/memories/before/${index}`, file_text: text });
+    }
+    await rename(store, '/memories/before', '/memories/after/dir');
+    for (const [index, [label, text]] of EXACT_TEXTS.entries()) {
+      await rename(store, `/memories/after/dir/${index}`, `/memories/after/${index}`);
+      const shown = contentOf(await view(store, `/memories/after/${index}`));
+      expect(
+        shown === text,
+        `${label}: stored ${JSON.stringify(text)}, viewed ${JSON.stringify(shown)}`,
+      ).toBe(true);
+    }
   });
 
   // --- errors -----------------------------------------------------------------------------------

@@ -1,6 +1,26 @@
 // SPEC section 4.3 (str_replace).
 import { expect } from 'vitest';
-import { expectError, fileHeader, type Suite, seed, snippetResult, view } from './harness.js';
+import {
+  contentOf,
+  EXACT_TEXTS,
+  expectError,
+  fileHeader,
+  type Suite,
+  seed,
+  snippetResult,
+  view,
+} from './harness.js';
+
+/** The MULTIPLE_MATCHES text for these occurrence lines (at most 100 given) out of `count`. */
+function multiple(oldStr: string, lines: readonly number[], count = lines.length): string {
+  const listed = count > lines.length ? `${lines.join(', ')}, ... (${count} occurrences)` : lines.join(', ');
+  return `No replacement was performed. Multiple occurrences of old_str \`${oldStr}\` in lines: ${listed}. Please ensure it is unique`;
+}
+
+/** 1, 2, ..., n. */
+function upTo(n: number): number[] {
+  return Array.from({ length: n }, (_, index) => index + 1);
+}
 
 const EIGHT = 'l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8';
 
@@ -258,6 +278,91 @@ export function strReplaceTests(suite: Suite): void {
       'MULTIPLE_MATCHES',
       'No replacement was performed. Multiple occurrences of old_str `x\ny` in lines: 1, 3, 6. Please ensure it is unique',
     );
+  });
+
+  test('str_replace: exactly 100 occurrences are all listed, with no count', async () => {
+    const store = await suite.open();
+    await seed(store, { '/memories/f.md': Array.from({ length: 100 }, () => 'hit').join('\n') });
+    const error = await expectError(
+      replace(store, 'hit', 'x'),
+      'MULTIPLE_MATCHES',
+      multiple('hit', upTo(100)),
+    );
+    expect(error.message).toBe(
+      `No replacement was performed. Multiple occurrences of old_str \`hit\` in lines: ${upTo(100).join(', ')}. Please ensure it is unique`,
+    );
+  });
+
+  test('str_replace: 101 occurrences list the first 100 lines, then ", ... (101 occurrences)"', async () => {
+    const store = await suite.open();
+    await seed(store, { '/memories/f.md': Array.from({ length: 101 }, () => 'hit').join('\n') });
+    await expectError(
+      replace(store, 'hit', 'x'),
+      'MULTIPLE_MATCHES',
+      `No replacement was performed. Multiple occurrences of old_str \`hit\` in lines: ${upTo(100).join(', ')}, ... (101 occurrences). Please ensure it is unique`,
+    );
+  });
+
+  test('str_replace: a thousand occurrences on a thousand lines list lines 1 to 100, then ", ... (1000 occurrences)"', async () => {
+    const store = await suite.open();
+    await seed(store, {
+      '/memories/f.md': Array.from({ length: 1000 }, (_, index) => `line ${index} hit`).join('\n'),
+    });
+    await expectError(replace(store, 'hit', 'x'), 'MULTIPLE_MATCHES', multiple('hit', upTo(100), 1000));
+  });
+
+  test('str_replace: a thousand overlapping occurrences on one line list "1" 100 times, then the count', async () => {
+    const store = await suite.open();
+    await seed(store, { '/memories/f.md': `${'a'.repeat(1001)}\nb` });
+    await expectError(
+      replace(store, 'aa', 'x'),
+      'MULTIPLE_MATCHES',
+      multiple('aa', Array(100).fill(1), 1000),
+    );
+  });
+
+  test('str_replace: "a" in a 1 MiB file of "a" is MULTIPLE_MATCHES with the first 100 lines and the count of all 1,048,576', async () => {
+    const store = await suite.open();
+    await seed(store, { '/memories/a.md': 'a'.repeat(1_048_576) });
+    await expectError(
+      replace(store, 'a', 'b', '/memories/a.md'),
+      'MULTIPLE_MATCHES',
+      multiple('a', Array(100).fill(1), 1_048_576),
+    );
+    expect((await view(store, '/memories/a.md', [1, 1])).length).toBeLessThan(20_000);
+  });
+
+  test('str_replace: old_str is matched without Unicode normalisation (NFD e\u0301 matches only NFD)', async () => {
+    const store = await suite.open();
+    await seed(store, { '/memories/nfd.md': 'cafe\u0301', '/memories/nfc.md': 'caf\u00e9' });
+    await expectError(
+      replace(store, 'caf\u00e9', 'x', '/memories/nfd.md'),
+      'NO_MATCH',
+      'No replacement was performed, old_str `caf\u00e9` did not appear verbatim in /memories/nfd.md.',
+    );
+    await expectError(
+      replace(store, 'e\u0301', 'x', '/memories/nfc.md'),
+      'NO_MATCH',
+      'No replacement was performed, old_str `e\u0301` did not appear verbatim in /memories/nfc.md.',
+    );
+    expect(await replace(store, 'e\u0301', 'E\u0301', '/memories/nfd.md')).toBe(
+      snippetResult(['     1\tcafE\u0301']),
+    );
+  });
+
+  test('str_replace: the rest of the content is kept exactly, and new_str is written as given (NUL, BOM, CR, U+2028, U+FFFE, NFD)', async () => {
+    const store = await suite.open();
+    for (const [index, [label, text]] of EXACT_TEXTS.entries()) {
+      const path = `/memories/exact/${index}`;
+      await seed(store, { [path]: `${text}[MARK]${text}` });
+      await replace(store, '[MARK]', `<${text}>`, path);
+      const shown = contentOf(await view(store, path));
+      const expected = `${text}<${text}>${text}`;
+      expect(
+        shown === expected,
+        `${label}: expected ${JSON.stringify(expected)}, viewed ${JSON.stringify(shown)}`,
+      ).toBe(true);
+    }
   });
 
   test('str_replace: an edit over maxFileBytes is TOO_LARGE and nothing is written', async () => {

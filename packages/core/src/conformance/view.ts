@@ -1,6 +1,23 @@
 // SPEC section 4.1 (view) and section 5 (sizes, seen through listings).
 import { expect } from 'vitest';
-import { expectError, fileHeader, listingHeader, type Suite, seed, view } from './harness.js';
+import { utf8Length } from '../path.js';
+import {
+  expectError,
+  fileHeader,
+  LITERALS,
+  LOOKALIKES,
+  listingHeader,
+  type Suite,
+  seed,
+  view,
+} from './harness.js';
+
+/**
+ * Names in the order a listing shows them (UTF-16 code units): the astral ones first, since their
+ * high surrogates (U+D800-U+DBFF) sort below U+E000. UTF-8 bytes and code points order them the
+ * other way round, so a backend that sorts bytes and cuts the listing short shows the wrong names.
+ */
+const UTF16_ORDER = ['\u{10000}', '\u{1f600}', '\u{20000}', '\ue000', '\uf8ff', '\uff5a', '\ufffd'];
 
 /** `n` numbered lines whose text is empty, as view renders them (`"     1\t"`...). */
 function emptyNumberedLines(first: number, last: number): string {
@@ -226,6 +243,67 @@ export function viewTests(suite: Suite): void {
     expect(await view(store, '/memories')).toBe(
       `${listingHeader('/memories')}2B\t/memories\n[Listing truncated: 0 of 3 entries shown. View a subdirectory to see the rest.]`,
     );
+  });
+
+  test('view: listing truncation keeps UTF-16 order when names mix U+E000-U+FFFF with astral characters (U+1F600 before U+E000)', async () => {
+    // Body: "7B\t/memories/flat" (17), then "\n1B\t/memories/flat/{name}" per entry: 21 for an
+    // astral name (two code units), 20 for the others. Room for exactly the three astral ones.
+    const store = await suite.open({ maxViewChars: 17 + 3 * 21 });
+    const shuffled = [...UTF16_ORDER].reverse();
+    await seed(store, Object.fromEntries(shuffled.map((name) => [`/memories/flat/${name}`, 'x'])));
+    expect(await view(store, '/memories/flat')).toBe(
+      `${listingHeader('/memories/flat')}7B\t/memories/flat\n1B\t/memories/flat/\u{10000}\n1B\t/memories/flat/\u{1f600}\n1B\t/memories/flat/\u{20000}\n[Listing truncated: 3 of 7 entries shown. View a subdirectory to see the rest.]`,
+    );
+  });
+
+  test('view: listing truncation keeps UTF-16 order at depth 2 too (the cut falls between astral and U+E000-U+FFFF names)', async () => {
+    // "7B\t/memories" (12) + "\n7B\t/memories/d/" (16) + the three astral children, 1 + 17 each.
+    const store = await suite.open({ maxViewChars: 12 + 16 + 3 * 18 });
+    await seed(
+      store,
+      Object.fromEntries([...UTF16_ORDER].reverse().map((name) => [`/memories/d/${name}`, 'x'])),
+    );
+    expect(await view(store, '/memories')).toBe(
+      `${listingHeader('/memories')}7B\t/memories\n7B\t/memories/d/\n1B\t/memories/d/\u{10000}\n1B\t/memories/d/\u{1f600}\n1B\t/memories/d/\u{20000}\n[Listing truncated: 4 of 8 entries shown. View a subdirectory to see the rest.]`,
+    );
+    // And with room for all of them, the full order.
+    const roomy = await suite.open();
+    expect(await view(roomy, '/memories/d')).toBe(
+      `${listingHeader('/memories/d')}7B\t/memories/d\n${UTF16_ORDER.map((name) => `1B\t/memories/d/${name}`).join('\n')}`,
+    );
+  });
+
+  test('view: names holding _ % * ? [ ] { } \' " : and spaces are literal: each shows only itself, never the names its wildcards would match', async () => {
+    const store = await suite.open();
+    const names = [...LITERALS, ...LOOKALIKES];
+    for (const name of names) {
+      await seed(store, { [`/memories/dirs/${name}/f`]: name, [`/memories/files/${name}`]: name });
+    }
+    for (const name of names) {
+      const size = `${utf8Length(name)}B`;
+      expect(
+        await view(store, `/memories/dirs/${name}`),
+        `view of the directory ${JSON.stringify(name)}`,
+      ).toBe(
+        `${listingHeader(`/memories/dirs/${name}`)}${size}\t/memories/dirs/${name}\n${size}\t/memories/dirs/${name}/f`,
+      );
+      expect(await view(store, `/memories/files/${name}`), `view of the file ${JSON.stringify(name)}`).toBe(
+        `${fileHeader(`/memories/files/${name}`)}     1\t${name}`,
+      );
+    }
+    const sorted = [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const total = names.reduce((sum, name) => sum + utf8Length(name), 0);
+    expect(await view(store, '/memories/files')).toBe(
+      `${listingHeader('/memories/files')}${total}B\t/memories/files\n${sorted.map((name) => `${utf8Length(name)}B\t/memories/files/${name}`).join('\n')}`,
+    );
+    // Looking up a literal that is not there is NOT_FOUND, whatever its wildcards would match.
+    for (const name of ['a_', 'a%b', '*', '?', '[a]', '{a}']) {
+      await expectError(
+        view(store, `/memories/files/${name}`),
+        'NOT_FOUND',
+        `The path /memories/files/${name} does not exist. Please provide a valid path.`,
+      );
+    }
   });
 
   test('view: a missing path is NOT_FOUND', async () => {

@@ -122,11 +122,14 @@ export class Operation {
     return this.#call(false, [], (signal) => describe(path, { limit, signal }));
   }
 
-  /** Every file beneath `dir` (hidden subtrees may be reported as one entry each). */
-  list(dir: DriverPath): Promise<DriverEntry[]> {
+  /**
+   * Every file beneath `dir`. With `skipHidden` (what listings need) a hidden subtree may be reported
+   * as one entry.
+   */
+  list(dir: DriverPath, { skipHidden }: { skipHidden: boolean }): Promise<DriverEntry[]> {
     return this.#call(false, [], async (signal) => {
       const entries: DriverEntry[] = [];
-      for await (const entry of this.#files.list(dir, { skipHidden: true, signal })) entries.push(entry);
+      for await (const entry of this.#files.list(dir, { skipHidden, signal })) entries.push(entry);
       return entries;
     });
   }

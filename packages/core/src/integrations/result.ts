@@ -1,4 +1,5 @@
 import { isMemoryToolError, type MemoryToolError, unexpectedBackendFailure } from '../errors.js';
+import { CALL_ABORTED, errorResult } from '../messages.js';
 import type { MemoryStore } from '../types.js';
 import { runInOrder } from './order.js';
 
@@ -33,7 +34,7 @@ export interface MemoryToolCallOptions {
 
 /** The text every integration sends for a failure: `"Error: "` and the message written for the model. */
 export function memoryErrorText(error: Error): string {
-  return `Error: ${error.message}`;
+  return errorResult(error.message);
 }
 
 /**
@@ -48,7 +49,7 @@ export function toMemoryToolError(error: unknown): MemoryToolError {
 
 /** The error a call gets when its signal was aborted before it ran. */
 function abortedError(signal: AbortSignal): Error {
-  const error = new Error('The memory command was not run: the agent run was aborted.', {
+  const error = new Error(CALL_ABORTED, {
     cause: signal.reason,
   });
   error.name = 'AbortError';

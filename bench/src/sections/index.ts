@@ -1,0 +1,12 @@
+// The sections of `pnpm bench`, in report order. A backend adds its section here (one line) and
+// keeps its code in a file of its own in this folder.
+import type { BenchArgs } from '../args.js';
+import { driverCallsSection } from './driver-calls.js';
+import { fsReferenceSection } from './fs-reference.js';
+import type { BenchSection } from './section.js';
+
+export type { BenchSection, SectionContext } from './section.js';
+
+export function benchSections(args: BenchArgs): BenchSection[] {
+  return [fsReferenceSection(args), driverCallsSection()];
+}

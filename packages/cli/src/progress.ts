@@ -1,0 +1,95 @@
+// Progress of long work (copy, export, import) on stderr: on a terminal, one line redrawn in place
+// with a bar, the files and bytes done, the rate and the time left; otherwise (a log, CI) a plain
+// line every few seconds, so the output stays readable when redirected.
+import type { Writable } from 'node:stream';
+
+/** Where the work stands. */
+export interface ProgressState {
+  /** What is being done: `copy`, `verify`, `export`... */
+  phase: string;
+  files: number;
+  totalFiles: number;
+  bytes: number;
+  totalBytes: number;
+}
+
+/** Formats a byte count for people: `512 B`, `1.5 KiB`, `12.3 MiB`. */
+export function humanBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+function duration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '?';
+  const whole = Math.max(0, Math.round(seconds));
+  const minutes = Math.floor(whole / 60);
+  return minutes > 0 ? `${minutes}m${String(whole % 60).padStart(2, '0')}s` : `${whole}s`;
+}
+
+/** A progress reporter on `stream`; `tty` picks the redrawn bar over plain lines. */
+export class ProgressReporter {
+  readonly #stream: Writable;
+  readonly #tty: boolean;
+  readonly #started = Date.now();
+  #phaseStarted = Date.now();
+  #phase = '';
+  #lastLine = 0;
+  #drawn = false;
+
+  constructor(stream: Writable, options: { tty: boolean; intervalMs?: number }) {
+    this.#stream = stream;
+    this.#tty = options.tty;
+    this.#interval = options.intervalMs ?? (options.tty ? 100 : 2000);
+  }
+
+  readonly #interval: number;
+
+  /** Reports `state`; lines are rate-limited unless `force` (the end of a phase). */
+  update(state: ProgressState, force = false): void {
+    const now = Date.now();
+    if (state.phase !== this.#phase) {
+      if (this.#drawn && this.#tty) this.#stream.write('\n');
+      this.#drawn = false;
+      this.#phase = state.phase;
+      this.#phaseStarted = now;
+      this.#lastLine = 0;
+    }
+    if (!force && now - this.#lastLine < this.#interval) return;
+    this.#lastLine = now;
+    const seconds = Math.max((now - this.#phaseStarted) / 1000, 0.001);
+    const rate = state.bytes / seconds;
+    const fraction =
+      state.totalBytes > 0
+        ? state.bytes / state.totalBytes
+        : state.totalFiles > 0
+          ? state.files / state.totalFiles
+          : 1;
+    const left = fraction > 0 && fraction < 1 ? (seconds / fraction) * (1 - fraction) : 0;
+    const counts = `${state.files.toLocaleString('en-US')}/${state.totalFiles.toLocaleString('en-US')} files, ${humanBytes(state.bytes)}/${humanBytes(state.totalBytes)}, ${humanBytes(rate)}/s`;
+    if (this.#tty) {
+      const width = 24;
+      const filled = Math.round(Math.min(1, fraction) * width);
+      const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+      const line = `${state.phase.padEnd(7)} ${bar} ${(fraction * 100).toFixed(0).padStart(3)}%  ${counts}, ${duration(left)} left`;
+      this.#stream.write(`\r\u001b[2K${line}`);
+      this.#drawn = true;
+    } else {
+      this.#stream.write(
+        `memdir: ${state.phase}: ${counts} (${(fraction * 100).toFixed(0)}%), ${duration(left)} left\n`,
+      );
+    }
+  }
+
+  /** Ends the redrawn line, if any; the time since the reporter was made. */
+  finish(): string {
+    if (this.#drawn && this.#tty) this.#stream.write('\n');
+    this.#drawn = false;
+    return duration((Date.now() - this.#started) / 1000);
+  }
+}

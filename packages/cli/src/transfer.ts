@@ -1,0 +1,353 @@
+// `memdir copy`, `memdir export` and `memdir import`: a store's files moved between stores, or to
+// and from a tar archive, over core's `copyStore`, with progress on stderr and exit codes that say
+// whether everything was copied and verified.
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import {
+  type CopyReport,
+  copyStore,
+  DEFAULT_MAX_FILE_BYTES,
+  type MemoryDriver,
+  type MemoryStore,
+  type MemoryStoreOptions,
+  storeDriver,
+  validateNamespace,
+} from '@memdir/core';
+import { ArchiveError, archiveDriver, readArchive, writeArchive } from './archive.js';
+import { CliUsageError, EXIT_FAILED, EXIT_OK } from './errors.js';
+import { type CliIo, write } from './io.js';
+import { humanBytes, ProgressReporter } from './progress.js';
+import { DEFAULT_STORE_URL, openStore, redactStoreUrl } from './store-url.js';
+
+/** The exit code of a copy stopped by Ctrl-C (128 + SIGINT): run it again to resume. */
+export const EXIT_INTERRUPTED = 130;
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+type Values = Record<string, string | boolean | undefined>;
+
+function parse(command: string, args: string[], options: Options): Values {
+  try {
+    const parsed = parseArgs({
+      args,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+    });
+    return parsed.values as Values;
+  } catch (error) {
+    throw new CliUsageError(`${command}: ${(error as Error).message}`, {
+      hint: `Run "memdir ${command} --help" for usage.`,
+    });
+  }
+}
+
+function namespaceOption(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  try {
+    return validateNamespace(value);
+  } catch (error) {
+    throw new CliUsageError((error as Error).message);
+  }
+}
+
+/** `--namespace A` (the same on both sides) or `A:B` (from A to B; either side may be empty). */
+export function namespaceMapping(value: string | undefined): { from?: string; to?: string } {
+  if (value === undefined) return {};
+  const colon = value.indexOf(':');
+  const from = colon === -1 ? value : value.slice(0, colon);
+  const to = colon === -1 ? value : value.slice(colon + 1);
+  const mapping: { from?: string; to?: string } = {};
+  const fromNamespace = namespaceOption(from);
+  const toNamespace = namespaceOption(to);
+  if (fromNamespace !== undefined) mapping.from = fromNamespace;
+  if (toNamespace !== undefined) mapping.to = toNamespace;
+  return mapping;
+}
+
+function maxFileBytes(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
+    throw new CliUsageError(`--max-file-bytes expects a positive integer, got ${JSON.stringify(value)}`);
+  }
+  return number;
+}
+
+/** Opens a store and the driver beneath it (copy works below the protocol, on every file). */
+async function openDriver(
+  url: string,
+  options: MemoryStoreOptions,
+  io: CliIo,
+): Promise<{ store: MemoryStore; driver: MemoryDriver }> {
+  const store = await openStore(url, options, { cwd: io.cwd });
+  const driver = storeDriver(store);
+  if (!driver) {
+    await store.close().catch(() => {});
+    throw new CliUsageError(
+      `The store ${redactStoreUrl(url)} is not built on the memdir engine, so its files cannot be copied one by one`,
+    );
+  }
+  return { store, driver };
+}
+
+/** Aborted on Ctrl-C (or SIGTERM): the work stops after the files in flight. */
+function interruption(io: CliIo): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const stop = () => {
+    if (!controller.signal.aborted) {
+      void write(io.stderr, '\nmemdir: stopping after the files in flight (Ctrl-C again to quit at once)\n');
+      controller.abort();
+    } else process.exit(EXIT_INTERRUPTED);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    },
+  };
+}
+
+function isTerminal(stream: unknown): boolean {
+  return (stream as { isTTY?: boolean }).isTTY === true;
+}
+
+/** The summary lines of a copy, and its exit code. */
+async function summarize(
+  report: CopyReport,
+  io: CliIo,
+  what: string,
+  elapsed: string,
+  dryRun: boolean,
+): Promise<number> {
+  const lines: string[] = [];
+  const done = dryRun ? 'would copy' : 'copied';
+  lines.push(
+    `memdir: ${what}: ${report.files.toLocaleString('en-US')} files (${humanBytes(report.bytes)}): ${report.copied.toLocaleString('en-US')} ${done}, ${report.identical.toLocaleString('en-US')} already identical, ${report.problems.length.toLocaleString('en-US')} not copied, in ${elapsed}`,
+  );
+  const shown = 20;
+  for (const problem of report.problems.slice(0, shown))
+    lines.push(`  not copied: ${problem.path}: ${problem.reason}`);
+  if (report.problems.length > shown)
+    lines.push(`  ... and ${report.problems.length - shown} more not copied`);
+  for (const mismatch of report.mismatches.slice(0, shown))
+    lines.push(`  verify failed: ${mismatch.path}: ${mismatch.reason}`);
+  if (report.extraInTarget > 0) {
+    lines.push(
+      `  the target also holds ${report.extraInTarget} file(s) the source does not have (left alone)`,
+    );
+  }
+  let code = EXIT_OK;
+  if (report.interrupted) {
+    lines.push('memdir: interrupted: run the same command again to resume (identical files are skipped)');
+    code = EXIT_INTERRUPTED;
+  } else if (dryRun) {
+    lines.push('memdir: dry run: nothing was written');
+    code = report.problems.length === 0 ? EXIT_OK : EXIT_FAILED;
+  } else if (report.verified) {
+    lines.push(`memdir: verified: every file is in the target with the same size and SHA-256`);
+  } else {
+    lines.push('memdir: not everything was copied and verified (see above)');
+    code = EXIT_FAILED;
+  }
+  await write(io.stderr, `${lines.join('\n')}\n`);
+  return code;
+}
+
+export const COPY_HELP = `Usage: memdir copy --from URL --to URL [--namespace A[:B]] [--overwrite] [--dry-run]
+
+Copies every file of one store to another (hidden files too), then reads the target back and checks
+every file's size and SHA-256. Files already identical in the target are not rewritten, so a copy
+that was interrupted (Ctrl-C) resumes when run again. A target file with other content is left alone
+and reported, unless --overwrite.
+
+  --from URL           the source store (file:, memory:, redis://, postgres://, s3://...)
+  --to URL             the target store
+  --namespace A[:B]    copy namespace A of the source into namespace B of the target (A alone: the
+                       same on both sides; either side may be empty for no namespace)
+  --overwrite          replace target files whose content differs
+  --dry-run            say what would be copied; write nothing
+  --max-file-bytes N   the target's file size limit (default 1048576)
+
+Progress goes to stderr (a bar on a terminal, a line every 2 s otherwise), then a summary.
+Exit codes: 0 every file copied and verified; 1 some file not copied or not verified; 2 a usage
+error or a store that cannot be opened; 130 interrupted (run it again to resume).`;
+
+export const EXPORT_HELP = `Usage: memdir export [--store URL] [--namespace N] > memory.tar
+
+Writes every file of the store (hidden files too) to stdout as a standard tar archive of
+memories/..., which tar -tf lists and tar -xf extracts, ending with memdir-manifest.json (every
+file's size and SHA-256), which memdir import checks.
+
+  --store URL, -s URL  the store (default: $MEMDIR_STORE, else ${DEFAULT_STORE_URL})
+  --namespace N        the namespace to export
+
+Exit codes: 0 exported; 1 a file could not be read; 2 a usage error or a store that cannot be opened.`;
+
+export const IMPORT_HELP = `Usage: memdir import [--store URL] [--namespace N] [--overwrite] [--dry-run] < memory.tar
+
+Reads an archive made by memdir export from stdin and writes its files into the store. The whole
+archive is checked before anything is written: every header, path (no absolute path, no .., only
+memories/...), type (regular files and folders only: no links, devices or FIFOs), size (at most
+--max-file-bytes per file), UTF-8 content, and the manifest's size and SHA-256 of every file. A
+damaged or hostile archive is refused with the reason, and nothing is written. Then the files are
+written as memdir copy writes them, and verified.
+
+  --store URL, -s URL  the store (default: $MEMDIR_STORE, else ${DEFAULT_STORE_URL})
+  --namespace N        the namespace to import into
+  --overwrite          replace files whose content differs
+  --dry-run            check the archive and say what would be written; write nothing
+  --max-file-bytes N   the store's file size limit (default 1048576)
+
+Exit codes: 0 imported and verified; 1 archive refused, or a file not imported; 2 a usage error or a
+store that cannot be opened; 130 interrupted.`;
+
+/** `memdir copy`. */
+export async function runCopy(args: string[], io: CliIo): Promise<number> {
+  const values = parse('copy', args, {
+    from: { type: 'string' },
+    to: { type: 'string' },
+    namespace: { type: 'string' },
+    overwrite: { type: 'boolean' },
+    'dry-run': { type: 'boolean' },
+    'max-file-bytes': { type: 'string' },
+  });
+  if (values.help) {
+    await write(io.stdout, `${COPY_HELP}\n`);
+    return EXIT_OK;
+  }
+  const from = values.from as string | undefined;
+  const to = values.to as string | undefined;
+  if (!from || !to)
+    throw new CliUsageError('copy: --from and --to are required', {
+      hint: 'Run "memdir copy --help" for usage.',
+    });
+  const mapping = namespaceMapping(values.namespace as string | undefined);
+  const limit = maxFileBytes(values['max-file-bytes'] as string | undefined);
+  const source = await openDriver(from, mapping.from === undefined ? {} : { namespace: mapping.from }, io);
+  try {
+    const target = await openDriver(
+      to,
+      {
+        ...(mapping.to === undefined ? {} : { namespace: mapping.to }),
+        ...(limit === undefined ? {} : { maxFileBytes: limit }),
+      },
+      io,
+    );
+    try {
+      const dryRun = values['dry-run'] === true;
+      const progress = new ProgressReporter(io.stderr, { tty: isTerminal(io.stderr) });
+      const { signal, dispose } = interruption(io);
+      try {
+        const report = await copyStore(source.driver, target.driver, {
+          overwrite: values.overwrite === true,
+          dryRun,
+          signal,
+          onProgress: (state) => progress.update(state, state.files === state.totalFiles),
+        });
+        return summarize(
+          report,
+          io,
+          `copy ${redactStoreUrl(from)} to ${redactStoreUrl(to)}`,
+          progress.finish(),
+          dryRun,
+        );
+      } finally {
+        dispose();
+      }
+    } finally {
+      await target.store.close().catch(() => {});
+    }
+  } finally {
+    await source.store.close().catch(() => {});
+  }
+}
+
+/** `memdir export`. */
+export async function runExport(args: string[], io: CliIo): Promise<number> {
+  const values = parse('export', args, {
+    store: { type: 'string', short: 's' },
+    namespace: { type: 'string' },
+  });
+  if (values.help) {
+    await write(io.stdout, `${EXPORT_HELP}\n`);
+    return EXIT_OK;
+  }
+  if (isTerminal(io.stdout)) {
+    throw new CliUsageError('export writes a tar archive to stdout, which is a terminal', {
+      hint: 'Redirect it to a file: memdir export --store URL > memory.tar',
+    });
+  }
+  const url = (values.store as string | undefined) ?? io.env.MEMDIR_STORE ?? DEFAULT_STORE_URL;
+  const namespace = namespaceOption(values.namespace as string | undefined);
+  const { store, driver } = await openDriver(url, namespace === undefined ? {} : { namespace }, io);
+  try {
+    const progress = new ProgressReporter(io.stderr, { tty: isTerminal(io.stderr) });
+    const manifest = await writeArchive(driver, io.stdout, {
+      namespace,
+      onProgress: (state) => progress.update({ phase: 'export', ...state }, state.files === state.totalFiles),
+    });
+    await write(
+      io.stderr,
+      `memdir: exported ${manifest.files.length.toLocaleString('en-US')} files (${humanBytes(manifest.totalBytes)}) from ${redactStoreUrl(url)} in ${progress.finish()}\n`,
+    );
+    return EXIT_OK;
+  } finally {
+    await store.close().catch(() => {});
+  }
+}
+
+/** `memdir import`. */
+export async function runImport(args: string[], io: CliIo): Promise<number> {
+  const values = parse('import', args, {
+    store: { type: 'string', short: 's' },
+    namespace: { type: 'string' },
+    overwrite: { type: 'boolean' },
+    'dry-run': { type: 'boolean' },
+    'max-file-bytes': { type: 'string' },
+  });
+  if (values.help) {
+    await write(io.stdout, `${IMPORT_HELP}\n`);
+    return EXIT_OK;
+  }
+  const url = (values.store as string | undefined) ?? io.env.MEMDIR_STORE ?? DEFAULT_STORE_URL;
+  const namespace = namespaceOption(values.namespace as string | undefined);
+  const limit = maxFileBytes(values['max-file-bytes'] as string | undefined);
+  // The archive is read and checked whole before the store is even opened: nothing is written
+  // for an archive that is refused.
+  let contents: Awaited<ReturnType<typeof readArchive>>;
+  try {
+    contents = await readArchive(io.stdin, { maxFileBytes: limit ?? DEFAULT_MAX_FILE_BYTES });
+  } catch (error) {
+    if (!(error instanceof ArchiveError)) throw error;
+    await write(io.stderr, `memdir: import refused: ${error.message}. Nothing was written.\n`);
+    return EXIT_FAILED;
+  }
+  const { store, driver } = await openDriver(
+    url,
+    {
+      ...(namespace === undefined ? {} : { namespace }),
+      ...(limit === undefined ? {} : { maxFileBytes: limit }),
+    },
+    io,
+  );
+  try {
+    const dryRun = values['dry-run'] === true;
+    const progress = new ProgressReporter(io.stderr, { tty: isTerminal(io.stderr) });
+    const { signal, dispose } = interruption(io);
+    try {
+      const report = await copyStore(await archiveDriver(contents), driver, {
+        overwrite: values.overwrite === true,
+        dryRun,
+        signal,
+        onProgress: (state) => progress.update(state, state.files === state.totalFiles),
+      });
+      return summarize(report, io, `import into ${redactStoreUrl(url)}`, progress.finish(), dryRun);
+    } finally {
+      dispose();
+    }
+  } finally {
+    await store.close().catch(() => {});
+  }
+}

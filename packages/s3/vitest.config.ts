@@ -1,1 +1,7 @@
-export { default } from '../../vitest.shared.js';
+import { defineConfig, mergeConfig } from 'vitest/config';
+import shared from '../../vitest.shared.js';
+
+export default mergeConfig(
+  shared,
+  defineConfig({ test: { globalSetup: ['test/servers.ts'], fileParallelism: false } }),
+);

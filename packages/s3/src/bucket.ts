@@ -26,8 +26,11 @@ export const PAGE_SIZE = 1000;
 const OPS_HEADER = 'memdir-op';
 const SOURCE_HEADER = 'memdir-source';
 const MOVED_HEADER = 'memdir-moved';
-/** How many operation ids an object carries: its writer's and those of the versions before it. */
-const MAX_OPS = 8;
+/**
+ * The operation ids an object carries (its writers' and those of the versions before it) fit in
+ * this many bytes: S3 allows 2 KB of user metadata in all.
+ */
+const MAX_OPS_BYTES = 1_600;
 const TEXT = 'text/plain; charset=utf-8';
 
 /**
@@ -90,9 +93,20 @@ function opsOf(metadata: Record<string, string> | undefined): string[] {
   return value ? value.split(' ').filter((op) => op !== '') : [];
 }
 
-/** Our own ids and the ones carried over, newest first, bounded so metadata stays small. */
-export function opsHeader(op: string, previous: readonly string[] = []): string {
-  return [op, ...previous.filter((id) => id !== op)].slice(0, MAX_OPS).join(' ');
+/**
+ * The `memdir-op` metadata of a write: its own ids (one per command it applies) and, after them,
+ * those the replaced version carried, newest first, within {@link MAX_OPS_BYTES}.
+ */
+export function opsHeader(own: string | readonly string[], previous: readonly string[] = []): string {
+  const ids = typeof own === 'string' ? [own] : own;
+  const kept: string[] = [];
+  let bytes = 0;
+  for (const id of [...ids, ...previous.filter((id) => !ids.includes(id))]) {
+    if (bytes + id.length + 1 > MAX_OPS_BYTES) break;
+    kept.push(id);
+    bytes += id.length + 1;
+  }
+  return kept.join(' ');
 }
 
 interface HeadLike {

@@ -23,6 +23,34 @@ class CarriedOps {
   }
 }
 
+/**
+ * The outcomes of the change calls this process made, by operation id: a call that comes again
+ * with the id of one that succeeded gets that outcome back and changes nothing (the contract's
+ * `replaySafe`). Only this process sends its own ids, so a record here is enough for whole calls;
+ * a request the SDK resends is recognised on the server instead (object metadata, the lease's
+ * owner). Bounded: ids are unique, and a replay comes soon after the original or not at all.
+ */
+class Receipts {
+  readonly #outcomes = new Map<string, unknown>();
+  static readonly #LIMIT = 10_000;
+
+  has(op: string): boolean {
+    return this.#outcomes.has(op);
+  }
+
+  get<T>(op: string): T {
+    return this.#outcomes.get(op) as T;
+  }
+
+  record<T>(op: string, outcome: T): T {
+    this.#outcomes.set(op, outcome);
+    if (this.#outcomes.size > Receipts.#LIMIT) {
+      this.#outcomes.delete(this.#outcomes.keys().next().value!);
+    }
+    return outcome;
+  }
+}
+
 export interface ContextOptions {
   readonly bucket: Bucket;
   readonly prefix: string;
@@ -43,6 +71,7 @@ export class S3Context {
    */
   readonly abandoned = new Map<string, { etag: string; at: number }>();
   readonly carried = new CarriedOps();
+  readonly receipts = new Receipts();
   /** Group commits of edits in progress, by key (edits.ts). */
   readonly edits = new Map<string, unknown>();
   #behaviour: Promise<ServerBehaviour> | undefined;

@@ -81,6 +81,7 @@ class S3Driver implements MemoryDriver {
     this.#ownsContext = ownsContext;
     this.capabilities = {
       atomicRename: false,
+      replaySafe: true,
       maxPathBytes: space.keys.maxPathBytes,
       maxFileBytes: MAX_OBJECT_BYTES,
     };
@@ -169,6 +170,12 @@ class S3Driver implements MemoryDriver {
   }
 
   async write(path: DriverPath, content: string, options: DriverWriteOptions): Promise<{ version: string }> {
+    const { receipts } = this.#space.context;
+    if (receipts.has(options.op)) return receipts.get(options.op);
+    return receipts.record(options.op, await this.#write(path, content, options));
+  }
+
+  async #write(path: DriverPath, content: string, options: DriverWriteOptions): Promise<{ version: string }> {
     const { expect, op, signal } = options;
     const { context, keys } = this.#space;
     const { bucket, carried } = context;
@@ -182,10 +189,9 @@ class S3Driver implements MemoryDriver {
         carried.remember(key, written, ops.split(' '));
         return { version: written };
       }
-      if (written.resent) {
-        const now = await bucket.head(key, signal);
-        if (isLiveFile(now) && now.ops.includes(op)) return { version: now.etag };
-      }
+      // The SDK resent a write that had landed, or this call is itself a replay of one.
+      const now = await bucket.head(key, signal);
+      if (isLiveFile(now) && now.ops.includes(op)) return { version: now.etag };
       throw refuseConflict(path);
     }
     if (expect === undefined) {
@@ -202,23 +208,42 @@ class S3Driver implements MemoryDriver {
         }
       }
     }
+    if (expect !== undefined) {
+      // A file that is there refuses at once, without the lease: racing creators that lost do not
+      // queue for it (the refusal holds at the moment of this HEAD).
+      const now = await bucket.head(key, signal);
+      if (isLiveFile(now)) {
+        if (now.ops.includes(op)) return { version: now.etag };
+        throw refuseConflict(path);
+      }
+    }
     return { version: await createPath(this.#space, path, content, expect !== undefined, op, signal) };
   }
 
-  update(
+  async update(
     path: DriverPath,
     edit: (content: string) => string,
     options: DriverChangeOptions,
   ): Promise<'file' | 'directory' | null> {
-    return updateFile(this.#space, path, edit, options.op, options.signal);
+    const { receipts } = this.#space.context;
+    if (receipts.has(options.op)) return receipts.get(options.op);
+    const kind = await updateFile(this.#space, path, edit, options.op, options.signal);
+    // Only a call that changed something is recorded: 'directory' and null change nothing.
+    return kind === 'file' ? receipts.record(options.op, kind) : kind;
   }
 
-  remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean> {
-    return removePath(this.#space, path, options.op, options.signal);
+  async remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean> {
+    const { receipts } = this.#space.context;
+    if (receipts.has(options.op)) return receipts.get(options.op);
+    const removed = await removePath(this.#space, path, options.op, options.signal);
+    return removed ? receipts.record(options.op, removed) : removed;
   }
 
-  move(from: DriverPath, to: DriverPath, options: DriverChangeOptions): Promise<void> {
-    return movePath(this.#space, from, to, options.op, options.signal);
+  async move(from: DriverPath, to: DriverPath, options: DriverChangeOptions): Promise<void> {
+    const { receipts } = this.#space.context;
+    if (receipts.has(options.op)) return;
+    await movePath(this.#space, from, to, options.op, options.signal);
+    receipts.record(options.op, undefined);
   }
 
   async close(): Promise<void> {

@@ -6,13 +6,12 @@
 // A compare-and-swap per edit would make n concurrent edits of one file cost O(n^2) requests, and
 // most would run out of time; grouped, each process keeps one write of a file in flight, so n edits
 // from p processes cost about n/p rounds at worst, and usually a few.
-import { randomBytes } from 'node:crypto';
 import { storeUnavailable } from '@memdir/core/driver';
 import { type ObjectContent, opsHeader } from './bucket.js';
 import { anythingBeneath, isLiveFile, type Space } from './structure.js';
 
-/** Edits in one write: bounded so one GET-edit-PUT stays short. */
-const MAX_GROUP = 256;
+/** Edits in one write: bounded so that all their operation ids fit in the object's metadata. */
+const MAX_GROUP = 40;
 const MAX_BACKOFF_MS = 25;
 /** A group that other writers keep beating gives up after this long (the engine's deadline is shorter). */
 const GIVE_UP_MS = 30_000;
@@ -111,6 +110,13 @@ async function commit(space: Space, path: string, key: string, queue: EditQueue)
         for (const member of members) member.resolve(kind);
         return;
       }
+      // An edit whose id the file carries was written already (its reply was lost, and it came again).
+      members = members.filter((member) => {
+        if (!file.ops.includes(member.op)) return true;
+        member.resolve('file');
+        return false;
+      });
+      if (members.length === 0) return;
       let content = decodeContent(file);
       const outcomes = members.map((member) => {
         try {
@@ -131,9 +137,9 @@ async function commit(space: Space, path: string, key: string, queue: EditQueue)
         settle();
         return;
       }
-      // One operation id stands for the group in the object's metadata, so a resent PUT is known.
-      const groupOp = members.length === 1 ? members[0]!.op : randomBytes(16).toString('hex');
-      const ops = opsHeader(groupOp, file.ops);
+      // Every edit's id goes in the metadata, so a resent PUT or a replayed edit is recognised.
+      const applied = outcomes.filter((outcome) => outcome.applied).map((outcome) => outcome.member.op);
+      const ops = opsHeader(applied, file.ops);
       const written = await bucket.put(key, content, { ifMatch: file.etag, ops }, undefined);
       if (typeof written === 'string') {
         carried.remember(key, written, ops.split(' '));
@@ -142,7 +148,7 @@ async function commit(space: Space, path: string, key: string, queue: EditQueue)
       }
       if (written.resent) {
         const now = await bucket.head(key, undefined);
-        if (isLiveFile(now) && now.ops.includes(groupOp)) {
+        if (isLiveFile(now) && now.ops.includes(applied[0]!)) {
           settle();
           return;
         }

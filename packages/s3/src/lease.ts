@@ -57,7 +57,11 @@ function parseBody(bytes: Uint8Array): Partial<LeaseBody> {
 const CLOCK_RESOLUTION_MS = 1_000;
 /** Time for the requests of an abandoned change to land before this process takes its lease back. */
 const ABANDON_GRACE_MS = 1_000;
-const MAX_POLL_MS = 50;
+/**
+ * Waiters poll the lease with full jitter, from a few milliseconds up to this: fast hand-overs
+ * between stores, without so many polls that they slow the holder's own requests.
+ */
+const MAX_POLL_MS = 100;
 const JSON_TYPE = 'application/json';
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -273,6 +277,6 @@ export async function acquireLease(
     if (Date.now() >= giveUpAt) {
       throw storeUnavailable('another store has been holding the lock of this memory for too long');
     }
-    await sleep(Math.random() * Math.min(MAX_POLL_MS, 2 + 2 ** round), signal);
+    await sleep(Math.random() * Math.min(MAX_POLL_MS, 4 * 2 ** round), signal);
   }
 }

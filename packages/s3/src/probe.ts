@@ -1,7 +1,7 @@
 // What the server does with conditional requests, learnt once before the first change rather than
 // assumed: S3-compatible servers differ (radosgw 16 matches `If-Match` only without quotes and
 // ignores it on DELETE; s3rver and old MinIO ignore conditions altogether, on which no write would
-// be safe). Six small requests on a scratch object under the prefix, deleted at the end.
+// be safe). Six or seven small requests on a scratch object under the prefix, deleted at the end.
 import { createHash, randomBytes } from 'node:crypto';
 import { storeUnavailable } from '@memdir/core/driver';
 import type { Bucket, ServerBehaviour } from './bucket.js';

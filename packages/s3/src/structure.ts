@@ -53,21 +53,22 @@ export async function anythingBeneath(space: Space, path: string, signal: AbortS
 /**
  * Runs `work` under the namespace's lease, first finishing whatever a crashed holder left in its
  * journal. `work` calls `changing()` before its first change: a failure after that leaves the lease
- * as the journal of an unfinished change; one before it releases the lease. `work` releases the
- * lease itself when it succeeds.
+ * as the journal of an unfinished change; one before it (or after `changing(false)`) releases the
+ * lease. `work` releases the lease itself when it succeeds.
  */
 async function underLease<T>(
   space: Space,
   journal: Journal,
   signal: AbortSignal | undefined,
-  work: (lease: Lease, changing: () => void) => Promise<T>,
+  work: (lease: Lease, changing: (sent?: boolean) => void) => Promise<T>,
 ): Promise<T> {
   const { context, keys } = space;
   await context.behaviour(signal);
   const { lease, unfinished } = await acquireLease(context, keys.lease, journal, signal);
   let changed = false;
-  const changing = () => {
-    changed = true;
+  // `changing(false)` when the change turned out refused, nothing written after all.
+  const changing = (sent = true) => {
+    changed = sent;
   };
   try {
     if (unfinished.length > 0) {
@@ -110,20 +111,22 @@ async function deleteWithLease(
 }
 
 /**
- * Writes `content` at `key` over what `current` says is there (nothing, a file or a stand-in), and
- * again over whatever replaced it in between (an edit, which needs no lease). A refusal caused by
- * the SDK resending a write that had landed is recognised by the operation id.
+ * Writes `content` at `key` under the lease, where no file is expected (`If-None-Match: *`), or
+ * over the file or stand-in that turns out to be there (`If-Match`; an edit in place can replace a
+ * file meanwhile, as it takes no lease). A refusal caused by the SDK resending a write that had
+ * landed is recognised by the operation id.
+ * @returns the new version, or `'exists'` when a file is there and `mustBeAbsent` (nothing written).
  */
-async function writeOver(
+async function writeAt(
   space: Space,
   key: string,
   content: string,
   op: string,
-  current: ObjectInfo | null,
+  mustBeAbsent: boolean,
   signal: AbortSignal | undefined,
-): Promise<string> {
+): Promise<string | 'exists'> {
   const { bucket, carried } = space.context;
-  let seen = current;
+  let seen: ObjectInfo | null = null;
   for (let attempt = 0; attempt < MAX_OVERWRITES; attempt++) {
     const ops = opsHeader(op, seen && !seen.tombstone ? seen.ops : []);
     const written = await bucket.put(
@@ -137,7 +140,10 @@ async function writeOver(
       return written;
     }
     seen = await bucket.head(key, signal);
+    // This call's own write landed (its reply was lost and the SDK sent it again, or the call
+    // itself came again).
     if (isLiveFile(seen) && seen.ops.includes(op)) return seen.etag;
+    if (mustBeAbsent && isLiveFile(seen)) return 'exists';
   }
   throw outcomeUnknown('a file kept changing while it was written');
 }
@@ -157,21 +163,22 @@ export function createPath(
 ): Promise<string> {
   const { context, keys } = space;
   const { bucket } = context;
-  const key = keys.file(path);
   return underLease(space, { kind: 'write', op, path }, signal, async (lease, changing) => {
     const above = ancestors(path);
-    const [heads, current, occupied] = await Promise.all([
+    const [heads, occupied] = await Promise.all([
       Promise.all(above.map((ancestor) => bucket.head(keys.file(ancestor), signal))),
-      bucket.head(key, signal),
       anythingBeneath(space, path, signal),
     ]);
     const fileAbove = above.find((_, index) => isLiveFile(heads[index]!));
     if (fileAbove !== undefined) throw refusePathConflict(fileAbove);
     if (occupied) throw refusePathConflict(path);
-    if (mustBeAbsent && isLiveFile(current) && !current.ops.includes(op)) throw refuseConflict(path);
     lease.check();
-    changing();
-    const version = await writeOver(space, key, content, op, current, signal);
+    changing(true);
+    const version = await writeAt(space, keys.file(path), content, op, mustBeAbsent, signal);
+    if (version === 'exists') {
+      changing(false);
+      throw refuseConflict(path);
+    }
     await lease.release();
     return version;
   });

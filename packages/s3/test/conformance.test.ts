@@ -1,42 +1,44 @@
-import { S3Client } from '@aws-sdk/client-s3';
 import { describeMemoryStore } from '@memdir/core/conformance';
 import { afterAll, expect } from 'vitest';
-import { createS3Store } from '../src/index.js';
-import { clearPrefix, keysUnder, rawClient, storeOptions, testServer, uniquePrefix } from './helpers.js';
+import { createS3Driver, createS3Store } from '../src/index.js';
+import {
+  backendPrefix,
+  bucket,
+  clearPrefix,
+  leftovers,
+  rawClient,
+  storeOptions,
+  uniquePrefix,
+} from './helpers.js';
 
-const server = testServer();
-const admin = rawClient(server);
+const admin = rawClient();
 const base = uniquePrefix('conformance');
-const prefixOf = (backend: string) => `${base}/${backend}`;
+afterAll(() => admin.destroy());
 
-/** After each test: nothing memdir keeps for itself is left behind (a lease, a probe, a stand-in). */
-async function destroy(backend: string) {
-  const keys = await keysUnder(admin, server.bucket, `${prefixOf(backend)}/`);
-  const leftovers = keys.filter((key) => key.includes('/.memdir/'));
-  await clearPrefix(admin, server.bucket, `${prefixOf(backend)}/`);
-  expect(leftovers).toEqual([]);
+/** After each test, once everything is closed: no lease, probe object or stand-in is left. */
+async function check(prefix: string): Promise<void> {
+  expect(await leftovers(admin, `${prefix}/`)).toEqual([]);
 }
 
 describeMemoryStore({
   name: 's3',
-  create: (options, backend) => createS3Store({ ...options, ...storeOptions(server, prefixOf(backend)) }),
-  destroy,
-  capabilities: { atomicRename: false },
+  createDriver: (backend) => createS3Driver(storeOptions(backendPrefix(base, backend))),
+  check: (backend) => check(backendPrefix(base, backend)),
+  destroy: (backend) => clearPrefix(admin, `${backendPrefix(base, backend)}/`),
   timeout: 60_000,
 });
 
-// The user's own client: used as it is, never closed by the stores.
-const own = new S3Client(server.config);
-afterAll(() => {
-  own.destroy();
-  admin.destroy();
-});
+// The user's own client: used as it is, never closed by the stores (the suite closes each store,
+// and the next test's stores still use this client).
+const own = rawClient();
+afterAll(() => own.destroy());
+const ownBase = `${base}-own`;
 
 describeMemoryStore({
-  name: 's3 with your own client',
+  name: 's3 with your own S3Client',
   create: (options, backend) =>
-    createS3Store({ ...options, client: own, bucket: server.bucket, prefix: `${prefixOf(backend)}-own` }),
-  destroy: (backend) => destroy(`${backend}-own`),
-  capabilities: { atomicRename: false },
+    createS3Store({ ...options, client: own, bucket, prefix: backendPrefix(ownBase, backend) }),
+  check: (backend) => check(backendPrefix(ownBase, backend)),
+  destroy: (backend) => clearPrefix(admin, `${backendPrefix(ownBase, backend)}/`),
   timeout: 60_000,
 });

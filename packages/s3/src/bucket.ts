@@ -6,6 +6,7 @@ import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
+  type GetObjectCommandOutput,
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -20,6 +21,8 @@ import { copySource, decodeListedKey, MAX_KEY_BYTES, xmlSafe } from './keys.js';
  * hang for minutes, and a driver used without the engine has no other bound.
  */
 export const REQUEST_DEADLINE_MS = 5_000;
+/** Tries of a GET whose body is cut off. */
+const BODY_ATTEMPTS = 3;
 /** Keys per `ListObjectsV2` page and per `DeleteObjects` call: S3's maximum for both. */
 export const PAGE_SIZE = 1000;
 
@@ -189,18 +192,7 @@ export class Bucket {
 
   /** The object at `key` with its bytes, or null when there is none. */
   async get(key: string, signal: AbortSignal | undefined): Promise<ObjectContent | null> {
-    return this.#send(signal, false, async (abortSignal) => {
-      try {
-        const reply = await this.client.send(new GetObjectCommand({ Bucket: this.name, Key: checked(key) }), {
-          abortSignal,
-        });
-        const bytes = (await reply.Body?.transformToByteArray()) ?? new Uint8Array();
-        return { ...infoOf(reply), size: bytes.length, bytes };
-      } catch (error) {
-        if (isNotFound(error)) return null;
-        throw error;
-      }
-    });
+    return (await this.#get(key, signal, false))?.object ?? null;
   }
 
   /** What `key` holds, without the bytes, or null when there is no object. */
@@ -225,30 +217,52 @@ export class Bucket {
    * The object at `key` with its bytes and the server's clock at the reply (the `Date` header), for
    * judging a lease's age by the server's time alone.
    */
-  async getWithDate(
+  getWithDate(
     key: string,
     signal: AbortSignal | undefined,
   ): Promise<{ object: ObjectContent; serverTime: number | undefined } | null> {
+    return this.#get(key, signal, true);
+  }
+
+  /**
+   * A GET, read to its end. The SDK retries a request until its reply's headers arrive, not while
+   * the body streams in: a connection lost in the middle of the body is retried here (a GET
+   * changes nothing).
+   */
+  async #get(
+    key: string,
+    signal: AbortSignal | undefined,
+    withDate: boolean,
+  ): Promise<{ object: ObjectContent; serverTime: number | undefined } | null> {
     return this.#send(signal, false, async (abortSignal) => {
-      const command = new GetObjectCommand({ Bucket: this.name, Key: checked(key) });
-      let serverTime: number | undefined;
-      command.middlewareStack.add(
-        (next) => async (args) => {
-          const result = await next(args);
-          const date = (result.response as { headers?: Record<string, string> }).headers?.['date'];
-          const parsed = date === undefined ? Number.NaN : Date.parse(date);
-          if (!Number.isNaN(parsed)) serverTime = parsed;
-          return result;
-        },
-        { step: 'deserialize', name: 'memdirServerTime' },
-      );
-      try {
-        const reply = await this.client.send(command, { abortSignal });
-        const bytes = (await reply.Body?.transformToByteArray()) ?? new Uint8Array();
-        return { object: { ...infoOf(reply), size: bytes.length, bytes }, serverTime };
-      } catch (error) {
-        if (isNotFound(error)) return null;
-        throw error;
+      for (let attempt = 1; ; attempt++) {
+        const command = new GetObjectCommand({ Bucket: this.name, Key: checked(key) });
+        let serverTime: number | undefined;
+        if (withDate) {
+          command.middlewareStack.add(
+            (next) => async (args) => {
+              const result = await next(args);
+              const date = (result.response as { headers?: Record<string, string> }).headers?.['date'];
+              const parsed = date === undefined ? Number.NaN : Date.parse(date);
+              if (!Number.isNaN(parsed)) serverTime = parsed;
+              return result;
+            },
+            { step: 'deserialize', name: 'memdirServerTime' },
+          );
+        }
+        let reply: GetObjectCommandOutput;
+        try {
+          reply = await this.client.send(command, { abortSignal });
+        } catch (error) {
+          if (isNotFound(error)) return null;
+          throw error;
+        }
+        try {
+          const bytes = (await reply.Body?.transformToByteArray()) ?? new Uint8Array();
+          return { object: { ...infoOf(reply), size: bytes.length, bytes }, serverTime };
+        } catch (error) {
+          if (attempt >= BODY_ATTEMPTS || abortSignal.aborted) throw error;
+        }
       }
     });
   }

@@ -3,10 +3,11 @@
 import type { BenchArgs } from '../args.js';
 import { driverCallsSection } from './driver-calls.js';
 import { fsReferenceSection } from './fs-reference.js';
+import { s3Section } from './s3.js';
 import type { BenchSection } from './section.js';
 
 export type { BenchSection, SectionContext } from './section.js';
 
 export function benchSections(args: BenchArgs): BenchSection[] {
-  return [fsReferenceSection(args), driverCallsSection()];
+  return [fsReferenceSection(args), driverCallsSection(), s3Section()];
 }

@@ -34,8 +34,13 @@ export interface Wire {
    * resends it (its retry strategy takes ECONNRESET as transient).
    */
   loseReplyOnce(matching: (request: LoggedRequest) => boolean): void;
-  /** Holds every request `matching` from now on forever (the test then kills the process). */
+  /**
+   * Holds every request `matching` after the first `after` of them until `release()`, or until
+   * its abort signal fires (then it fails as an aborted request does).
+   */
   holdFrom(matching: (request: LoggedRequest) => boolean, after: number, onHold: () => void): void;
+  /** Ends {@link holdFrom}: held requests stay failed, new ones go through. */
+  release(): void;
 }
 
 function describeRequest(request: HttpRequestLike, bucket: string): LoggedRequest {
@@ -61,7 +66,12 @@ export function tap(client: S3Client, bucket: string): Wire {
     if (hold?.matching(logged)) {
       if (hold.after <= 0) {
         hold.onHold();
-        return new Promise(() => {});
+        const signal = (options as { abortSignal?: AbortSignal } | undefined)?.abortSignal;
+        return new Promise((_, reject) => {
+          const abort = () => reject(Object.assign(new Error('Request aborted'), { name: 'AbortError' }));
+          if (signal?.aborted) abort();
+          signal?.addEventListener('abort', abort, { once: true });
+        });
       }
       hold.after--;
     }
@@ -84,6 +94,9 @@ export function tap(client: S3Client, bucket: string): Wire {
     },
     holdFrom: (matching, after, onHold) => {
       hold = { matching, after, onHold };
+    },
+    release: () => {
+      hold = undefined;
     },
   };
 }

@@ -440,7 +440,7 @@ osd_data = $dir/osd.\$id
 osd_objectstore = memstore
 memstore_device_bytes = 2147483648
 [client.rgw.memdir]
-rgw_frontends = beast endpoint=127.0.0.1:$S3_PORT
+rgw_frontends = beast endpoint=127.0.0.1:$S3_PORT tcp_nodelay=1
 rgw_data = $dir/rgw
 rgw_enable_gc_threads = false
 rgw_enable_lc_threads = false

@@ -140,7 +140,7 @@ class S3Driver implements MemoryDriver {
     const { keys } = this.#space;
     for await (const object of listObjects(this.#bucket, prefix, { skipHidden: true, signal, firstPage })) {
       const file = keys.pathOf(object.key);
-      if (file === undefined || isListedTombstone(this.#bucket, object)) continue;
+      if (file === undefined || isListedTombstone(object)) continue;
       fold.add({ path: asDriverPath(file), size: object.size });
     }
     if (fold.added === 0) return path === '' ? fold.result(limit) : null;
@@ -153,7 +153,7 @@ class S3Driver implements MemoryDriver {
     let skipped: string | undefined;
     for await (const object of listObjects(this.#bucket, prefix, options)) {
       const path = keys.pathOf(object.key);
-      if (path === undefined || isListedTombstone(this.#bucket, object)) continue;
+      if (path === undefined || isListedTombstone(object)) continue;
       if (options.skipHidden) {
         // One entry per hidden subtree stands for all of it (see DriverListOptions.skipHidden).
         const hidden = hiddenSubtree(object.key.slice(prefix.length));

@@ -15,10 +15,14 @@ export interface ListOptions {
   readonly pageSize?: number | undefined;
 }
 
-/** True for a listed object that is a move's stand-in rather than a file (see bucket.ts). */
-export function isListedTombstone(bucket: Bucket, object: ListedObject): boolean {
-  // Without MD5 ETags the size alone cannot tell: such a stand-in is listed for the moment it lives.
-  return object.size === TOMBSTONE.length && bucket.behaviour.md5Etags && object.etag === TOMBSTONE_ETAG;
+/**
+ * True for a listed object that is a move's stand-in rather than a file (see bucket.ts). Its ETag
+ * is the MD5 of its bytes on servers with MD5 ETags, and a file cannot have those bytes (they are
+ * not UTF-8); elsewhere no file's ETag is that hex string but by an astronomical chance, and a
+ * stand-in is listed as a small file for the moment it lives.
+ */
+export function isListedTombstone(object: ListedObject): boolean {
+  return object.size === TOMBSTONE.length && object.etag === TOMBSTONE_ETAG;
 }
 
 /** Every object whose key starts with `prefix`, page by page. */

@@ -45,7 +45,7 @@ export function isLiveFile(info: ObjectInfo | null): info is ObjectInfo & { read
 export async function anythingBeneath(space: Space, path: string, signal: AbortSignal | undefined) {
   const { bucket } = space.context;
   for await (const object of listObjects(bucket, space.keys.beneath(path), { signal, pageSize: 100 })) {
-    if (!isListedTombstone(bucket, object) && space.keys.pathOf(object.key) !== undefined) return true;
+    if (!isListedTombstone(object) && space.keys.pathOf(object.key) !== undefined) return true;
   }
   return false;
 }
@@ -204,7 +204,7 @@ export function removePath(
     ]);
     const existed =
       isLiveFile(current) ||
-      tree.some((object) => !isListedTombstone(bucket, object) && keys.pathOf(object.key) !== undefined);
+      tree.some((object) => !isListedTombstone(object) && keys.pathOf(object.key) !== undefined);
     if (!existed) {
       await lease.release();
       return false;
@@ -340,7 +340,7 @@ async function movingSet(
   const litter: string[] = source?.tombstone ? [fromKey] : [];
   let live = 0;
   for (const object of tree) {
-    if (isListedTombstone(bucket, object)) {
+    if (isListedTombstone(object)) {
       litter.push(object.key);
       continue;
     }

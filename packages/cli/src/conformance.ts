@@ -1,69 +1,33 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { TestCase, TestModule } from 'vitest/node';
+import type { Reporter, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
+import {
+  type ConformanceFailure,
+  type ConformanceReport,
+  describeError,
+  describeLoadError,
+  firstDifference,
+  formatReport,
+  type ReportContext,
+  type SerializedErrorLike,
+} from './conformance-report.js';
 import type { ConformanceSettings } from './conformance-target.js';
+import { type ConformanceTools, locateConformanceTools } from './conformance-tools.js';
+import { WAIT_NOTICE } from './conformance-watch.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { COMMAND_HELP } from './help.js';
 import { type CliIo, write } from './io.js';
 
-/** What `memdir conformance` found. */
-export interface ConformanceReport {
-  /** The store's name as the suite showed it (`--name`, the module's `name`, or its file name). */
-  name: string | undefined;
-  passed: number;
-  failed: number;
-  skipped: number;
-  /**
-   * Each failing test: its full name, the first line of its first error, and, when the assertion
-   * compared two texts, the first line where they differ (vitest cuts long strings in its message).
-   */
-  failures: Array<{ name: string; message: string; difference?: string }>;
-  /** Every test with its state, in order (for --verbose). */
-  tests: Array<{ name: string; state: string }>;
-  /** Errors outside any test: the module did not load, a hook failed, an unhandled rejection. */
-  errors: string[];
-  durationMs: number;
-}
-
-const MESSAGE_LIMIT = 400;
-
-/** The first non-empty line of an error message, cut to a readable length. */
-function firstLine(message: string): string {
-  const first = message.split('\n').find((candidate) => candidate.trim() !== '') ?? message;
-  // vitest appends how it compared ("// Object.is equality"); the report reads better without it.
-  const line = first.replace(/ \/\/ Object\.is equality$/, '');
-  return line.length > MESSAGE_LIMIT ? `${line.slice(0, MESSAGE_LIMIT)}...` : line;
-}
-
-const QUOTE_LIMIT = 160;
-
-function quote(line: string | undefined): string {
-  if (line === undefined) return '(no such line)';
-  const quoted = JSON.stringify(line);
-  return quoted.length > QUOTE_LIMIT ? `${quoted.slice(0, QUOTE_LIMIT)}...` : quoted;
-}
-
-/**
- * `first difference, line N: expected "...", got "..."` for two texts that differ (vitest gives
- * strings as they are and other values pretty-printed), else undefined.
- */
-function firstDifference(expected: unknown, actual: unknown): string | undefined {
-  if (typeof expected !== 'string' || typeof actual !== 'string' || expected === actual) return undefined;
-  const want = expected.split('\n');
-  const got = actual.split('\n');
-  let index = 0;
-  while (index < want.length && index < got.length && want[index] === got[index]) index++;
-  return `first difference, line ${index + 1}: expected ${quote(want[index])}, got ${quote(got[index])}`;
-}
-
-/** The absolute path of an ESM module this package can import, as Node resolves it from here. */
-function resolveHere(specifier: string): string {
-  return fileURLToPath(import.meta.resolve(specifier));
-}
+export type {
+  ConformanceFailure,
+  ConformanceProblem,
+  ConformanceReport,
+} from './conformance-report.js';
+export { formatReport } from './conformance-report.js';
 
 function positiveInteger(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -78,8 +42,10 @@ function positiveInteger(flag: string, value: string | undefined): number | unde
 
 /**
  * `memdir conformance MODULE`: runs the conformance suite of `@memdir/core` on the store module, in
- * vitest started from here on a generated test file, and prints a report on stdout.
- * @returns 0 when every test passed, 1 when one failed, 2 when the module could not be loaded.
+ * vitest started from here on a generated test file, shows each group of tests as it finishes, and
+ * prints a report on stdout.
+ * @returns 0 when every test passed, 1 when one failed, 2 when the module could not be loaded or
+ *   vitest and fast-check are not installed.
  */
 export async function runConformance(args: string[], io: CliIo): Promise<number> {
   let parsed: ReturnType<typeof parseConformanceArgs>;
@@ -122,9 +88,10 @@ export async function runConformance(args: string[], io: CliIo): Promise<number>
       );
     }
   }
+  const tools = locateConformanceTools();
 
   await write(io.stdout, `memdir conformance: testing ${modulePath}\n`);
-  const report = await runSuite(modulePath, settings, values.filter, io);
+  const report = await runSuite(modulePath, settings, values.filter, io, { tools, progress: true });
   await write(io.stdout, formatReport(report, values.verbose === true));
   if (report.errors.length > 0 && report.passed + report.failed === 0) return EXIT_USAGE;
   return report.failed > 0 || report.errors.length > 0 ? EXIT_FAILED : EXIT_OK;
@@ -146,28 +113,100 @@ function parseConformanceArgs(args: string[]) {
   });
 }
 
+/** Options of {@link runSuite}. */
+export interface RunSuiteOptions {
+  /** Where vitest and the suite are. @default found beside @memdir/core */
+  tools?: ConformanceTools;
+  /**
+   * Print a line on `io.stdout` as each group of tests finishes, and a notice when a store or driver
+   * call has been pending for a while.
+   * @default false
+   */
+  progress?: boolean;
+}
+
+/** The exit code of a process stopped by a signal, as shells report it. */
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+
+/** How long an interrupted run waits for vitest to stop its workers before it exits anyway. */
+const STOP_GRACE_MS = 5_000;
+
 /**
  * Runs the suite on the module at `modulePath` and collects the results. The generated test file
  * lives in a temporary folder that is removed afterwards; it imports the suite and the
- * export-mapping code by absolute path, so the user's project needs neither vitest nor memdir.
+ * export-mapping code by absolute path, so the user's project needs no vitest configuration.
+ *
+ * While it runs, SIGINT and SIGTERM (Ctrl-C) stop vitest and its workers, remove the temporary
+ * folder and exit the process (130 for SIGINT, 143 for SIGTERM); a second signal exits at once.
  */
 export async function runSuite(
   modulePath: string,
   settings: ConformanceSettings,
   filter: string | undefined,
   io: CliIo,
+  options: RunSuiteOptions = {},
 ): Promise<ConformanceReport> {
+  const tools = options.tools ?? locateConformanceTools();
+  const context: ReportContext = { cwd: io.cwd, modulePath };
   const started = Date.now();
   const folder = await mkdtemp(join(tmpdir(), 'memdir-conformance-'));
+  let vitest: Vitest | undefined;
+
+  // Whatever ends the process from here on, the folders go with it: vitest answers a signal by
+  // exiting the process itself, before it has removed its own cache folders.
+  const removeFolder = () => {
+    for (const path of [folder, ...vitestFolders(vitest)]) rmSync(path, { recursive: true, force: true });
+  };
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    const exit = () => {
+      removeFolder();
+      process.exit(SIGNAL_EXIT[signal] ?? 1);
+    };
+    if (stopping) exit();
+    stopping = true;
+    io.stdout.write(`\nmemdir conformance: ${signal} received: stopping the tests and removing ${folder}\n`);
+    const stop = (async () => {
+      await vitest?.cancelCurrentRun('keyboard-input');
+      await vitest?.close();
+    })();
+    // Not unref'd: if vitest's close never settles, this is what ends the process.
+    const grace = new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS));
+    Promise.race([stop, grace]).then(exit, exit);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('exit', removeFolder);
+
   try {
     const testFile = join(folder, 'conformance.test.mjs');
-    await writeFile(testFile, testFileSource(modulePath, settings));
+    await writeFile(testFile, testFileSource(modulePath, settings, tools));
 
     const modules: TestModule[] = [];
-    const runErrors: string[] = [];
-    const { startVitest } = await import('vitest/node');
+    const runErrors: SerializedErrorLike[] = [];
+    const { startVitest } = (await import(
+      pathToFileURL(tools.vitestNode).href
+    )) as typeof import('vitest/node');
+    const reporter: Reporter = {
+      onInit(instance) {
+        vitest = instance;
+      },
+      onTestSuiteResult(suite) {
+        if (options.progress) io.stdout.write(groupLine(suite));
+      },
+      onUserConsoleLog(log) {
+        const notice = log.content.startsWith(WAIT_NOTICE);
+        if (notice && options.progress)
+          io.stdout.write(`  … waiting: ${log.content.slice(WAIT_NOTICE.length)}`);
+        else if (!notice) io.stderr.write(log.content);
+      },
+      onTestRunEnd(testModules, unhandledErrors) {
+        modules.push(...testModules);
+        runErrors.push(...(unhandledErrors as unknown as SerializedErrorLike[]));
+      },
+    };
     // vitest runs inside this process; anything it logs goes to stderr, never to the report.
-    const vitest = await startVitest(
+    const instance = await startVitest(
       'test',
       [],
       {
@@ -176,40 +215,76 @@ export async function runSuite(
         watch: false,
         include: ['conformance.test.mjs'],
         ...(filter === undefined ? {} : { testNamePattern: filter }),
-        reporters: [
-          {
-            onTestRunEnd(testModules, unhandledErrors) {
-              modules.push(...testModules);
-              for (const error of unhandledErrors) runErrors.push(firstLine(error.message ?? String(error)));
-            },
-          },
-        ],
+        reporters: [reporter],
       },
       {},
       { stdout: io.stderr, stderr: io.stderr },
     );
-    await vitest.close();
-    return collect(modules, runErrors, Date.now() - started);
+    await instance.close();
+    return collect(modules, runErrors, Date.now() - started, context);
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    process.off('exit', removeFolder);
     await rm(folder, { recursive: true, force: true });
   }
 }
 
-function testFileSource(modulePath: string, settings: ConformanceSettings): string {
-  const suite = resolveHere('@memdir/core/conformance');
-  const target = fileURLToPath(new URL('./conformance-target.js', import.meta.url));
+/** The temporary folders vitest made (internal fields, read defensively), all under tmpdir(). */
+function vitestFolders(vitest: Vitest | undefined): string[] {
+  if (vitest === undefined) return [];
+  const candidates = [
+    (vitest as { _tmpDir?: unknown })._tmpDir,
+    ...vitest.projects.map((project) => (project as { tmpDir?: unknown }).tmpDir),
+  ];
+  return candidates.filter(
+    (folder): folder is string => typeof folder === 'string' && folder.startsWith(join(tmpdir(), '/')),
+  );
+}
+
+/** Depth of a command group's describe: suite > namespace > group. */
+const GROUP_DEPTH = 3;
+
+/** `✓ without a namespace > view: 52 passed (0.4s)` for a group that ran; nothing otherwise. */
+function groupLine(suite: TestSuite): string {
+  const path = suite.fullName.split(' > ');
+  if (path.length !== GROUP_DEPTH) return '';
+  let passed = 0;
+  let failed = 0;
+  let duration = 0;
+  for (const test of suite.children.allTests()) {
+    const state = test.result().state;
+    if (state === 'passed') passed++;
+    else if (state === 'failed') failed++;
+    duration += test.diagnostic()?.duration ?? 0;
+  }
+  if (passed + failed === 0) return '';
+  const counts = failed > 0 ? `${failed} failed, ${passed} passed` : `${passed} passed`;
+  return `${failed > 0 ? '✗' : '✓'} ${path.slice(1).join(' > ')}: ${counts} (${(duration / 1000).toFixed(1)}s)\n`;
+}
+
+function testFileSource(modulePath: string, settings: ConformanceSettings, tools: ConformanceTools): string {
+  const here = (file: string) => JSON.stringify(fileURLToPath(new URL(file, import.meta.url)));
   return [
     '// Generated by `memdir conformance`.',
-    `import { describeMemoryStore } from ${JSON.stringify(suite)};`,
-    `import { conformanceTarget } from ${JSON.stringify(target)};`,
+    `import { afterEach, beforeEach } from ${JSON.stringify(tools.vitest)};`,
+    `import { describeMemoryStore } from ${JSON.stringify(tools.suite)};`,
+    `import { conformanceTarget } from ${here('./conformance-target.js')};`,
+    `import { installWatch, watchModule } from ${here('./conformance-watch.js')};`,
     `import * as storeModule from ${JSON.stringify(modulePath)};`,
     '',
-    `describeMemoryStore(conformanceTarget(storeModule, ${JSON.stringify(settings)}));`,
+    'installWatch({ afterEach, beforeEach });',
+    `describeMemoryStore(conformanceTarget(watchModule(storeModule), ${JSON.stringify(settings)}));`,
     '',
   ].join('\n');
 }
 
-function collect(modules: readonly TestModule[], errors: string[], durationMs: number): ConformanceReport {
+function collect(
+  modules: readonly TestModule[],
+  errors: readonly SerializedErrorLike[],
+  durationMs: number,
+  context: ReportContext,
+): ConformanceReport {
   const report: ConformanceReport = {
     name: undefined,
     passed: 0,
@@ -217,12 +292,13 @@ function collect(modules: readonly TestModule[], errors: string[], durationMs: n
     skipped: 0,
     failures: [],
     tests: [],
-    errors,
+    errors: errors.map((error) => describeError(error, context)),
     durationMs,
   };
   for (const module of modules) {
-    for (const error of module.errors()) report.errors.push(firstLine(error.message ?? String(error)));
-    for (const test of module.children.allTests()) record(report, test);
+    for (const error of module.errors())
+      report.errors.push(describeLoadError(error as SerializedErrorLike, context));
+    for (const test of module.children.allTests()) record(report, test, context);
   }
   return report;
 }
@@ -235,7 +311,7 @@ function testName(test: TestCase): string {
 
 const SUITE_PREFIX = 'memdir conformance: ';
 
-function record(report: ConformanceReport, test: TestCase): void {
+function record(report: ConformanceReport, test: TestCase, context: ReportContext): void {
   const outer = test.fullName.split(' > ')[0]!;
   if (report.name === undefined && outer.startsWith(SUITE_PREFIX))
     report.name = outer.slice(SUITE_PREFIX.length);
@@ -245,48 +321,33 @@ function record(report: ConformanceReport, test: TestCase): void {
   if (result.state === 'passed') report.passed++;
   else if (result.state === 'failed') {
     report.failed++;
-    const error = result.errors[0];
-    const failure: ConformanceReport['failures'][number] = {
-      name,
-      message: firstLine(error?.message ?? 'failed without an error message'),
-    };
+    const error = (result.errors?.[0] ?? {
+      message: 'failed without an error message',
+    }) as SerializedErrorLike;
+    const described = describeError(error, context);
+    // vitest's advice names its own config; the way to give a test more time here is a flag.
+    described.detail = described.detail.map((line) =>
+      line.includes('configure it globally with "testTimeout"')
+        ? 'If the store is only slow, give each test more time: memdir conformance --timeout MS'
+        : line,
+    );
+    const failure: ConformanceFailure = { name, ...described };
     // Only where vitest cut the values short ("…"); otherwise its message already says it all.
-    const difference = failure.message.includes('…')
-      ? firstDifference(error?.expected, error?.actual)
+    const difference = described.message.includes('…')
+      ? firstDifference(error.expected, error.actual)
       : undefined;
     if (difference !== undefined) failure.difference = difference;
-    report.failures.push(failure);
-  } else report.skipped++;
-}
-
-/** The human report `memdir conformance` prints. */
-export function formatReport(report: ConformanceReport, verbose: boolean): string {
-  const lines: string[] = [''];
-  if (verbose) {
-    for (const test of report.tests) {
-      lines.push(
-        `${test.state === 'passed' ? 'PASS' : test.state === 'failed' ? 'FAIL' : 'SKIP'}  ${test.name}`,
+    const pending = (test.meta() as { pending?: unknown }).pending;
+    if (Array.isArray(pending) && pending.length > 0) {
+      failure.detail.push(
+        'Still pending when the test failed:',
+        ...pending.map((call) => `  ${String(call)}`),
       );
     }
-    lines.push('');
-  }
-  for (const failure of report.failures) {
-    lines.push(`FAIL  ${failure.name}`, `      ${failure.message}`);
-    if (failure.difference !== undefined) lines.push(`      ${failure.difference}`);
-  }
-  for (const error of report.errors) lines.push(`ERROR ${error}`);
-  if (report.failures.length > 0 || report.errors.length > 0) lines.push('');
-  const total = report.passed + report.failed + report.skipped;
-  if (report.name !== undefined) lines.push(`Store: ${report.name}`);
-  const counts = [`${report.passed} passed`, `${report.failed} failed`];
-  if (report.skipped > 0) counts.push(`${report.skipped} skipped`);
-  lines.push(`Tests: ${counts.join(', ')} (${total}) in ${(report.durationMs / 1000).toFixed(1)}s`);
-  lines.push(
-    report.errors.length > 0 && total === 0
-      ? 'Result: the store module could not be tested.'
-      : report.failed > 0 || report.errors.length > 0
-        ? 'Result: FAIL, the store does not conform to the memdir spec.'
-        : 'Result: PASS, the store conforms to the memdir spec.',
-  );
-  return `${lines.join('\n')}\n`;
+    for (const extra of result.errors?.slice(1) ?? []) {
+      const more = describeError(extra as SerializedErrorLike, context);
+      failure.detail.push(`Also: ${more.message}`, ...more.detail.map((line) => `  ${line}`));
+    }
+    report.failures.push(failure);
+  } else report.skipped++;
 }

@@ -5,7 +5,7 @@ import { type CliIo, write } from './io.js';
 
 /**
  * One line of `memdir exec` output. `text` is always exactly what the model reads: the result, or
- * `"Error: " + message` for a failure (SPEC section 7), so it can go straight into a tool_result.
+ * `"Error: " + message` for a failure (docs/protocol.md, section 7), so it can go straight into a tool_result.
  */
 export type ExecResult =
   /** The command succeeded. */

@@ -1,3 +1,5 @@
+import { COPY_HELP, EXPORT_HELP, IMPORT_HELP } from './transfer-help.js';
+
 const STORE_OPTIONS = `Store options (every command but conformance):
   -s, --store URL          where the memory lives (default: $MEMDIR_STORE, else file:./memory)
                              file:./memory      a folder (files under ./memory/memories/)
@@ -31,11 +33,17 @@ Other commands:
   exec                             run tool inputs given as JSON lines on stdin
   serve                            serve the store to Claude Desktop, Claude Code... over MCP (stdio)
   conformance MODULE               check a custom store module with the conformance suite
+  copy --from URL --to URL         copy every file of one store to another, and verify it
+  export [--store URL] > F.tar     write every file of a store to a tar archive
+  import [--store URL] < F.tar     check an archive made by export, then write its files
+  migrate --store URL              set up a server store's tables before a deploy (postgres://)
   help [COMMAND]                   show the help of a command
 
-Paths start with /memories. Global options: --store URL, --namespace NAME, and the limits below.
-  -h, --help       show help (also "memdir COMMAND --help")
-  -v, --version    print the version
+Paths start with /memories.
+
+${STORE_OPTIONS}
+  -v, --version            print the version
+  (also "memdir COMMAND --help")
 
 ${OUTPUT}
 
@@ -46,6 +54,14 @@ Examples:
   memdir serve --store file:$HOME/.memdir`;
 
 export const COMMAND_HELP: Record<string, string> = {
+  migrate: `Usage: memdir migrate --store URL
+
+Sets up what the store at URL needs on its server (for postgres://: the schema, tables and
+functions, which the store would otherwise create before its first command). Safe to run while
+other processes use the store. Prints one line saying what was set up.
+
+  -s, --store URL   the store (default: $MEMDIR_STORE); its adapter must offer migrate
+  -h, --help        show this help`,
   view: `Usage: memdir view [PATH] [--range START,END] [options]
 
 Shows a file with line numbers, or a directory with its entries two levels deep.
@@ -151,7 +167,7 @@ Example:
   serve: `Usage: memdir serve [options]
 
 Serves the store over the Model Context Protocol on stdin/stdout, as one tool named "memory"
-that takes the six commands of the memory tool. Results are SPEC's texts; failures are
+that takes the six commands of the memory tool. Results are the protocol's texts; failures are
 isError results with the text "Error: {message}". Logs go to stderr only.
 
 ${STORE_OPTIONS}
@@ -188,3 +204,6 @@ Example:
 };
 
 COMMAND_HELP['str-replace'] = COMMAND_HELP.str_replace!;
+COMMAND_HELP.copy = COPY_HELP;
+COMMAND_HELP.export = EXPORT_HELP;
+COMMAND_HELP.import = IMPORT_HELP;

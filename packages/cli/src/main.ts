@@ -1,12 +1,26 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { type MemoryStore, type MemoryStoreOptions, validateNamespace } from '@memdir/core';
-import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, errorText } from './errors.js';
+import {
+  createInMemoryStore,
+  type MemoryStore,
+  type MemoryStoreOptions,
+  memoryErrorText,
+  toMemoryToolError,
+  validateNamespace,
+} from '@memdir/core';
+import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { runExec } from './exec.js';
 import { COMMAND_HELP, MAIN_HELP } from './help.js';
 import { type CliIo, processIo, readAll, write } from './io.js';
-import { DEFAULT_STORE_URL, openStore, redactStoreUrl } from './store-url.js';
+import {
+  checkFileStore,
+  DEFAULT_STORE_URL,
+  loadStoreAdapter,
+  openStore,
+  probeStore,
+  redactStoreUrl,
+} from './store-url.js';
 import { VERSION } from './version.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -103,6 +117,12 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     const { runConformance } = await import('./conformance.js');
     return runConformance(rest, io);
   }
+  if (command === 'migrate') return migrate(rest, io);
+  if (command === 'copy' || command === 'export' || command === 'import') {
+    const transfer = await import('./transfer.js');
+    const run = { copy: transfer.runCopy, export: transfer.runExport, import: transfer.runImport }[command];
+    return run(rest, io);
+  }
   const ownOptions = COMMAND_OPTIONS[command];
   if (ownOptions === undefined) throw unknownCommand(word);
 
@@ -114,26 +134,54 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
 
   if (command === 'exec') {
     expectPositionals(command, positionals, 0, 0);
-    return withStore(values, io, (store) => runExec(store, io));
+    return withStore(values, io, 'write', (store) => runExec(store, io));
   }
   if (command === 'serve') {
     expectPositionals(command, positionals, 0, 0);
     const { serveStdio } = await import('./serve.js');
-    return withStore(values, io, (store) => serveStdio(store, io, describeStore(values, io)));
+    return withStore(values, io, 'write', (store) => serveStdio(store, io, describeStore(values, io)));
   }
 
   const input = await toolInput(command, values, positionals, io);
-  return withStore(values, io, async (store) => {
+  // Only create can bring a file into being; the others read or change what is there.
+  return withStore(values, io, command === 'create' ? 'write' : 'existing', async (store) => {
     let result: string;
     try {
       result = await store.execute(input);
     } catch (error) {
-      await write(io.stderr, `Error: ${errorText(error)}\n`);
+      // The text the model would read (SPEC section 7): a hand-written store's raw error becomes
+      // the fixed BACKEND text here too; MEMDIR_DEBUG shows the original.
+      const toolError = toMemoryToolError(error);
+      await write(io.stderr, `${memoryErrorText(toolError)}\n`);
+      if (io.env.MEMDIR_DEBUG && toolError !== error)
+        await write(io.stderr, `${String((error as Error)?.stack ?? error)}\n`);
       return EXIT_FAILED;
     }
     await write(io.stdout, `${result}\n`);
     return EXIT_OK;
   });
+}
+
+/** `memdir migrate --store URL`: the adapter's `migrate(url, options)` sets up its server. */
+async function migrate(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse('migrate', args, {
+    store: STORE_OPTIONS.store,
+    help: STORE_OPTIONS.help,
+  });
+  if (values.help) return write(io.stdout, `${COMMAND_HELP['migrate']}\n`).then(() => EXIT_OK);
+  expectPositionals('migrate', positionals, 0, 0);
+  const url = storeUrl(values, io);
+  const adapter = await loadStoreAdapter(url, { cwd: io.cwd });
+  if (typeof adapter['migrate'] !== 'function') {
+    throw new CliUsageError(`migrate: the store ${redactStoreUrl(url)} has nothing to set up`);
+  }
+  try {
+    await write(io.stdout, `${await adapter['migrate'](url, {})}\n`);
+  } catch (error) {
+    await write(io.stderr, `${memoryErrorText(toMemoryToolError(error))}\n`);
+    return EXIT_FAILED;
+  }
+  return EXIT_OK;
 }
 
 function unknownCommand(word: string): CliUsageError {
@@ -321,15 +369,31 @@ function describeStore(values: Values, io: CliIo): string {
   return redactStoreUrl(storeUrl(values, io));
 }
 
-/** Opens the store the flags name, runs `body` on it and closes it. */
+/**
+ * Opens the store the flags name, checks that it answers, runs `body` on it and closes it.
+ *
+ * `existing`: the command only reads or changes files that exist (all but create, exec and serve).
+ * On a `file:` store whose folder does not exist it runs on an empty store instead, creating no
+ * folder, and says on stderr that the store is empty.
+ */
 async function withStore(
   values: Values,
   io: CliIo,
+  mode: 'existing' | 'write',
   body: (store: MemoryStore) => Promise<number>,
 ): Promise<number> {
   const options = storeOptions(values);
-  const store = await openStore(storeUrl(values, io), options, { cwd: io.cwd });
+  const url = storeUrl(values, io);
+  if (/^file:/i.test(url)) {
+    const state = await checkFileStore(url, io.cwd, options.namespace);
+    if (state.kind === 'missing' && mode === 'existing') {
+      await write(io.stderr, `${state.note}\n`);
+      return body(createInMemoryStore(options));
+    }
+  }
+  const store = await openStore(url, options, { cwd: io.cwd });
   try {
+    if (!/^memory:/i.test(url)) await probeStore(store, url);
     return await body(store);
   } finally {
     await store.close().catch(() => {});

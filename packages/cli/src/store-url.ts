@@ -1,8 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createInMemoryStore, type MemoryStore, type MemoryStoreOptions } from '@memdir/core';
-import { CliUsageError } from './errors.js';
+import {
+  createInMemoryStore,
+  isMemoryToolError,
+  type MemoryStore,
+  type MemoryStoreOptions,
+} from '@memdir/core';
+import { CliUsageError, errorText } from './errors.js';
 
 /**
  * Opens a store for one URL scheme. This is the contract of an adapter's `./cli` export: a module at
@@ -148,6 +154,36 @@ function adapterPackage(scheme: string): { name: string; firstParty: boolean } {
 }
 
 async function loadAdapter(scheme: string, shown: string, cwd: string): Promise<StoreOpener> {
+  const { module: loaded, specifier } = await loadAdapterModule(scheme, shown, cwd);
+  const openStore = (loaded as Partial<StoreAdapterModule>).openStore;
+  if (typeof openStore !== 'function') {
+    throw new CliUsageError(`The adapter ${specifier} does not export an openStore(url, options) function`);
+  }
+  return openStore;
+}
+
+/**
+ * The `./cli` module of the adapter a store URL names, for what adapters offer beside `openStore`
+ * (`migrate(url, options)`, which `memdir migrate` calls).
+ * @throws CliUsageError for a URL without a scheme, or an adapter that is not installed.
+ */
+export async function loadStoreAdapter(
+  url: string,
+  context: OpenStoreContext = {},
+): Promise<Record<string, unknown>> {
+  const match = SCHEME_PATTERN.exec(url);
+  const shown = redactStoreUrl(url);
+  if (match === null)
+    throw new CliUsageError(`Invalid store URL ${JSON.stringify(shown)}: expected a URL with a scheme`);
+  const { module } = await loadAdapterModule(match[1]!.toLowerCase(), shown, context.cwd ?? process.cwd());
+  return module as Record<string, unknown>;
+}
+
+async function loadAdapterModule(
+  scheme: string,
+  shown: string,
+  cwd: string,
+): Promise<{ module: unknown; specifier: string }> {
   const pkg = adapterPackage(scheme);
   const specifier = `${pkg.name}/cli`;
   let loaded: unknown;
@@ -178,11 +214,7 @@ async function loadAdapter(scheme: string, shown: string, cwd: string): Promise<
       { cause: error },
     );
   }
-  const openStore = (loaded as Partial<StoreAdapterModule>).openStore;
-  if (typeof openStore !== 'function') {
-    throw new CliUsageError(`The adapter ${specifier} does not export an openStore(url, options) function`);
-  }
-  return openStore;
+  return { module: loaded, specifier };
 }
 
 function isPackageMissing(error: unknown, name: string): boolean {
@@ -237,4 +269,94 @@ function conditional(target: unknown): string | undefined {
     if (resolved !== undefined) return resolved;
   }
   return undefined;
+}
+
+/** What the folder of a `file:` store holds, checked before anything opens it. */
+export type FileStoreState =
+  /** The folder and its `memories/` exist. */
+  | { kind: 'present' }
+  /** Nothing there yet: `note` says what is missing (the folder, or `memories/` in it). */
+  | { kind: 'missing'; note: string };
+
+/** A path as the user would type it: relative to the working directory when inside it. */
+function shownFolder(path: string, cwd: string): string {
+  const fromCwd = relative(cwd, path);
+  if (fromCwd === '') return '.';
+  return fromCwd.startsWith('..') || isAbsolute(fromCwd) ? path : `./${fromCwd}`;
+}
+
+async function kindOf(path: string): Promise<'directory' | 'other' | 'missing' | 'not-a-directory-above'> {
+  try {
+    return (await stat(path)).isDirectory() ? 'directory' : 'other';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'missing';
+    if (code === 'ENOTDIR') return 'not-a-directory-above';
+    throw error;
+  }
+}
+
+/**
+ * Checks the folder a `file:` URL names without creating anything: the folder (and, with a
+ * namespace, `namespaces/{namespace}`) and its `memories/` must be folders where they exist.
+ *
+ * @returns `present`, or `missing` with a note when the store has never been written to.
+ * @throws CliUsageError (exit 2) when a file stands where a folder must be, or the folder cannot be read.
+ */
+export async function checkFileStore(url: string, cwd: string, namespace?: string): Promise<FileStoreState> {
+  const shown = redactStoreUrl(url);
+  const root = fileUrlToRoot(url, cwd);
+  const base = namespace === undefined ? root : join(root, 'namespaces', namespace);
+  const chain = [root, ...(base === root ? [] : [join(root, 'namespaces'), base]), join(base, 'memories')];
+  const notAFolder = (path: string) =>
+    new CliUsageError(`Cannot open store ${shown}: ${shownFolder(path, cwd)} is a file, not a folder`, {
+      hint: 'A file: store is a folder (its files live in {folder}/memories), e.g. file:./memory.',
+    });
+  for (const path of chain) {
+    let kind: Awaited<ReturnType<typeof kindOf>>;
+    try {
+      kind = await kindOf(path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+      throw new CliUsageError(`Cannot open store ${shown}: cannot read ${shownFolder(path, cwd)} (${code})`, {
+        cause: error,
+      });
+    }
+    if (kind === 'directory') continue;
+    if (kind === 'other') throw notAFolder(path);
+    // Missing, or something above it is not a folder: find the first ancestor that exists.
+    for (let ancestor = dirname(path); dirname(ancestor) !== ancestor; ancestor = dirname(ancestor)) {
+      const above = await kindOf(ancestor).catch(() => 'other' as const);
+      if (above === 'directory') break;
+      if (above === 'other') throw notAFolder(ancestor);
+    }
+    const missing =
+      path === root
+        ? `there is no folder ${shownFolder(root, cwd)}`
+        : `${shownFolder(root, cwd)} has no ${relative(root, path)} folder`;
+    return {
+      kind: 'missing',
+      note: `memdir: the store ${shown} is empty: ${missing} (nothing was created; create writes the first file)`,
+    };
+  }
+  return { kind: 'present' };
+}
+
+/** A path no store holds: the probe asks for it to see that the store answers. */
+const PROBE_PATH = '/memories/.memdir-cli-probe';
+
+/**
+ * Makes sure a store answers before a command runs (adapters may connect lazily): a `view` of a
+ * path that is not there. NOT_FOUND, or any answer at all, means the store works.
+ * @throws CliUsageError (exit 2) when the store fails (`BACKEND`) or throws something unexpected.
+ */
+export async function probeStore(store: MemoryStore, url: string): Promise<void> {
+  try {
+    await store.execute({ command: 'view', path: PROBE_PATH });
+  } catch (error) {
+    if (isMemoryToolError(error) && error.code !== 'BACKEND') return;
+    throw new CliUsageError(`Cannot open store ${redactStoreUrl(url)}: ${errorText(error)}`, {
+      cause: error,
+    });
+  }
 }

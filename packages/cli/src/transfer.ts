@@ -16,7 +16,8 @@ import { ArchiveError, archiveDriver, readArchive, writeArchive } from './archiv
 import { CliUsageError, EXIT_FAILED, EXIT_OK } from './errors.js';
 import { type CliIo, write } from './io.js';
 import { humanBytes, ProgressReporter } from './progress.js';
-import { DEFAULT_STORE_URL, openStore, redactStoreUrl } from './store-url.js';
+import { checkFileStore, DEFAULT_STORE_URL, openStore, probeStore, redactStoreUrl } from './store-url.js';
+import { COPY_HELP, EXPORT_HELP, IMPORT_HELP } from './transfer-help.js';
 
 /** The exit code of a copy stopped by Ctrl-C (128 + SIGINT): run it again to resume. */
 export const EXIT_INTERRUPTED = 130;
@@ -72,13 +73,30 @@ function maxFileBytes(value: string | undefined): number | undefined {
   return number;
 }
 
-/** Opens a store and the driver beneath it (copy works below the protocol, on every file). */
+/**
+ * Opens a store and the driver beneath it (copy works below the protocol, on every file). A source
+ * must exist: a `file:` folder that is missing is a usage error (a mistyped path), never an empty
+ * store; a target is checked the same way but may be new. Either must answer before work starts.
+ */
 async function openDriver(
   url: string,
   options: MemoryStoreOptions,
   io: CliIo,
+  role: 'source' | 'target',
 ): Promise<{ store: MemoryStore; driver: MemoryDriver }> {
+  if (/^file:/i.test(url)) {
+    const state = await checkFileStore(url, io.cwd, options.namespace);
+    if (state.kind === 'missing' && role === 'source') {
+      throw new CliUsageError(`The source store ${redactStoreUrl(url)} does not exist: ${state.note}`);
+    }
+  }
   const store = await openStore(url, options, { cwd: io.cwd });
+  try {
+    if (!/^memory:/i.test(url)) await probeStore(store, url);
+  } catch (error) {
+    await store.close().catch(() => {});
+    throw error;
+  }
   const driver = storeDriver(store);
   if (!driver) {
     await store.close().catch(() => {});
@@ -155,54 +173,6 @@ async function summarize(
   return code;
 }
 
-export const COPY_HELP = `Usage: memdir copy --from URL --to URL [--namespace A[:B]] [--overwrite] [--dry-run]
-
-Copies every file of one store to another (hidden files too), then reads the target back and checks
-every file's size and SHA-256. Files already identical in the target are not rewritten, so a copy
-that was interrupted (Ctrl-C) resumes when run again. A target file with other content is left alone
-and reported, unless --overwrite.
-
-  --from URL           the source store (file:, memory:, redis://, postgres://, s3://...)
-  --to URL             the target store
-  --namespace A[:B]    copy namespace A of the source into namespace B of the target (A alone: the
-                       same on both sides; either side may be empty for no namespace)
-  --overwrite          replace target files whose content differs
-  --dry-run            say what would be copied; write nothing
-  --max-file-bytes N   the target's file size limit (default 1048576)
-
-Progress goes to stderr (a bar on a terminal, a line every 2 s otherwise), then a summary.
-Exit codes: 0 every file copied and verified; 1 some file not copied or not verified; 2 a usage
-error or a store that cannot be opened; 130 interrupted (run it again to resume).`;
-
-export const EXPORT_HELP = `Usage: memdir export [--store URL] [--namespace N] > memory.tar
-
-Writes every file of the store (hidden files too) to stdout as a standard tar archive of
-memories/..., which tar -tf lists and tar -xf extracts, ending with memdir-manifest.json (every
-file's size and SHA-256), which memdir import checks.
-
-  --store URL, -s URL  the store (default: $MEMDIR_STORE, else ${DEFAULT_STORE_URL})
-  --namespace N        the namespace to export
-
-Exit codes: 0 exported; 1 a file could not be read; 2 a usage error or a store that cannot be opened.`;
-
-export const IMPORT_HELP = `Usage: memdir import [--store URL] [--namespace N] [--overwrite] [--dry-run] < memory.tar
-
-Reads an archive made by memdir export from stdin and writes its files into the store. The whole
-archive is checked before anything is written: every header, path (no absolute path, no .., only
-memories/...), type (regular files and folders only: no links, devices or FIFOs), size (at most
---max-file-bytes per file), UTF-8 content, and the manifest's size and SHA-256 of every file. A
-damaged or hostile archive is refused with the reason, and nothing is written. Then the files are
-written as memdir copy writes them, and verified.
-
-  --store URL, -s URL  the store (default: $MEMDIR_STORE, else ${DEFAULT_STORE_URL})
-  --namespace N        the namespace to import into
-  --overwrite          replace files whose content differs
-  --dry-run            check the archive and say what would be written; write nothing
-  --max-file-bytes N   the store's file size limit (default 1048576)
-
-Exit codes: 0 imported and verified; 1 archive refused, or a file not imported; 2 a usage error or a
-store that cannot be opened; 130 interrupted.`;
-
 /** `memdir copy`. */
 export async function runCopy(args: string[], io: CliIo): Promise<number> {
   const values = parse('copy', args, {
@@ -225,7 +195,12 @@ export async function runCopy(args: string[], io: CliIo): Promise<number> {
     });
   const mapping = namespaceMapping(values.namespace as string | undefined);
   const limit = maxFileBytes(values['max-file-bytes'] as string | undefined);
-  const source = await openDriver(from, mapping.from === undefined ? {} : { namespace: mapping.from }, io);
+  const source = await openDriver(
+    from,
+    mapping.from === undefined ? {} : { namespace: mapping.from },
+    io,
+    'source',
+  );
   try {
     const target = await openDriver(
       to,
@@ -234,6 +209,7 @@ export async function runCopy(args: string[], io: CliIo): Promise<number> {
         ...(limit === undefined ? {} : { maxFileBytes: limit }),
       },
       io,
+      'target',
     );
     try {
       const dryRun = values['dry-run'] === true;
@@ -281,7 +257,7 @@ export async function runExport(args: string[], io: CliIo): Promise<number> {
   }
   const url = (values.store as string | undefined) ?? io.env.MEMDIR_STORE ?? DEFAULT_STORE_URL;
   const namespace = namespaceOption(values.namespace as string | undefined);
-  const { store, driver } = await openDriver(url, namespace === undefined ? {} : { namespace }, io);
+  const { store, driver } = await openDriver(url, namespace === undefined ? {} : { namespace }, io, 'source');
   try {
     const progress = new ProgressReporter(io.stderr, { tty: isTerminal(io.stderr) });
     const manifest = await writeArchive(driver, io.stdout, {
@@ -331,6 +307,7 @@ export async function runImport(args: string[], io: CliIo): Promise<number> {
       ...(limit === undefined ? {} : { maxFileBytes: limit }),
     },
     io,
+    'target',
   );
   try {
     const dryRun = values['dry-run'] === true;

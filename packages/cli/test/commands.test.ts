@@ -59,6 +59,8 @@ describe('memory commands on the default file: store', () => {
   });
 
   it('a failed command exits 1 with "Error: {message}" on stderr and nothing on stdout', async () => {
+    // A store that exists (on a missing one, stderr would also say that the store is empty).
+    expect((await memdir(['create', '/memories/seed.md', '--text', 'x'])).code).toBe(0);
     expect(await memdir(['view', '/memories/missing.md'])).toEqual({
       code: 1,
       stdout: '',
@@ -120,7 +122,7 @@ describe('memory commands on the default file: store', () => {
     expect(await readFile(join(folder.path, 'memory/memories/n.md'), 'utf8')).toBe('one\ntwo\nthree\nfour');
   });
 
-  it('insert out of range gives the SPEC message', async () => {
+  it('insert out of range gives the protocol message', async () => {
     await memdir(['create', '/memories/n.md', '--text', 'a\nb']);
     expect(await memdir(['insert', '/memories/n.md', '--line', '5', '--text', 'x'])).toEqual({
       code: 1,
@@ -295,6 +297,20 @@ describe('--help and --version', () => {
     ]) {
       expect(result.stdout).toContain(`  ${command}`);
     }
+  });
+
+  it('memdir --help lists the store options and limits, with their defaults', async () => {
+    const { stdout } = await memdir(['--help']);
+    expect(stdout).toContain(
+      '      --max-file-bytes N   largest file create/str_replace/insert may write (default: 1048576)\n',
+    );
+    expect(stdout).toContain(
+      '      --max-view-chars N   most characters one view shows before truncating (default: 16000)\n',
+    );
+    for (const option of ['--store URL', '--namespace NAME', '--no-overwrite', '--version']) {
+      expect(stdout).toContain(option);
+    }
+    expect(stdout).not.toContain('the limits below');
   });
 
   it.each(['view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'exec', 'serve', 'conformance'])(

@@ -31,10 +31,10 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 /** Runs `memdir ...args` to completion. */
 export function runCli(
   args: readonly string[],
-  options: { cwd?: string; input?: string; env?: Record<string, string> } = {},
+  options: { cwd?: string; input?: string; env?: Record<string, string>; bin?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [options.bin ?? BIN, ...args], {
       cwd: options.cwd,
       env: cliEnv(options.env),
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -71,9 +71,12 @@ describe('memdir serve: one way to the model', () => {
     );
     await writeFile(
       join(adapter, 'cli.js'),
+      // Reads work (memdir checks that a store answers a view before it serves it, and a store
+      // that answers nothing exits 2 instead), writes fail with a raw error naming a secret.
       `export function openStore() {
         const fail = async () => { throw new Error(${JSON.stringify(SECRET)}); };
-        return { view: fail, create: fail, str_replace: fail, insert: fail, delete: fail, rename: fail, execute: fail, async close() {} };
+        const execute = async (input) => (input.command === 'view' ? 'nothing here' : fail());
+        return { view: execute, create: fail, str_replace: fail, insert: fail, delete: fail, rename: fail, execute, async close() {} };
       }`,
     );
     const server = rawServer(['--store', 'leaky://db'], folder.path);

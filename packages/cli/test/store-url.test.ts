@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempFolder } from './helpers.js';
@@ -74,15 +74,6 @@ describe('store URLs', () => {
     expect(result.stderr).toMatch(/^memdir: Invalid store URL file:\/\/server\/share: /);
   });
 
-  it('an unusable folder gives the store error text, no stack trace and no host path', async () => {
-    await writeFile(join(folder.path, 'not-a-folder'), 'x');
-    const result = await memdir(['view', '--store', 'file:./not-a-folder']);
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^Error: The memory store is unavailable: [^\n]+\n$/);
-    expect(result.stderr).not.toContain(folder.path);
-  });
-
   it('an installed adapter package is found from the working directory and given the URL and options', async () => {
     // A third-party adapter, as npm would install it in the user's project: memdir-store-{scheme}
     // with a ./cli export. This one answers every command with what it was opened with.
@@ -125,6 +116,33 @@ describe('store URLs', () => {
     });
   });
 
+  it("memdir migrate calls the adapter's migrate(url, options) and prints its line; a store without one is a usage error", async () => {
+    const adapter = join(folder.path, 'node_modules', 'memdir-store-mig');
+    await mkdir(adapter, { recursive: true });
+    await writeFile(
+      join(adapter, 'package.json'),
+      JSON.stringify({ name: 'memdir-store-mig', type: 'module', exports: { './cli': './cli.js' } }),
+    );
+    await writeFile(
+      join(adapter, 'cli.js'),
+      `export function openStore() { throw new Error('not used'); }
+      export async function migrate(url, options) {
+        if (url.includes('fail')) throw new Error('the server said no');
+        return 'set up ' + url + ' ' + JSON.stringify(options);
+      }`,
+    );
+    expect(await memdir(['migrate', '--store', 'mig://h/db'])).toEqual({
+      code: 0,
+      stdout: 'set up mig://h/db {}\n',
+      stderr: '',
+    });
+    const failed = await memdir(['migrate', '--store', 'mig://fail']);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/^Error: /);
+    expect(await memdir(['migrate', '--store', 'memory:'])).toMatchObject({ code: 2 });
+    expect((await memdir(['migrate', '--help'])).stdout).toMatch(/^Usage: memdir migrate --store URL\n/);
+  });
+
   it('an adapter whose opener throws is reported as a store that cannot be opened', async () => {
     const adapter = join(folder.path, 'node_modules', 'memdir-store-down');
     await mkdir(adapter, { recursive: true });
@@ -155,6 +173,147 @@ describe('store URLs', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       'memdir: The adapter memdir-store-empty/cli does not export an openStore(url, options) function\n',
+    );
+  });
+
+  it('an adapter whose store fails its first call exits 2 before the command runs, serve too', async () => {
+    // Opening succeeds (a lazy client), but the server is down: the store answers BACKEND.
+    const adapter = join(folder.path, 'node_modules', 'memdir-store-lazy');
+    await mkdir(adapter, { recursive: true });
+    await writeFile(
+      join(adapter, 'package.json'),
+      JSON.stringify({ name: 'memdir-store-lazy', type: 'module', exports: { './cli': './cli.js' } }),
+    );
+    await writeFile(
+      join(adapter, 'cli.js'),
+      `import { writeFileSync } from 'node:fs';
+      export function openStore() {
+        return {
+          async execute(input) {
+            if (input.path !== '/memories/.memdir-cli-probe') writeFileSync('ran-' + input.command, '');
+            const error = new Error('The memory store is unavailable: connection refused. Try again.');
+            Object.assign(error, { name: 'MemoryToolError', code: 'BACKEND' });
+            throw error;
+          },
+          async close() {},
+        };
+      }`,
+    );
+    const expected = {
+      code: 2,
+      stdout: '',
+      stderr:
+        'memdir: Cannot open store lazy://127.0.0.1:1: The memory store is unavailable: connection refused. Try again.\n',
+    };
+    expect(await memdir(['create', '/memories/a.md', '-t', 'x', '--store', 'lazy://127.0.0.1:1'])).toEqual(
+      expected,
+    );
+    expect(await memdir(['serve', '--store', 'lazy://127.0.0.1:1'])).toEqual(expected);
+    expect(
+      await runCli(['exec', '--store', 'lazy://127.0.0.1:1'], {
+        cwd: folder.path,
+        input: '{"command":"view","path":"/memories"}\n',
+      }),
+    ).toEqual(expected);
+    // No command reached the store.
+    expect((await readdir(folder.path)).filter((name) => name.startsWith('ran-'))).toEqual([]);
+  });
+});
+
+describe('file: stores', () => {
+  const EMPTY_LISTING =
+    "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n0B\t/memories\n";
+
+  it('view of a folder that does not exist creates nothing and says the store is empty', async () => {
+    expect(await memdir(['view', '-s', 'file:./nonexistent-dir/sub'])).toEqual({
+      code: 0,
+      stdout: EMPTY_LISTING,
+      stderr:
+        'memdir: the store file:./nonexistent-dir/sub is empty: there is no folder ./nonexistent-dir/sub (nothing was created; create writes the first file)\n',
+    });
+    expect(await readdir(folder.path)).toEqual([]);
+  });
+
+  it.each([
+    [
+      ['view', '/memories/a.md'],
+      'Error: The path /memories/a.md does not exist. Please provide a valid path.\n',
+    ],
+    [
+      ['str_replace', '/memories/a.md', '--old', 'x'],
+      'Error: The path /memories/a.md does not exist. Please provide a valid path.\n',
+    ],
+    [
+      ['insert', '/memories/a.md', '--line', '0', '-t', 'x'],
+      'Error: The path /memories/a.md does not exist. Please provide a valid path.\n',
+    ],
+    [['delete', '/memories/a.md'], 'Error: The path /memories/a.md does not exist\n'],
+    [['rename', '/memories/a.md', '/memories/b.md'], 'Error: The path /memories/a.md does not exist\n'],
+  ])('%j on a missing store fails as on an empty one and creates nothing', async (args, error) => {
+    const result = await memdir([...args, '-s', 'file:./missing']);
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `memdir: the store file:./missing is empty: there is no folder ./missing (nothing was created; create writes the first file)\n${error}`,
+    });
+    expect(await readdir(folder.path)).toEqual([]);
+  });
+
+  it('view of a folder without memories/ (or without the namespace) creates nothing', async () => {
+    await mkdir(join(folder.path, 'store'));
+    const plain = await memdir(['view', '-s', 'file:./store']);
+    expect(plain.stdout).toBe(EMPTY_LISTING);
+    expect(plain.stderr).toBe(
+      'memdir: the store file:./store is empty: ./store has no memories folder (nothing was created; create writes the first file)\n',
+    );
+    const namespaced = await memdir(['view', '-s', 'file:./store', '--namespace', 'u1']);
+    expect(namespaced.stderr).toBe(
+      'memdir: the store file:./store is empty: ./store has no namespaces folder (nothing was created; create writes the first file)\n',
+    );
+    expect(await readdir(join(folder.path, 'store'))).toEqual([]);
+  });
+
+  it('create makes the folder, and view then shows it without a note', async () => {
+    const created = await memdir(['create', '/memories/a.md', '-t', 'hi', '-s', 'file:./new/store']);
+    expect(created).toEqual({
+      code: 0,
+      stdout: 'File created successfully at: /memories/a.md\n',
+      stderr: '',
+    });
+    const viewed = await memdir(['view', '-s', 'file:./new/store']);
+    expect(viewed.stderr).toBe('');
+    expect(viewed.stdout).toContain('2B\t/memories/a.md');
+  });
+
+  it.each([
+    ['view', []],
+    ['create', ['/memories/a.md', '-t', 'x']],
+    ['delete', ['/memories/a.md']],
+    ['exec', []],
+    ['serve', []],
+  ])('%s on a store URL that names a regular file exits 2 before it runs', async (command, args) => {
+    await writeFile(join(folder.path, 'afile'), 'x');
+    const result = await memdir([command, ...args, '-s', 'file:./afile']);
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'memdir: Cannot open store file:./afile: ./afile is a file, not a folder\n' +
+        'A file: store is a folder (its files live in {folder}/memories), e.g. file:./memory.\n',
+    });
+  });
+
+  it('a regular file above the folder, or in place of memories/, exits 2 naming it', async () => {
+    await writeFile(join(folder.path, 'afile'), 'x');
+    expect((await memdir(['create', '/memories/a', '-t', 'x', '-s', 'file:./afile/sub'])).stderr).toMatch(
+      /^memdir: Cannot open store file:\.\/afile\/sub: \.\/afile is a file, not a folder\n/,
+    );
+    await mkdir(join(folder.path, 'd'));
+    await writeFile(join(folder.path, 'd', 'memories'), 'x');
+    const result = await memdir(['view', '-s', 'file:./d']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^memdir: Cannot open store file:\.\/d: \.\/d\/memories is a file, not a folder\n/,
     );
   });
 });

@@ -53,7 +53,15 @@ export class MemoryToolError extends Error {
   readonly path: string | undefined;
 
   constructor(code: MemoryToolErrorCode, message: string, options: MemoryToolErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // Most of these are answers, not failures (NOT_FOUND, NO_MATCH...): a stack trace says nothing
+    // about them and capturing one costs more than the rest of a command. Storage failures keep it.
+    const limit = Error.stackTraceLimit;
+    if (code !== 'BACKEND') Error.stackTraceLimit = 0;
+    try {
+      super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
     this.code = code;
     this.path = options.path;
   }

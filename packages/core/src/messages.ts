@@ -77,7 +77,8 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return `the string ${quote(value)}`;
   if (typeof value === 'number') return `the number ${value}`;
-  return `a ${typeof value}`;
+  const type = typeof value;
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }
 
 // --- view (SPEC 4.1) -----------------------------------------------------------------------------

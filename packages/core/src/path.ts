@@ -20,6 +20,7 @@ export { MAX_PATH_BYTES, MAX_PATH_CHARS, MAX_SEGMENT_BYTES, MEMORY_ROOT };
 const FORBIDDEN_CHARACTER = /[\u0000-\u001f\u007f\\]/;
 // With the `u` flag a surrogate pair is one code point, so this matches only unpaired surrogates.
 const LONE_SURROGATE = /[\ud800-\udfff]/u;
+const ASCII = /^[\x00-\x7f]*$/;
 // A percent-encoded octet: a store that decodes paths must not be handed `%2e%2e%2f`.
 const PERCENT_ENCODED = /%[0-9a-fA-F]{2}/;
 
@@ -79,8 +80,8 @@ export function normalizeMemoryPath(input: string, options: NormalizeOptions = {
   if (rawSegments.includes('..')) throw invalid(pathEscapes(input));
   const encoded = PERCENT_ENCODED.exec(input);
   if (encoded) throw invalid(pathPercentEncoded(input, encoded[0]));
-  const segments = input
-    .normalize('NFC')
+  // ASCII is its own NFC: skip the normalisation for the common case.
+  const segments = (ASCII.test(input) ? input : input.normalize('NFC'))
     .slice(MEMORY_ROOT.length)
     .split('/')
     .filter((segment) => segment !== '' && segment !== '.');

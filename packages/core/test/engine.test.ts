@@ -324,7 +324,8 @@ describe('operation ids', () => {
     const insertOps = new Set(rest.slice(0, 3).map((call) => call.op));
     expect(insertOps.size).toBe(1);
     expect(new Set([create!.op, [...insertOps][0], rest[3]!.op]).size).toBe(3);
-    for (const call of changes) expect(call.op).toMatch(/^[0-9a-f]{32}$/);
+    for (const call of changes)
+      expect(call.op).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 });
 

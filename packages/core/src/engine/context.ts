@@ -44,9 +44,72 @@ export interface CommandPath {
 /** Refusal codes a driver may raise; which ones a given call may raise is the caller's to say. */
 type Refusal = Extract<MemoryToolErrorCode, 'PATH_CONFLICT' | 'CONFLICT' | 'NOT_FOUND' | 'ALREADY_EXISTS'>;
 
-/** An operation id: 128 random bits, as 32 hex digits (SPEC section 7: a replay is made harmless). */
+/** An operation id: 122 random bits, as a UUID (SPEC section 7: a replay is made harmless). */
 function newOperationId(): string {
-  return globalThis.crypto.randomUUID().replaceAll('-', '');
+  return globalThis.crypto.randomUUID();
+}
+
+/**
+ * A call's abort signal, made only if the driver asks for it: most drivers never read it, and an
+ * AbortController costs more than the rest of the engine's work on a call.
+ */
+class LazySignal {
+  #controller: AbortController | undefined;
+  #reason: unknown;
+  #aborted = false;
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+}
+
+/** The options every driver call gets; `signal` is made on first read. */
+class CallOptions {
+  constructor(readonly lazy: LazySignal) {}
+  get signal(): AbortSignal {
+    return this.lazy.signal;
+  }
+}
+
+/** The options of a change call: the operation id too. */
+class ChangeOptions extends CallOptions {
+  constructor(
+    lazy: LazySignal,
+    readonly op: string,
+  ) {
+    super(lazy);
+  }
+}
+
+/** The options of `write`. */
+class WriteOptions extends ChangeOptions {
+  constructor(
+    lazy: LazySignal,
+    op: string,
+    readonly expect: WriteExpectation | undefined,
+  ) {
+    super(lazy, op);
+  }
+}
+
+/** The options of `describe`. */
+class DescribeOptions extends CallOptions {
+  constructor(
+    lazy: LazySignal,
+    readonly limit: number,
+  ) {
+    super(lazy);
+  }
 }
 
 /** The engine's view of one store: options, paths, and the driver calls of each command. */
@@ -70,7 +133,7 @@ export class Engine {
   /** A new command's driver calls, all carrying one operation id. */
   operation(): Operation {
     if (this.#closed) throw new MemoryToolError('BACKEND', STORE_CLOSED);
-    return new Operation(this, newOperationId());
+    return new Operation(this);
   }
 
   get closed(): boolean {
@@ -91,18 +154,22 @@ export class Engine {
  * driver throws becomes a `BACKEND` error the model may read.
  */
 export class Operation {
-  constructor(
-    readonly engine: Engine,
-    /** Made once per command; every change call of the command carries it. */
-    readonly id: string,
-  ) {}
+  #id: string | undefined;
+
+  constructor(readonly engine: Engine) {}
+
+  /** Made once per command, when its first change call is made; every change call carries it. */
+  get id(): string {
+    this.#id ??= newOperationId();
+    return this.#id;
+  }
 
   get #files(): MemoryDriver {
     return this.engine.driver;
   }
 
   read(path: DriverPath): Promise<DriverFile | DriverDirectory | null> {
-    return this.#call(false, [], (signal) => this.#files.read(path, { signal }));
+    return this.#call(false, [], (lazy) => this.#files.read(path, new CallOptions(lazy)));
   }
 
   /** What is at `path`, without its content when the driver can say so. */
@@ -110,7 +177,7 @@ export class Operation {
     const files = this.#files;
     if (files.stat) {
       const stat = files.stat.bind(files);
-      return this.#call(false, [], (signal) => stat(path, { signal }));
+      return this.#call(false, [], (lazy) => stat(path, new CallOptions(lazy)));
     }
     return this.read(path).then((node) => node?.kind ?? null);
   }
@@ -119,7 +186,7 @@ export class Operation {
   describe(path: DriverPath, limit: number): Promise<DriverFile | DriverListing | null> {
     const files = this.#files;
     const describe = files.describe!.bind(files);
-    return this.#call(false, [], (signal) => describe(path, { limit, signal }));
+    return this.#call(false, [], (lazy) => describe(path, new DescribeOptions(lazy, limit)));
   }
 
   /**
@@ -127,9 +194,10 @@ export class Operation {
    * as one entry.
    */
   list(dir: DriverPath, { skipHidden }: { skipHidden: boolean }): Promise<DriverEntry[]> {
-    return this.#call(false, [], async (signal) => {
+    return this.#call(false, [], async (lazy) => {
       const entries: DriverEntry[] = [];
-      for await (const entry of this.#files.list(dir, { skipHidden, signal })) entries.push(entry);
+      for await (const entry of this.#files.list(dir, { skipHidden, signal: lazy.signal }))
+        entries.push(entry);
       return entries;
     });
   }
@@ -140,8 +208,8 @@ export class Operation {
     expect: WriteExpectation | undefined,
     refusals: readonly Refusal[],
   ): Promise<{ version: string }> {
-    return this.#call(true, refusals, (signal) =>
-      this.#files.write(path, content, { expect, op: this.id, signal }),
+    return this.#call(true, refusals, (lazy) =>
+      this.#files.write(path, content, new WriteOptions(lazy, this.id, expect)),
     );
   }
 
@@ -161,7 +229,7 @@ export class Operation {
       }
     };
     try {
-      return await this.#call(true, [], (signal) => update(path, guarded, { op: this.id, signal }));
+      return await this.#call(true, [], (lazy) => update(path, guarded, new ChangeOptions(lazy, this.id)));
     } catch (error) {
       if (failed) throw failed.error;
       throw error;
@@ -169,23 +237,23 @@ export class Operation {
   }
 
   remove(path: DriverPath): Promise<boolean> {
-    return this.#call(true, [], (signal) => this.#files.remove(path, { op: this.id, signal }));
+    return this.#call(true, [], (lazy) => this.#files.remove(path, new ChangeOptions(lazy, this.id)));
   }
 
   move(from: DriverPath, to: DriverPath): Promise<void> {
-    return this.#call(true, ['NOT_FOUND', 'PATH_CONFLICT', 'ALREADY_EXISTS'], (signal) =>
-      this.#files.move(from, to, { op: this.id, signal }),
+    return this.#call(true, ['NOT_FOUND', 'PATH_CONFLICT', 'ALREADY_EXISTS'], (lazy) =>
+      this.#files.move(from, to, new ChangeOptions(lazy, this.id)),
     );
   }
 
   async #call<T>(
     change: boolean,
     refusals: readonly Refusal[],
-    run: (signal: AbortSignal) => Promise<T>,
+    run: (lazy: LazySignal) => Promise<T>,
   ): Promise<T> {
     if (this.engine.closed) throw new MemoryToolError('BACKEND', STORE_CLOSED);
     const { timeoutMs } = this.engine.options;
-    const controller = new AbortController();
+    const lazy = new LazySignal();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -194,11 +262,11 @@ export class Operation {
           'BACKEND',
           change ? changeOutcomeUnknown(reason) : storeUnavailable(reason),
         );
-        controller.abort(error);
+        lazy.abort(error);
         reject(error);
       }, timeoutMs);
     });
-    const work = Promise.resolve().then(() => run(controller.signal));
+    const work = Promise.resolve().then(() => run(lazy));
     try {
       return await Promise.race([work, deadline]);
     } catch (error) {

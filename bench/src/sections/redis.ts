@@ -1,0 +1,584 @@
+// The Redis store (@memdir/redis) in one run: round trips per command counted on the wire (and by
+// ioredis's own tracing channel), the latency of each command against the raw ioredis client doing
+// the same reads and writes, the bytes Redis sends back for `view /memories` of a 10,000-file
+// tree, and whether a view costs more in a namespace of 100,000 files than in one of 100.
+
+import { randomUUID } from 'node:crypto';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { performance } from 'node:perf_hooks';
+import { createInMemoryStore, type DriverPath, type MemoryCommand, type MemoryStore } from '@memdir/core';
+import { createRedisDriver, createRedisStore, type RedisDriver } from '@memdir/redis';
+import { startRoundTripCounter, startServers } from '@memdir/test-support';
+import { Redis } from 'ioredis';
+import { VerificationError } from '../bench.js';
+import { formatRatio, median } from '../stats.js';
+import type { BenchSection, SectionContext } from './section.js';
+
+const SEED: MemoryCommand[] = [
+  { command: 'create', path: '/memories/notes/a.md', file_text: 'alpha\nbeta\ngamma' },
+  { command: 'create', path: '/memories/notes/b.md', file_text: 'b' },
+  { command: 'create', path: '/memories/notes/deep/c.md', file_text: 'c' },
+  { command: 'create', path: '/memories/top.md', file_text: 'top' },
+];
+
+interface TripCase {
+  label: string;
+  command: MemoryCommand;
+  goal: number;
+}
+
+const TRIP_CASES: TripCase[] = [
+  { label: 'view a file', command: { command: 'view', path: '/memories/notes/a.md' }, goal: 1 },
+  { label: 'view a directory', command: { command: 'view', path: '/memories/notes' }, goal: 1 },
+  { label: 'view /memories', command: { command: 'view', path: '/memories' }, goal: 1 },
+  { label: 'view a missing path', command: { command: 'view', path: '/memories/missing.md' }, goal: 1 },
+  {
+    label: 'create a new file',
+    command: { command: 'create', path: '/memories/new/x.md', file_text: 'x' },
+    goal: 1,
+  },
+  {
+    label: 'create over a file',
+    command: { command: 'create', path: '/memories/top.md', file_text: 'y' },
+    goal: 1,
+  },
+  {
+    label: 'str_replace',
+    command: { command: 'str_replace', path: '/memories/notes/a.md', old_str: 'beta', new_str: 'BETA' },
+    goal: 2,
+  },
+  {
+    label: 'insert',
+    command: { command: 'insert', path: '/memories/notes/a.md', insert_line: 1, insert_text: 'one' },
+    goal: 2,
+  },
+  {
+    label: 'rename a file',
+    command: { command: 'rename', old_path: '/memories/notes/b.md', new_path: '/memories/b.md' },
+    goal: 1,
+  },
+  {
+    label: 'rename a directory',
+    command: { command: 'rename', old_path: '/memories/notes/deep', new_path: '/memories/moved' },
+    goal: 1,
+  },
+  { label: 'delete a file', command: { command: 'delete', path: '/memories/new/x.md' }, goal: 1 },
+  { label: 'delete a directory', command: { command: 'delete', path: '/memories/moved' }, goal: 1 },
+];
+
+/** ioredis announces every command it writes on this channel (ioredis >= 5.11). */
+const COMMAND_CHANNEL = 'tracing:ioredis:command:start';
+
+class CommandCount {
+  count = 0;
+  readonly #listener = () => {
+    this.count++;
+  };
+  start(): void {
+    subscribe(COMMAND_CHANNEL, this.#listener);
+  }
+  stop(): void {
+    unsubscribe(COMMAND_CHANNEL, this.#listener);
+  }
+}
+
+async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    if (keys.length > 0) await redis.unlink(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
+
+/** Runs commands `width` at a time. */
+async function runAll(store: MemoryStore, commands: MemoryCommand[], width = 500): Promise<void> {
+  for (let start = 0; start < commands.length; start += width) {
+    await Promise.all(commands.slice(start, start + width).map((command) => store.execute(command)));
+  }
+}
+
+function tree(folders: number, files: number, under = ''): MemoryCommand[] {
+  const commands: MemoryCommand[] = [];
+  for (let folder = 0; folder < folders; folder++) {
+    for (let file = 0; file < files; file++) {
+      commands.push({
+        command: 'create',
+        path: `/memories/${under}d${String(folder).padStart(3, '0')}/f${String(file).padStart(3, '0')}.md`,
+        file_text: `file ${folder}/${file}\n`,
+      });
+    }
+  }
+  return commands;
+}
+
+// --- latency against the raw client ----------------------------------------------------------------
+
+/** One timed operation on both sides; `before`/`after` run untimed around each block. */
+type Side = 'memdir' | 'driver' | 'direct';
+
+interface LatencyCase {
+  label: string;
+  raw: string;
+  /** The command through the store (engine and driver). */
+  memdir: (index: number) => Promise<unknown>;
+  /** The same through the Redis driver alone (what the engine asks of it), on its own namespace. */
+  driver: (index: number) => Promise<unknown>;
+  /** The raw client. */
+  direct: (index: number) => Promise<unknown>;
+  before?: (side: Side, count: number) => Promise<void>;
+}
+
+/**
+ * The raw client's keys: the plainest layout that holds what memdir's does, with contents keyed by
+ * path (memdir keys them by version, which a raw client could not read in one round trip).
+ */
+function keysOf(prefix: string) {
+  const base = `${prefix}{${prefix}/bench}`;
+  return { f: `${base}:f`, v: `${base}:v`, i: `${base}:i`, s: `${base}:s`, r: `${base}:r`, q: `${base}:q` };
+}
+
+/** Writes the seed files into the raw client's layout: contents, versions, index, sizes. */
+async function seedRaw(raw: Redis, prefix: string): Promise<void> {
+  const k = keysOf(prefix);
+  for (const command of SEED) {
+    const { path, file_text } = command as { path: string; file_text: string };
+    const segments = path.slice('/memories/'.length).split('/');
+    const multi = raw.multi().hset(k.f, segments.join('/'), file_text).hset(k.v, segments.join('/'), 'v0');
+    for (let depth = 1; depth <= segments.length; depth++) {
+      const parent = segments.slice(0, depth - 1).join('/');
+      const member = `${parent}\u0000${segments[depth - 1]}`;
+      multi.zadd(k.i, 0, member);
+      if (depth < segments.length) multi.zadd(k.i, 0, `\u0001${member}`);
+      multi.hincrby(k.s, parent, Buffer.byteLength(file_text));
+    }
+    await multi.exec();
+  }
+}
+
+function latencyCases(store: MemoryStore, driver: RedisDriver, raw: Redis, rawPrefix: string): LatencyCase[] {
+  const k = keysOf(rawPrefix);
+  const path = (text: string) => text as DriverPath;
+  const op = () => randomUUID();
+  // What the engine does for an edit: read, then write with the version read.
+  const driverEdit = async (at: string, edit: (content: string) => string) => {
+    const node = await driver.read(path(at));
+    if (node?.kind !== 'file') throw new Error(`${at} is not a file`);
+    return driver.write(path(at), edit(node.content), { op: op(), expect: { version: node.version } });
+  };
+  let driverFlip = false;
+  const version = () => Math.random().toString(36).slice(2, 18);
+  const readFile = (path: string) => raw.pipeline().hget(k.f, path).hget(k.v, path).exec();
+  // The writes memdir's scripts make beside the data: the operation's receipt and its time.
+  const receipt = (multi: ReturnType<Redis['multi']>) => {
+    const op = version();
+    return multi.hset(k.r, op, 'ok').zadd(k.q, Date.now(), op);
+  };
+  const writeFile = (path: string, content: string, dirs: string[]) => {
+    const multi = raw
+      .multi()
+      .hset(k.f, path, content)
+      .hset(k.v, path, version())
+      .hset(k.s, path, Buffer.byteLength(content));
+    for (const dir of dirs) multi.hincrby(k.s, dir, 1);
+    return receipt(multi).exec();
+  };
+  let flip = false;
+  return [
+    {
+      label: 'view a file',
+      raw: 'HGET content + HGET version, pipelined (1 round trip)',
+      memdir: () => store.view({ command: 'view', path: '/memories/notes/a.md' }),
+      driver: () => driver.describe(path('notes/a.md'), { limit: 1000 }),
+      direct: () => readFile('notes/a.md'),
+    },
+    {
+      label: 'view a directory (3 entries, 2 levels)',
+      raw: 'children, then their kinds and sizes, then the subfolder\u2019s (3 round trips)',
+      memdir: () => store.view({ command: 'view', path: '/memories/notes' }),
+      driver: () => driver.describe(path('notes'), { limit: 1000 }),
+      direct: async () => {
+        const [children, size] = (await raw
+          .pipeline()
+          .zrangebylex(k.i, '[notes\u0000', '(notes\u0001')
+          .hget(k.s, 'notes')
+          .exec())!.map(([, value]) => value) as [string[], string];
+        const names = children.map((member) => member.slice('notes\u0000'.length));
+        const second = raw.pipeline();
+        for (const name of names)
+          second.zscore(k.i, `\u0001notes\u0000${name}`).hstrlen(k.f, `notes/${name}`);
+        const kinds = (await second.exec())!.map(([, value]) => value);
+        const third = raw.pipeline();
+        names.forEach((name, index) => {
+          if (kinds[index * 2] !== null) {
+            third.hget(k.s, `notes/${name}`).zrangebylex(k.i, `[notes/${name}\u0000`, `(notes/${name}\u0001`);
+          }
+        });
+        return [size, kinds, await third.exec()];
+      },
+    },
+    {
+      label: 'view a missing path',
+      raw: 'HGET version + ZSCORE directory entry, pipelined (1 round trip)',
+      memdir: () => store.view({ command: 'view', path: '/memories/missing.md' }).catch(() => undefined),
+      driver: () => driver.describe(path('missing.md'), { limit: 1000 }),
+      direct: () => raw.pipeline().hget(k.v, 'missing.md').zscore(k.i, '\u0001\u0000missing.md').exec(),
+    },
+    {
+      label: 'create a new file',
+      raw: 'MULTI: HSET content, version, size, ZADD index, HINCRBY 2 sizes, the receipt (1 round trip)',
+      memdir: (index) =>
+        store.create({ command: 'create', path: `/memories/notes/new-${index}.md`, file_text: 'x' }),
+      driver: (index) => driver.write(path(`notes/new-${index}.md`), 'x', { op: op() }),
+      direct: (index) =>
+        receipt(
+          raw
+            .multi()
+            .hset(k.f, `notes/new-${index}.md`, 'x')
+            .hset(k.v, `notes/new-${index}.md`, version())
+            .hset(k.s, `notes/new-${index}.md`, 1)
+            .zadd(k.i, 0, `notes\u0000new-${index}.md`)
+            .hincrby(k.s, '', 1)
+            .hincrby(k.s, 'notes', 1),
+        ).exec(),
+      before: async (side, count) => {
+        const paths = Array.from({ length: count }, (_, index) => `notes/new-${index}.md`);
+        if (side === 'memdir') {
+          for (const at of paths)
+            await store.delete({ command: 'delete', path: `/memories/${at}` }).catch(() => {});
+        } else if (side === 'driver') {
+          for (const at of paths) await driver.remove(path(at), { op: op() });
+        } else {
+          await raw.hdel(k.f, ...paths);
+        }
+      },
+    },
+    {
+      label: 'str_replace',
+      raw: 'read content + version, then MULTI: HSET content, version, size, HINCRBY 2 sizes, the receipt (2 round trips)',
+      memdir: () => {
+        flip = !flip;
+        return store.str_replace({
+          command: 'str_replace',
+          path: '/memories/notes/a.md',
+          old_str: flip ? 'beta' : 'BETA',
+          new_str: flip ? 'BETA' : 'beta',
+        });
+      },
+      driver: () => {
+        driverFlip = !driverFlip;
+        return driverEdit('notes/a.md', (content) =>
+          driverFlip ? content.replace('beta', 'BETA') : content.replace('BETA', 'beta'),
+        );
+      },
+      direct: async () => {
+        const [[, content]] = (await readFile('notes/a.md'))! as [[unknown, string]];
+        const updated = content.includes('beta')
+          ? content.replace('beta', 'BETA')
+          : content.replace('BETA', 'beta');
+        return writeFile('notes/a.md', updated, ['', 'notes']);
+      },
+    },
+    {
+      label: 'insert',
+      raw: 'read content + version, then MULTI: HSET content, version, size, HINCRBY 2 sizes, the receipt (2 round trips)',
+      memdir: () =>
+        store.insert({
+          command: 'insert',
+          path: '/memories/notes/log.md',
+          insert_line: 1,
+          insert_text: 'line',
+        }),
+      driver: () =>
+        driverEdit('notes/log.md', (content) => {
+          const lines = content.split('\n');
+          lines.splice(1, 0, 'line');
+          return lines.join('\n');
+        }),
+      direct: async () => {
+        const [[, content]] = (await readFile('notes/log.md'))! as [[unknown, string]];
+        const lines = content.split('\n');
+        lines.splice(1, 0, 'line');
+        return writeFile('notes/log.md', lines.join('\n'), ['', 'notes']);
+      },
+      before: async (side) => {
+        if (side === 'memdir') {
+          await store.create({ command: 'create', path: '/memories/notes/log.md', file_text: '# log' });
+        } else if (side === 'driver') {
+          await driver.write(path('notes/log.md'), '# log', { op: op() });
+        } else {
+          await raw.hset(k.f, 'notes/log.md', '# log');
+        }
+      },
+    },
+    {
+      label: 'rename a file',
+      raw: 'read content + version, then MULTI: HSET and HDEL content, version and size, ZREM + ZADD index, the receipt (2 round trips)',
+      memdir: (index) =>
+        store.rename({
+          command: 'rename',
+          old_path: index % 2 === 0 ? '/memories/notes/b.md' : '/memories/notes/b2.md',
+          new_path: index % 2 === 0 ? '/memories/notes/b2.md' : '/memories/notes/b.md',
+        }),
+      driver: (index) =>
+        index % 2 === 0
+          ? driver.move(path('notes/b.md'), path('notes/b2.md'), { op: op() })
+          : driver.move(path('notes/b2.md'), path('notes/b.md'), { op: op() }),
+      direct: async (index) => {
+        const [from, to] = index % 2 === 0 ? ['notes/b.md', 'notes/b2.md'] : ['notes/b2.md', 'notes/b.md'];
+        const [[, content], [, fileVersion]] = (await readFile(from))! as [
+          [unknown, string],
+          [unknown, string],
+        ];
+        return receipt(
+          raw
+            .multi()
+            .hset(k.f, to, content)
+            .hset(k.v, to, fileVersion)
+            .hset(k.s, to, Buffer.byteLength(content))
+            .hdel(k.f, from)
+            .hdel(k.v, from)
+            .hdel(k.s, from)
+            .zrem(k.i, `notes\u0000${from.slice(6)}`)
+            .zadd(k.i, 0, `notes\u0000${to.slice(6)}`),
+        ).exec();
+      },
+    },
+    {
+      label: 'delete a file',
+      raw: 'MULTI: HDEL content, version and size, ZREM index, HINCRBY 2 sizes, the receipt (1 round trip)',
+      memdir: (index) => store.delete({ command: 'delete', path: `/memories/notes/gone-${index}.md` }),
+      driver: (index) => driver.remove(path(`notes/gone-${index}.md`), { op: op() }),
+      direct: (index) =>
+        receipt(
+          raw
+            .multi()
+            .hdel(k.f, `notes/gone-${index}.md`)
+            .hdel(k.v, `notes/gone-${index}.md`)
+            .hdel(k.s, `notes/gone-${index}.md`)
+            .zrem(k.i, `notes\u0000gone-${index}.md`)
+            .hincrby(k.s, '', -1)
+            .hincrby(k.s, 'notes', -1),
+        ).exec(),
+      before: async (side, count) => {
+        const creates: MemoryCommand[] = Array.from({ length: count }, (_, index) => ({
+          command: 'create',
+          path: `/memories/notes/gone-${index}.md`,
+          file_text: 'x',
+        }));
+        if (side === 'memdir') await runAll(store, creates, 100);
+        else if (side === 'driver') {
+          for (let index = 0; index < count; index++) {
+            await driver.write(path(`notes/gone-${index}.md`), 'x', { op: op() });
+          }
+        } else
+          for (const command of creates)
+            await raw.hset(k.f, (command as { path: string }).path.slice(10), 'x');
+      },
+    },
+  ];
+}
+
+interface Latency {
+  /** Median of the per-operation latencies, µs. */
+  p50: number;
+  /** Mean, µs. */
+  mean: number;
+}
+
+function latency(samples: number[]): Latency {
+  return {
+    p50: median(samples) * 1000,
+    mean: (samples.reduce((sum, value) => sum + value, 0) / samples.length) * 1000,
+  };
+}
+
+/**
+ * Times the two sides operation by operation, interleaved (a, b, b, a, a, b...), so that a
+ * neighbour loading the machine for a moment slows both alike; `before` runs untimed at the start
+ * of each round, for both sides.
+ */
+async function compare<S extends string>(
+  sides: Record<S, (index: number) => Promise<unknown>>,
+  rounds: number,
+  count: number,
+  before?: (side: S) => Promise<void>,
+): Promise<Record<S, Latency>> {
+  const names = Object.keys(sides) as S[];
+  const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<S, number[]>;
+  for (let round = -1; round < rounds; round++) {
+    for (const side of names) await before?.(side);
+    globalThis.gc?.();
+    for (let index = 0; index < count; index++) {
+      // Each operation, the order of the sides turns by one.
+      for (let turn = 0; turn < names.length; turn++) {
+        const side = names[(index + round + 1 + turn) % names.length]!;
+        const started = performance.now();
+        await sides[side](index);
+        // The first round warms up every side and is not counted.
+        if (round >= 0) samples[side].push(performance.now() - started);
+      }
+    }
+  }
+  return Object.fromEntries(names.map((name) => [name, latency(samples[name])])) as Record<S, Latency>;
+}
+
+const micro = (value: number) => Math.round(value).toLocaleString('en-US');
+
+export function redisSection(): BenchSection {
+  return {
+    id: 'redis',
+    summary:
+      'the Redis store: round trips on the wire, latency against raw ioredis, bytes of a 10,000-file view, 100 vs 100,000 files',
+    async run(context: SectionContext) {
+      const rounds = context.quick ? 5 : 15;
+      const count = context.quick ? 50 : 200;
+      const servers = await startServers(['redis'], { log: (line) => context.log(`[redis] ${line}`) });
+      const url = servers.env['REDIS_URL']!;
+      const prefix = `memdir-bench-${process.pid}:`;
+      const admin = new Redis(url);
+      admin.on('error', () => {});
+      const counter = await startRoundTripCounter(url);
+      const opened: MemoryStore[] = [];
+      const open = (namespace: string, through = url) => {
+        const store = createRedisStore({ url: through, keyPrefix: prefix, namespace });
+        opened.push(store);
+        return store;
+      };
+      const lines: string[] = ['## Redis store (@memdir/redis)', ''];
+      try {
+        context.log(`[redis] server ${servers.sources['redis'] ?? ''}; counting round trips per command`);
+        // Round trips, on the wire and as ioredis counts commands: after a warm-up run on another
+        // namespace, so that the server has every script (the very first call of a script on a node
+        // is EVALSHA, then EVAL: two).
+        for (const namespace of ['warm', 'count']) {
+          const store = open(namespace, counter.url);
+          for (const command of SEED) await store.execute(command);
+          const tracing = new CommandCount();
+          const trips: Array<{ turns: number; commands: number }> = [];
+          for (const { command } of TRIP_CASES) {
+            counter.resetStats();
+            tracing.count = 0;
+            tracing.start();
+            await store.execute(command).catch(() => {});
+            tracing.stop();
+            trips.push({ turns: counter.stats().turns, commands: tracing.count });
+          }
+          if (namespace === 'warm') continue;
+          lines.push(
+            'Round trips per command, counted on the wire by a loopback proxy (a turn: the client sends after the server spoke) and by ioredis\u2019s `ioredis:command` tracing channel (commands written).',
+            '',
+            '| command | round trips on the wire | ioredis commands | goal | result |',
+            '|---|---:|---:|---:|---|',
+          );
+          TRIP_CASES.forEach((testCase, index) => {
+            const { turns, commands } = trips[index]!;
+            const pass = turns <= testCase.goal && commands === turns;
+            lines.push(
+              `| ${testCase.label} | ${turns} | ${commands} | ${testCase.goal === 1 ? '1' : `<= ${testCase.goal}`} | ${pass ? 'PASS' : 'ABOVE'} |`,
+            );
+          });
+        }
+
+        // Latency against raw ioredis.
+        context.log(
+          `[redis] latency of each command against raw ioredis (${rounds} rounds of ${count}, interleaved)`,
+        );
+        const store = open('bench');
+        const rawPrefix = `${prefix}raw:`;
+        for (const command of SEED) await store.execute(command);
+        const driverRoot = createRedisDriver({ url, keyPrefix: prefix });
+        const driver = driverRoot.namespace('benchdriver');
+        const driverSeed = createRedisStore({ url, keyPrefix: prefix, namespace: 'benchdriver' });
+        for (const command of SEED) await driverSeed.execute(command);
+        await driverSeed.close();
+        const raw = new Redis(url);
+        raw.on('error', () => {});
+        await seedRaw(raw, rawPrefix);
+        lines.push(
+          '',
+          `Latency per command, microseconds: the median (p50) and the mean of ${rounds * count} operations on each side, interleaved one by one, against the raw ioredis client doing the same reads and writes on the same layout in as few round trips as it can, on the plainest layout (contents keyed by path): the same writes, receipts included, but none of memdir's checks (a raw client could make them atomic only with WATCH, one more round trip), and no validation or rendering. The ratio (goal <= 1.5x) is of the medians; "driver alone" is the same work through the Redis driver without the engine (validation, deadlines, rendering), to show where the time goes.`,
+          '',
+          '| command | memdir p50 | driver alone p50 | raw p50 | ratio p50 | driver alone / raw p50 | ratio of means | result | raw client does |',
+          '|---|---:|---:|---:|---:|---:|---:|---|---|',
+        );
+        for (const testCase of latencyCases(store, driver, raw, rawPrefix)) {
+          const timed = await compare(
+            { memdir: testCase.memdir, driver: testCase.driver, direct: testCase.direct },
+            rounds,
+            count,
+            (side) => testCase.before?.(side, count) ?? Promise.resolve(),
+          );
+          const ratio = timed.memdir.p50 / timed.direct.p50;
+          lines.push(
+            `| ${testCase.label} | ${micro(timed.memdir.p50)} | ${micro(timed.driver.p50)} | ${micro(timed.direct.p50)} | ${formatRatio(ratio)} | ${formatRatio(timed.driver.p50 / timed.direct.p50)} | ${formatRatio(timed.memdir.mean / timed.direct.mean)} | ${ratio <= 1.5 ? 'PASS' : 'ABOVE'} | ${testCase.raw} |`,
+          );
+        }
+        await driverRoot.close();
+        raw.disconnect();
+
+        // Bytes of a big listing, checked against the reference first.
+        context.log('[redis] writing a tree of 10,000 files');
+        const big = open('tree10k');
+        const reference = createInMemoryStore();
+        const files = tree(100, 100);
+        await runAll(big, files);
+        await runAll(reference, files);
+        const viewRoot = { command: 'view', path: '/memories' } as const;
+        const expected = await reference.view(viewRoot);
+        const counted = open('tree10k', counter.url);
+        if ((await counted.view(viewRoot)) !== expected) {
+          throw new VerificationError(
+            '[redis] view /memories of the 10,000-file tree differs from the reference store',
+          );
+        }
+        counter.resetStats();
+        const text = await counted.view(viewRoot);
+        const traffic = counter.stats();
+        const textBytes = Buffer.byteLength(text);
+        const ratio = traffic.bytesToClient / textBytes;
+        lines.push(
+          '',
+          'Bytes Redis sends back for `view /memories` of 10,000 files in 100 folders (the result is cut at 16,000 characters; the result text is what the model reads).',
+          '',
+          '| result text bytes | bytes from Redis | bytes to Redis | ratio from Redis / text | goal | result |',
+          '|---:|---:|---:|---:|---:|---|',
+          `| ${textBytes.toLocaleString('en-US')} | ${traffic.bytesToClient.toLocaleString('en-US')} | ${traffic.bytesToServer.toLocaleString('en-US')} | ${formatRatio(ratio)} | <= 2.00x | ${ratio <= 2 ? 'PASS' : 'ABOVE'} |`,
+        );
+
+        // A view does not grow with the namespace.
+        context.log('[redis] writing namespaces of 100 and 100,000 files');
+        const small = open('ns100');
+        const large = open('ns100k');
+        await runAll(small, tree(1, 100, 'target/'));
+        await runAll(large, [...tree(1, 100, 'target/'), ...tree(999, 100, 'other/')]);
+        const viewTarget = { command: 'view', path: '/memories/target/d000' } as const;
+        if ((await small.view(viewTarget)) !== (await large.view(viewTarget))) {
+          throw new VerificationError('[redis] the 100-file folder lists differently in the two namespaces');
+        }
+        context.log('[redis] timing the view of the same 100-file folder in both');
+        const scale = await compare(
+          { a: () => large.view(viewTarget), b: () => small.view(viewTarget) },
+          rounds,
+          count,
+        );
+        const scaleRatio = scale.a.p50 / scale.b.p50;
+        lines.push(
+          '',
+          `\`view\` of a folder of 100 files, microseconds (p50 and mean of ${rounds * count} views each, interleaved): in a namespace of 100,000 files against one of 100.`,
+          '',
+          '| 100 files p50 | 100,000 files p50 | ratio p50 | 100 files mean | 100,000 files mean | ratio mean | goal | result |',
+          '|---:|---:|---:|---:|---:|---:|---:|---|',
+          `| ${micro(scale.b.p50)} | ${micro(scale.a.p50)} | ${formatRatio(scaleRatio)} | ${micro(scale.b.mean)} | ${micro(scale.a.mean)} | ${formatRatio(scale.a.mean / scale.b.mean)} | <= 1.20x | ${scaleRatio <= 1.2 ? 'PASS' : 'ABOVE'} |`,
+        );
+        return lines.join('\n');
+      } finally {
+        for (const store of opened) await store.close().catch(() => {});
+        await deleteKeys(admin, `${prefix}*`).catch(() => {});
+        admin.disconnect();
+        await counter.close();
+        await servers.stop();
+      }
+    },
+  };
+}

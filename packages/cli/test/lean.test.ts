@@ -1,0 +1,94 @@
+// memdir installs without a test runner: vitest and fast-check are optional peer dependencies that
+// only `memdir conformance` loads. These tests run the built CLI from a folder laid out as npm would
+// install it (memdir, @memdir/core, @memdir/fs and memdir's own dependencies, nothing else), outside
+// the workspace, so nothing can find the workspace's vitest. (pnpm check:packages does the same from
+// the packed tarballs with a real npm install, and measures its size.)
+import { cp, mkdir, realpath, symlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import manifest from '../package.json' with { type: 'json' };
+import { runCli, tempFolder } from './helpers.js';
+
+const PACKAGES = fileURLToPath(new URL('../../', import.meta.url));
+const CLI_MODULES = join(PACKAGES, 'cli', 'node_modules');
+
+let install: { path: string; remove: () => Promise<void> };
+let bin: string;
+
+async function copyPackage(from: string, to: string): Promise<void> {
+  await mkdir(to, { recursive: true });
+  await cp(join(from, 'package.json'), join(to, 'package.json'));
+  await cp(join(from, 'dist'), join(to, 'dist'), { recursive: true });
+}
+
+beforeAll(async () => {
+  install = await tempFolder();
+  const modules = join(install.path, 'node_modules');
+  await copyPackage(join(PACKAGES, 'cli'), join(modules, 'memdir'));
+  await copyPackage(join(PACKAGES, 'core'), join(modules, '@memdir', 'core'));
+  await copyPackage(join(PACKAGES, 'fs'), join(modules, '@memdir', 'fs'));
+  // memdir's own dependencies, as installed for the workspace (their dependencies resolve there).
+  for (const name of Object.keys(manifest.dependencies)) {
+    if (name.startsWith('@memdir/')) continue;
+    const target = join(modules, name);
+    await mkdir(dirname(target), { recursive: true });
+    await symlink(await realpath(join(CLI_MODULES, name)), target, 'dir');
+  }
+  bin = join(modules, 'memdir', 'dist', 'bin.js');
+});
+
+afterAll(async () => {
+  await install?.remove();
+});
+
+function memdir(args: string[], input?: string) {
+  return runCli(args, { cwd: install.path, ...(input === undefined ? {} : { input }), bin });
+}
+
+describe('memdir without vitest and fast-check', () => {
+  it('depends on neither: they are optional peer dependencies', () => {
+    const dependencies = Object.keys(manifest.dependencies);
+    for (const tool of ['vitest', 'fast-check', 'vite']) expect(dependencies).not.toContain(tool);
+    expect(manifest.peerDependenciesMeta).toEqual({
+      'fast-check': { optional: true },
+      vitest: { optional: true },
+    });
+  });
+
+  it('runs the store commands', async () => {
+    const created = await memdir(['create', '/memories/a.md', '--text', 'hi']);
+    expect(created).toEqual({
+      code: 0,
+      stdout: 'File created successfully at: /memories/a.md\n',
+      stderr: '',
+    });
+    const viewed = await memdir(['view', '/memories/a.md']);
+    expect(viewed.stdout).toBe("Here's the content of /memories/a.md with line numbers:\n     1\thi\n");
+  });
+
+  it('serves over MCP', async () => {
+    // stdin closes at once: the server starts, logs its one line and stops.
+    const served = await memdir(['serve', '--store', 'memory:'], '');
+    expect(served.code, served.stderr).toBe(0);
+    expect(served.stderr).toBe('memdir: serving memory: over MCP on stdio (tool "memory")\n');
+  });
+
+  it('conformance says what to install, exit 2', async () => {
+    const result = await memdir(['conformance', './node_modules/memdir/package.json']);
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'memdir: conformance needs vitest and fast-check, which memdir does not install (the store commands and memdir serve do not need a test runner)\n' +
+        'Install them next to memdir in your project: npm install --save-dev memdir vitest fast-check\n' +
+        'or run it once with: npx -p memdir -p vitest -p fast-check memdir conformance ./my-store.ts\n',
+    });
+  });
+
+  it('conformance --help needs neither', async () => {
+    const result = await memdir(['conformance', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: memdir conformance MODULE/);
+  });
+});

@@ -1,0 +1,147 @@
+// memdir copy / export / import as a user runs them: the built CLI in a child process.
+import { spawn } from 'node:child_process';
+import { readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createFsStore } from '@memdir/fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, cliEnv, runCli, tempFolder } from './helpers.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function folder(): Promise<string> {
+  const created = await tempFolder();
+  cleanups.push(created.remove);
+  return created.path;
+}
+
+async function countFiles(dir: string): Promise<number> {
+  let count = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => [])) {
+    if (entry.isFile()) count++;
+  }
+  return count;
+}
+
+describe('memdir copy, export, import (the built CLI)', () => {
+  it('copy interrupted by SIGINT exits 130; run again, it finishes with every file once, verified', async () => {
+    const base = await folder();
+    const source = createFsStore({ root: join(base, 'a') });
+    for (let index = 0; index < 400; index++) {
+      await source.create({
+        command: 'create',
+        path: `/memories/d${index % 20}/f${index}.md`,
+        file_text: `file ${index}\n`,
+      });
+    }
+    await source.close();
+    const child = spawn(process.execPath, [BIN, 'copy', '--from', 'file:./a', '--to', 'file:./b'], {
+      cwd: base,
+      env: cliEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    // SIGINT once some files are in the target, as a person pressing Ctrl-C would.
+    const started = Date.now();
+    while ((await countFiles(join(base, 'b', 'memories'))) < 20 && Date.now() - started < 20_000) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toContain('memdir: stopping after the files in flight');
+    expect(stderr).toContain('memdir: interrupted: run the same command again to resume');
+    const copiedFirst = await countFiles(join(base, 'b', 'memories'));
+    expect(copiedFirst).toBeLessThan(400);
+    const again = await runCli(['copy', '--from', 'file:./a', '--to', 'file:./b'], { cwd: base });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/: 400 files \(.*\): \d+ copied, \d+ already identical, 0 not copied/);
+    expect(again.stderr).toContain(
+      'memdir: verified: every file is in the target with the same size and SHA-256',
+    );
+    expect(await countFiles(join(base, 'b', 'memories'))).toBe(400);
+  }, 60_000);
+
+  it('export | tar -t lists memories/ and the manifest; import of it restores the files', async () => {
+    const base = await folder();
+    const source = createFsStore({ root: join(base, 'a') });
+    await source.create({ command: 'create', path: '/memories/notes.md', file_text: 'tea\n' });
+    await source.create({ command: 'create', path: '/memories/.archive/old.md', file_text: 'old\n' });
+    await source.close();
+    const exported = await new Promise<Buffer>((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, 'export', '--store', 'file:./a'], {
+        cwd: base,
+        env: cliEnv(),
+      });
+      const chunks: Buffer[] = [];
+      child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+      child.on('error', reject);
+      child.on('close', (code) =>
+        code === 0 ? resolve(Buffer.concat(chunks)) : reject(new Error(`exit ${code}`)),
+      );
+    });
+    await writeFile(join(base, 'memory.tar'), exported);
+    const listed = await new Promise<string>((resolve) => {
+      const tar = spawn('tar', ['-tf', 'memory.tar'], { cwd: base });
+      let out = '';
+      tar.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        out += chunk;
+      });
+      tar.on('close', () => resolve(out));
+    });
+    expect(listed.trim().split('\n').sort()).toEqual(
+      [
+        'memdir-manifest.json',
+        'memories/',
+        'memories/.archive/',
+        'memories/.archive/old.md',
+        'memories/notes.md',
+      ].sort(),
+    );
+    // The archive is binary: it goes in through a shell redirection, as a user would give it.
+    const viaFile = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(
+        'sh',
+        ['-c', `"${process.execPath}" "${BIN}" import --store file:./d < memory.tar`],
+        {
+          cwd: base,
+          env: cliEnv(),
+        },
+      );
+      let err = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        err += chunk;
+      });
+      child.on('close', (code) => resolve({ code, stderr: err }));
+    });
+    expect(viaFile.code).toBe(0);
+    expect(viaFile.stderr).toContain('2 copied');
+    const view = await runCli(['view', '/memories/notes.md', '--store', 'file:./d'], { cwd: base });
+    expect(view.stdout).toBe(
+      "Here's the content of /memories/notes.md with line numbers:\n     1\ttea\n     2\t\n",
+    );
+  }, 60_000);
+
+  it('a mistyped source folder is a usage error (exit 2), and creates nothing', async () => {
+    const base = await folder();
+    const result = await runCli(['copy', '--from', 'file:./nope', '--to', 'file:./b'], { cwd: base });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('memdir: The source store file:./nope does not exist');
+    expect(await readdir(base)).toEqual([]);
+  });
+
+  it('memdir --help lists copy, export and import; each has its own help', async () => {
+    const help = await runCli(['--help']);
+    for (const command of ['copy --from URL --to URL', 'export [--store URL]', 'import [--store URL]']) {
+      expect(help.stdout).toContain(command);
+    }
+    const copy = await runCli(['copy', '--help']);
+    expect(copy.code).toBe(0);
+    expect(copy.stdout.startsWith('Usage: memdir copy --from URL --to URL')).toBe(true);
+  });
+});

@@ -1,0 +1,27 @@
+/**
+ * Claude's memory tool (`memory_20250818`) in PostgreSQL: every command one transaction and one
+ * round trip (two for `str_replace` and `insert`), names taken literally, content exact.
+ *
+ * ```ts
+ * import pg from 'pg';
+ * import { createPostgresStore } from '@memdir/postgres';
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * const store = createPostgresStore({ pool, namespace: 'user-42' });
+ * await store.create({ command: 'create', path: '/memories/notes.md', file_text: 'Likes tea.' });
+ * ```
+ * @module
+ */
+export {
+  createPostgresDriver,
+  createPostgresStore,
+  DEFAULT_CONNECTION_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_QUERY_TIMEOUT_MS,
+  DEFAULT_SCHEMA,
+  DEFAULT_STATEMENT_TIMEOUT_MS,
+  type PostgresDriver,
+  type PostgresDriverOptions,
+  type PostgresMemoryStore,
+  type PostgresStoreOptions,
+} from './store.js';

@@ -1,0 +1,213 @@
+// Failures with the fault proxy and the real server: a silent server, dropped connections, a
+// restart, a backend terminated mid-command. Bounds are generous (the machine is shared); what is
+// asserted is the error, its words, and that the store goes on.
+import { isMemoryToolError } from '@memdir/core';
+import { startFaultProxy, startPrivatePostgres } from '@memdir/test-support';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createPostgresStore, type PostgresMemoryStore } from '../src/index.js';
+import { databaseUrl, dropSchema, freshSchema, testPool } from './helpers.js';
+
+const admin = testPool();
+afterAll(() => admin.end());
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+/** The outcome of a command and how long it took. */
+async function timed(
+  promise: Promise<string>,
+): Promise<{ ms: number; ok?: string; code?: string; message?: string }> {
+  const started = Date.now();
+  try {
+    const ok = await promise;
+    return { ms: Date.now() - started, ok };
+  } catch (error) {
+    if (!isMemoryToolError(error)) throw error;
+    return { ms: Date.now() - started, code: error.code, message: error.message };
+  }
+}
+
+async function proxiedStore(options: { timeoutMs?: number } = {}) {
+  const schema = freshSchema();
+  const proxy = await startFaultProxy({ target: databaseUrl() });
+  const store = createPostgresStore({ connectionString: proxy.url, schema, ...options });
+  cleanups.push(() => dropSchema(admin, schema));
+  cleanups.push(() => proxy.close());
+  cleanups.push(() => store.close());
+  return { store, proxy, schema };
+}
+
+const view = (store: PostgresMemoryStore, path = '/memories') => store.view({ command: 'view', path });
+
+describe('a silent or dead server', () => {
+  it('a server that stops answering gives BACKEND within 5 s for a view and for a change, and the store goes on', async () => {
+    const { store, proxy } = await proxiedStore();
+    await store.create({ command: 'create', path: '/memories/a.md', file_text: 'a' });
+    proxy.setMode('stall');
+    // The change goes out on the open connection: its outcome is unknown, and the model is told.
+    const change = await timed(store.create({ command: 'create', path: '/memories/b.md', file_text: 'b' }));
+    expect(change.code).toBe('BACKEND');
+    expect(change.ms).toBeLessThan(6_500);
+    expect(change.message).toMatch(
+      /^The memory store is unavailable: .+\. The change may or may not have been saved/,
+    );
+    const read = await timed(view(store, '/memories/a.md'));
+    expect(read.code).toBe('BACKEND');
+    expect(read.ms).toBeLessThan(6_500);
+    expect(read.message).toMatch(/^The memory store is unavailable: .+\. Try again\.$/);
+    proxy.setMode('pass');
+    expect((await timed(view(store, '/memories/a.md'))).ok).toContain('     1\ta');
+  });
+
+  it('a server that accepts connections and never answers gives BACKEND within 5 s on the first command', async () => {
+    const { store, proxy } = await proxiedStore();
+    proxy.setMode('stall');
+    const first = await timed(view(store));
+    expect(first.code).toBe('BACKEND');
+    expect(first.ms).toBeLessThan(6_500);
+    proxy.setMode('pass');
+  });
+
+  it('a server that is down gives BACKEND at once, in plain words without host, port or password', async () => {
+    const proxy = await startFaultProxy({ target: databaseUrl() });
+    const url = new URL(proxy.url);
+    await proxy.close();
+    url.username = 'someone';
+    url.password = 's3cret-pw';
+    const store = createPostgresStore({ connectionString: url.toString(), schema: freshSchema() });
+    cleanups.push(() => store.close());
+    const outcome = await timed(view(store));
+    expect(outcome.code).toBe('BACKEND');
+    expect(outcome.ms).toBeLessThan(5_000);
+    expect(outcome.message).toBe('The memory store is unavailable: cannot connect to PostgreSQL. Try again.');
+    for (const secret of ['s3cret', 'someone', url.port, '127.0.0.1'])
+      expect(outcome.message).not.toContain(secret);
+  });
+});
+
+describe('dropped connections', () => {
+  it('connections reset while idle: the next command reconnects and succeeds', async () => {
+    const { store, proxy } = await proxiedStore();
+    await store.create({ command: 'create', path: '/memories/a.md', file_text: 'a' });
+    await Promise.all(Array.from({ length: 5 }, () => view(store)));
+    proxy.setMode('reset');
+    proxy.setMode('pass');
+    expect(await store.create({ command: 'create', path: '/memories/b.md', file_text: 'b' })).toBe(
+      'File created successfully at: /memories/b.md',
+    );
+    expect(await view(store, '/memories/a.md')).toContain('     1\ta');
+  });
+
+  it('inserts whose connections are reset mid-flight are applied at most once, and each one reported done is there', async () => {
+    const { store, proxy } = await proxiedStore();
+    await store.create({ command: 'create', path: '/memories/log.md', file_text: 'start' });
+    const inserts = Array.from({ length: 100 }, (_, index) =>
+      timed(
+        store.insert({
+          command: 'insert',
+          path: '/memories/log.md',
+          insert_line: 1,
+          insert_text: `line ${index}`,
+        }),
+      ),
+    );
+    const chaos = (async () => {
+      for (let round = 0; round < 6; round++) {
+        await new Promise((resolve) => setTimeout(resolve, 15));
+        proxy.setMode('reset');
+        proxy.setMode('pass');
+      }
+    })();
+    const results = await Promise.all(inserts);
+    await chaos;
+    for (const result of results) if (result.code !== undefined) expect(result.code).toBe('BACKEND');
+    const lines = (await view(store, '/memories/log.md'))
+      .split('\n')
+      .slice(1)
+      .map((line) => line.slice(line.indexOf('\t') + 1));
+    expect(new Set(lines).size).toBe(lines.length);
+    results.forEach((result, index) => {
+      if (result.ok !== undefined) expect(lines).toContain(`line ${index}`);
+    });
+    expect(results.filter((result) => result.ok !== undefined).length).toBeGreaterThan(50);
+  });
+
+  it('idle connections killed by the server do not crash the process, and the store goes on', async () => {
+    const schema = freshSchema();
+    const store = createPostgresStore({ connectionString: databaseUrl(), schema });
+    cleanups.push(() => dropSchema(admin, schema));
+    cleanups.push(() => store.close());
+    await Promise.all(
+      Array.from({ length: 4 }, (_, index) =>
+        store.create({ command: 'create', path: `/memories/${index}.md`, file_text: 'x' }),
+      ),
+    );
+    const { rows } = await admin.query(
+      "SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = 'memdir' AND state = 'idle' AND pid <> pg_backend_pid()",
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await view(store, '/memories/0.md')).toContain('     1\tx');
+  });
+});
+
+describe('the server itself', () => {
+  it('a backend terminated mid-command leaves nothing half-done, and the command or the next one succeeds', async () => {
+    const schema = freshSchema();
+    const store = createPostgresStore({ connectionString: databaseUrl(), schema });
+    cleanups.push(() => dropSchema(admin, schema));
+    cleanups.push(() => store.close());
+    await store.create({ command: 'create', path: '/memories/dir/a.md', file_text: 'a' });
+    // Hold the namespace's lock so the rename waits inside move_v1, then kill its backend.
+    const holder = await admin.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT pg_advisory_xact_lock(${0x6d640002}, hashtext(''))`);
+      const rename = timed(
+        store.rename({ command: 'rename', old_path: '/memories/dir', new_path: '/memories/moved' }),
+      );
+      let killed = 0;
+      for (let tries = 0; tries < 100 && killed === 0; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const { rows } = await admin.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%move_v1%' AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+        );
+        killed = rows.length;
+      }
+      expect(killed).toBe(1);
+      await holder.query('COMMIT');
+      const outcome = await rename;
+      // The driver ran it again on a new connection (its op id makes that safe) or reported it.
+      if (outcome.ok === undefined) expect(outcome.code).toBe('BACKEND');
+      const { rows } = await admin.query(`SELECT path FROM "${schema}".files ORDER BY path`);
+      expect([['dir/a.md'], ['moved/a.md']]).toContainEqual(rows.map((row) => row.path));
+      if (outcome.ok !== undefined) expect(rows[0].path).toBe('moved/a.md');
+    } finally {
+      await holder.query('ROLLBACK').catch(() => {});
+      holder.release();
+    }
+    expect(await store.create({ command: 'create', path: '/memories/after.md', file_text: 'x' })).toBe(
+      'File created successfully at: /memories/after.md',
+    );
+  });
+
+  it('the server restarted: the store reconnects and goes on, data intact', async () => {
+    const server = await startPrivatePostgres();
+    cleanups.push(() => server.close());
+    const store = createPostgresStore({ connectionString: server.url });
+    cleanups.push(() => store.close());
+    await store.create({ command: 'create', path: '/memories/a.md', file_text: 'before' });
+    await Promise.all(Array.from({ length: 3 }, () => view(store)));
+    await server.restart();
+    const after = await timed(view(store, '/memories/a.md'));
+    expect(after.ok).toContain('     1\tbefore');
+    expect(await store.create({ command: 'create', path: '/memories/b.md', file_text: 'after' })).toBe(
+      'File created successfully at: /memories/b.md',
+    );
+    await server.stop();
+    const down = await timed(view(store));
+    expect(down.code).toBe('BACKEND');
+    expect(down.ms).toBeLessThan(6_500);
+  });
+});

@@ -1,0 +1,34 @@
+// `memdir ... --store redis://...`: the CLI loads this module for the redis: and rediss: schemes.
+import type { MemoryStore, MemoryStoreOptions } from '@memdir/core';
+import { createRedisDriver, storeOn } from './driver.js';
+
+/**
+ * Opens a store on the Redis (or Redis Cluster) at `url`, checking the server first, so that a
+ * wrong address or an unusable server is reported before any command. Messages never show the
+ * password of the URL.
+ *
+ * @param url `redis://[user:password@]host[:port][/db]` or `rediss://...`; a Cluster node's URL
+ *   opens the whole Cluster. A `keyPrefix` query parameter sets the key prefix.
+ * @throws MemoryToolError `BACKEND` when the server cannot be reached or must not be used;
+ *   TypeError for an invalid URL or option.
+ */
+export async function openStore(url: string, options: MemoryStoreOptions): Promise<MemoryStore> {
+  let keyPrefix: string | undefined;
+  let address = url;
+  const query = url.indexOf('?');
+  if (query !== -1) {
+    const params = new URLSearchParams(url.slice(query + 1));
+    keyPrefix = params.get('keyPrefix') ?? undefined;
+    params.delete('keyPrefix');
+    const rest = params.toString();
+    address = url.slice(0, query) + (rest ? `?${rest}` : '');
+  }
+  const driver = createRedisDriver({ url: address, keyPrefix, timeoutMs: options.timeoutMs });
+  try {
+    await driver.ready();
+    return storeOn(driver, options);
+  } catch (error) {
+    await driver.close();
+    throw error;
+  }
+}

@@ -1,0 +1,107 @@
+// Where a namespace lives in Redis: its keys, and the form paths take inside them.
+
+/** Default of `keyPrefix`. */
+export const DEFAULT_KEY_PREFIX = 'memdir:';
+
+/**
+ * The keys of one namespace, in the order every script declares them (`KEYS[1]`...). All of them
+ * carry the hash tag `{chain}`, so they share one Cluster slot and one script can reach them all.
+ */
+export interface NamespaceKeys {
+  /** Hash: version -> content (a move leaves contents where they are). */
+  readonly files: string;
+  /** Hash: stored path -> version, for every file. */
+  readonly versions: string;
+  /** Sorted set, every score 0: the index of files and directories (see the scripts). */
+  readonly index: string;
+  /** Hash: file -> its bytes; directory -> total bytes of the files beneath it visible from it. */
+  readonly sizes: string;
+  /** Hash: operation id -> the outcome of the change it made. */
+  readonly receipts: string;
+  /** Sorted set: operation id, scored by the server time (ms) it was recorded at. */
+  readonly receiptTimes: string;
+}
+
+/**
+ * The namespace chain of a driver: `/` for the store without a namespace, `/a` for namespace `a`,
+ * `/a/b` for `b` inside `a`. Namespace names hold no `/`, `{` or `}`, so every chain is a distinct,
+ * non-empty hash tag (an empty tag `{}` would make Redis hash the whole key, scattering the
+ * namespace over many slots).
+ */
+export function childChain(chain: string, name: string): string {
+  return chain === '/' ? `/${name}` : `${chain}/${name}`;
+}
+
+/**
+ * The keys of namespace `chain` under `prefix`: `{prefix}{{prefix}{chain}}:{f|v|i|s|r|q}`. The key
+ * prefix comes first (so `SCAN MATCH memdir:*` and ACL key patterns such as `~memdir:*` cover the
+ * store) and again inside the hash tag, so that stores with different prefixes on one Cluster,
+ * each with its default namespace, do not all land in the slot of `{/}`.
+ */
+export function namespaceKeys(prefix: string, chain: string): NamespaceKeys {
+  const base = `${prefix}{${prefix}${chain}}`;
+  return {
+    files: `${base}:f`,
+    versions: `${base}:v`,
+    index: `${base}:i`,
+    sizes: `${base}:s`,
+    receipts: `${base}:r`,
+    receiptTimes: `${base}:q`,
+  };
+}
+
+/**
+ * @throws TypeError for a prefix holding `{` or `}`: Redis would take the hash tag from the prefix,
+ * putting every namespace in one slot (or splitting one across slots).
+ */
+export function checkKeyPrefix(prefix: unknown): string {
+  if (typeof prefix !== 'string') {
+    throw new TypeError('Invalid memdir Redis option keyPrefix: expected a string');
+  }
+  if (prefix.includes('{') || prefix.includes('}')) {
+    throw new TypeError(
+      `Invalid memdir Redis option keyPrefix ${JSON.stringify(prefix)}: it must not contain "{" or "}" (memdir puts each namespace in its own hash tag)`,
+    );
+  }
+  return prefix;
+}
+
+// --- stored form of paths -----------------------------------------------------------------------
+//
+// Redis sorts the members of a sorted set by their bytes, which for UTF-8 is code point order; a
+// listing is in JavaScript's order, by UTF-16 code units. The two differ only between characters
+// U+E000-U+FFFF and characters above U+FFFF (whose surrogates sort first in UTF-16). Paths are
+// therefore stored in a form whose UTF-8 byte order is JavaScript's order of the original: each
+// character above U+FFFF moves down by 0x2000 (to U+E000-U+10DFFF), each of U+E000-U+FFFF moves up
+// to U+10E000-U+10FFFF. Every other character (all of ASCII, Latin, CJK, Hangul...) is kept, so
+// the stored form is the path itself for nearly every name, is valid UTF-8, and keeps `/`, `.` and
+// every length rule. Listings then come out of Redis in the right order and can be cut on the
+// server.
+
+const REMAPPED = /[\uD800-\uDFFF\uE000-\uFFFF]/;
+
+/** The stored form of a driver path (or name). */
+export function toStored(path: string): string {
+  if (!REMAPPED.test(path)) return path;
+  let stored = '';
+  for (const character of path) {
+    const point = character.codePointAt(0)!;
+    if (point >= 0x10000) stored += String.fromCodePoint(point - 0x2000);
+    else if (point >= 0xe000) stored += String.fromCodePoint(point + 0x100000);
+    else stored += character;
+  }
+  return stored;
+}
+
+/** The driver path (or name) a stored form stands for. */
+export function fromStored(stored: string): string {
+  if (!REMAPPED.test(stored)) return stored;
+  let path = '';
+  for (const character of stored) {
+    const point = character.codePointAt(0)!;
+    if (point >= 0x10e000) path += String.fromCodePoint(point - 0x100000);
+    else if (point >= 0xe000) path += String.fromCodePoint(point + 0x2000);
+    else path += character;
+  }
+  return path;
+}

@@ -1,0 +1,287 @@
+// Failures of the network and of the server, injected for real: the fault proxy between the store
+// and Redis (stall, reset, cut replies), and servers of these tests' own that are killed, restarted
+// and paused. Every failure is a BACKEND error within the deadline, in plain words; nothing is
+// applied twice or late; the same store works again once the fault is gone.
+
+import { isMemoryToolError, type MemoryStore } from '@memdir/core';
+import {
+  type FaultProxy,
+  type PrivateServer,
+  startFaultProxy,
+  startPrivateRedis,
+} from '@memdir/test-support';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_DEFAULTS } from '../src/connection.js';
+import { createRedisStore } from '../src/index.js';
+import { checkLayout, deleteUnder, newRedis, redisUrl, uniquePrefix } from './helpers.js';
+
+const DEADLINE_SLACK_MS = 1_500;
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The outcome of a command, with how long it took. */
+async function timed(
+  promise: Promise<string>,
+): Promise<{ ok?: string; code?: string; message?: string; ms: number }> {
+  const started = Date.now();
+  try {
+    return { ok: await promise, ms: Date.now() - started };
+  } catch (error) {
+    if (!isMemoryToolError(error)) throw error;
+    return { code: error.code, message: error.message, ms: Date.now() - started };
+  }
+}
+
+const create = (path: string, file_text = 'x') => ({ command: 'create' as const, path, file_text });
+const view = (path: string) => ({ command: 'view' as const, path });
+
+/** Retries `run` until it succeeds, for the recovery after a fault (a reconnect takes up to 1 s). */
+async function eventually(run: () => Promise<string>, ms = 10_000): Promise<string> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return await run();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await wait(100);
+    }
+  }
+}
+
+const observer = newRedis();
+beforeAll(() => observer.connect());
+afterAll(() => observer.quit());
+
+describe('through the fault proxy', () => {
+  let proxy: FaultProxy;
+  let prefix: string;
+  let store: MemoryStore;
+  beforeAll(async () => {
+    proxy = await startFaultProxy({ target: redisUrl() });
+  });
+  afterAll(() => proxy.close());
+  afterEach(async () => {
+    proxy.setMode('pass');
+    await store.close();
+    await checkLayout(observer, prefix);
+    await deleteUnder(observer, prefix);
+  });
+
+  function open(options: Parameters<typeof createRedisStore>[0] = {}): MemoryStore {
+    prefix = uniquePrefix('f');
+    store = createRedisStore({ url: proxy.url, keyPrefix: prefix, ...options });
+    return store;
+  }
+
+  it('a stalled server: BACKEND within 5 s for a read and for a change, nothing lands late, then the same store works', async () => {
+    open();
+    await store.create(create('/memories/before.md'));
+    proxy.setMode('stall');
+    proxy.resetStats();
+    const [read, change] = await Promise.all([
+      timed(store.view(view('/memories/before.md'))),
+      timed(store.create(create('/memories/during.md'))),
+    ]);
+    expect(read).toMatchObject({
+      code: 'BACKEND',
+      message: 'The memory store is unavailable: Redis did not answer in time. Try again.',
+    });
+    expect(change).toMatchObject({
+      code: 'BACKEND',
+      message:
+        'The memory store is unavailable: Redis did not answer in time. The change may or may not have been saved: view the path before you try again.',
+    });
+    for (const outcome of [read, change]) expect(outcome.ms).toBeLessThan(5_000 + DEADLINE_SLACK_MS);
+    // The silent connection was given up for a new one (which the stall holds too).
+    await wait(300);
+    expect(proxy.stats().connections).toBeGreaterThanOrEqual(1);
+    // Past the change's window: whatever the network still holds, or ioredis resends, is refused.
+    await wait(6_000 - change.ms);
+    proxy.setMode('pass');
+    expect(await eventually(() => store.view(view('/memories/before.md')))).toContain('     1\tx');
+    await wait(500);
+    await expect(store.view(view('/memories/during.md'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await store.create(create('/memories/after.md'));
+  }, 30_000);
+
+  it('a stalled server with the user\u2019s own client (no timeouts of its own): the engine\u2019s deadline gives BACKEND at 5 s', async () => {
+    prefix = uniquePrefix('f');
+    const own = new Redis(proxy.url, { lazyConnect: true });
+    own.on('error', () => {});
+    store = createRedisStore({ client: own, keyPrefix: prefix });
+    await store.create(create('/memories/a.md'));
+    proxy.setMode('stall');
+    const outcome = await timed(store.view(view('/memories/a.md')));
+    expect(outcome).toMatchObject({
+      code: 'BACKEND',
+      message: 'The memory store is unavailable: it did not answer within 5 seconds. Try again.',
+    });
+    expect(outcome.ms).toBeGreaterThanOrEqual(4_900);
+    expect(outcome.ms).toBeLessThan(5_000 + DEADLINE_SLACK_MS);
+    proxy.setMode('pass');
+    expect(await eventually(() => store.view(view('/memories/a.md')))).toContain('     1\tx');
+    await store.close();
+    own.disconnect();
+  }, 30_000);
+
+  it('connections reset while 50 creates run: each succeeds or says it may not have been saved, and successes are kept', async () => {
+    open();
+    await store.create(create('/memories/warm.md'));
+    const paths = Array.from({ length: 50 }, (_, index) => `/memories/reset/${index}.md`);
+    // Slow the traffic so that the reset finds the creates in flight.
+    proxy.setMode({ kind: 'latency', ms: 20 });
+    proxy.resetStats();
+    const running = paths.map((path) => timed(store.create(create(path, path))));
+    await wait(10);
+    proxy.setMode('reset');
+    await wait(50);
+    proxy.setMode('pass');
+    const outcomes = await Promise.all(running);
+    // The reset dropped the connection the creates were on (opened before the stats were reset):
+    // ioredis made a new one and resent them.
+    expect(proxy.stats().connections).toBeGreaterThanOrEqual(1);
+    for (const [index, outcome] of outcomes.entries()) {
+      if (outcome.ok !== undefined) {
+        expect(outcome.ok).toBe(`File created successfully at: ${paths[index]}`);
+        expect(await eventually(() => store.view(view(paths[index]!)))).toContain(paths[index]);
+      } else {
+        expect(outcome.code).toBe('BACKEND');
+        expect(outcome.message).toMatch(
+          /^The memory store is unavailable: .* The change may or may not have been saved/,
+        );
+        expect(outcome.message).not.toMatch(/127\.0\.0\.1|\d{4,5}|Error|at /);
+      }
+      expect(outcome.ms).toBeLessThan(5_000 + DEADLINE_SLACK_MS);
+    }
+    await eventually(() => store.create(create('/memories/after.md')));
+  }, 30_000);
+
+  it('100 inserts whose replies are cut leave exactly 100 new lines, none twice', async () => {
+    prefix = uniquePrefix('f');
+    // A client like the one the store makes, so the test can see it reconnect.
+    const own = new Redis(proxy.url, { ...REDIS_DEFAULTS });
+    own.on('error', () => {});
+    let reconnects = 0;
+    own.on('reconnecting', () => {
+      reconnects++;
+      // The new connection must get its INFO through: only the insert's reply is cut.
+      proxy.setMode('pass');
+    });
+    store = createRedisStore({ client: own, keyPrefix: prefix });
+    await store.create(create('/memories/log.md', '# log'));
+    let unknown = 0;
+    for (let index = 0; index < 100; index++) {
+      const line = `line ${index}`;
+      await eventually(() => store.view(view('/memories/log.md')));
+      // The insert reads what view just read (the same reply, byte for byte); cut the compare-and-swap's.
+      proxy.resetStats();
+      await store.view(view('/memories/log.md'));
+      const readBytes = proxy.stats().bytesToClient;
+      proxy.setMode({ kind: 'cut', afterBytes: readBytes + 3 });
+      const insert = {
+        command: 'insert' as const,
+        path: '/memories/log.md',
+        insert_line: 1,
+        insert_text: line,
+      };
+      const outcome = await timed(store.insert(insert));
+      proxy.setMode('pass');
+      if (outcome.ok === undefined) {
+        // What the model is told to do: look, and insert again only if the line is not there.
+        unknown++;
+        expect(outcome.message).toContain('The change may or may not have been saved');
+        const content = await eventually(() => store.view(view('/memories/log.md')));
+        if (!content.includes(`\t${line}\n`) && !content.endsWith(`\t${line}`)) await store.insert(insert);
+      } else {
+        expect(outcome.ok).toBe('The file /memories/log.md has been edited.');
+      }
+    }
+    expect(reconnects).toBeGreaterThanOrEqual(100);
+    const content = await store.view({ command: 'view', path: '/memories/log.md', view_range: [1, -1] });
+    const lines = content
+      .split('\n')
+      .slice(1)
+      .map((numbered) => numbered.slice(numbered.indexOf('\t') + 1));
+    expect(lines[0]).toBe('# log');
+    expect(lines.slice(1).sort()).toEqual(Array.from({ length: 100 }, (_, index) => `line ${index}`).sort());
+    // Most replies were resent by ioredis and answered from the receipt, without bothering the model.
+    expect(unknown).toBeLessThan(50);
+    await store.close();
+    own.disconnect();
+  }, 120_000);
+});
+
+describe('a server of the tests\u2019 own', () => {
+  let server: PrivateServer;
+  let store: MemoryStore;
+  beforeAll(async () => {
+    server = await startPrivateRedis();
+  });
+  afterAll(() => server.close());
+  afterEach(() => store.close());
+
+  it('killed: BACKEND within 5 s; restarted (empty): the same store works again', async () => {
+    store = createRedisStore({ url: server.url });
+    await store.create(create('/memories/a.md'));
+    await server.kill();
+    const read = await timed(store.view(view('/memories/a.md')));
+    const change = await timed(store.create(create('/memories/b.md')));
+    expect(read).toMatchObject({
+      code: 'BACKEND',
+      message: expect.stringMatching(
+        /^The memory store is unavailable: the connection to Redis was lost\. Try again\.$/,
+      ),
+    });
+    expect(change).toMatchObject({
+      code: 'BACKEND',
+      message: expect.stringContaining('may or may not have been saved'),
+    });
+    for (const outcome of [read, change]) expect(outcome.ms).toBeLessThan(5_000 + DEADLINE_SLACK_MS);
+    await server.restart();
+    // Redis came back without its data (no persistence) and without the scripts: EVAL again.
+    await eventually(() => store.create(create('/memories/c.md', 'back')));
+    expect(await store.view(view('/memories'))).toContain('/memories/c.md');
+  }, 30_000);
+
+  it('CLIENT PAUSE ALL: BACKEND within 5 s, then the same store works; CLIENT PAUSE WRITE still serves views', async () => {
+    store = createRedisStore({ url: server.url, keyPrefix: uniquePrefix('p') });
+    await store.create(create('/memories/a.md', 'paused'));
+    const admin = newRedis(server.url);
+    await admin.connect();
+    await admin.call('CLIENT', 'PAUSE', '6000', 'ALL');
+    const outcome = await timed(store.view(view('/memories/a.md')));
+    expect(outcome).toMatchObject({ code: 'BACKEND' });
+    expect(outcome.ms).toBeLessThan(5_000 + DEADLINE_SLACK_MS);
+    await admin.call('CLIENT', 'UNPAUSE');
+    expect(await eventually(() => store.view(view('/memories/a.md')))).toContain('paused');
+
+    await admin.call('CLIENT', 'PAUSE', '4000', 'WRITE');
+    // Read scripts carry flags=no-writes, so a write pause lets them through.
+    expect(await timed(store.view(view('/memories/a.md')))).toMatchObject({
+      ok: expect.stringContaining('paused'),
+    });
+    const write = await timed(store.create(create('/memories/b.md')));
+    expect(write).toMatchObject({ code: 'BACKEND' });
+    expect(write.ms).toBeLessThan(5_000 + DEADLINE_SLACK_MS);
+    await admin.call('CLIENT', 'UNPAUSE');
+    await eventually(() => store.create(create('/memories/c.md')));
+    await admin.quit();
+  }, 30_000);
+
+  it('a server paused with SIGSTOP: BACKEND within 5 s, then the same store works again after SIGCONT', async () => {
+    store = createRedisStore({ url: server.url, keyPrefix: uniquePrefix('s') });
+    await store.create(create('/memories/a.md', 'stopped'));
+    await server.pause();
+    try {
+      const outcome = await timed(store.create(create('/memories/b.md')));
+      expect(outcome).toMatchObject({
+        code: 'BACKEND',
+        message: expect.stringContaining('may or may not have been saved'),
+      });
+      expect(outcome.ms).toBeLessThan(5_000 + DEADLINE_SLACK_MS);
+    } finally {
+      await server.resume();
+    }
+    expect(await eventually(() => store.view(view('/memories/a.md')))).toContain('stopped');
+  }, 30_000);
+});

@@ -1,0 +1,144 @@
+// Servers and checks the Redis tests share. The servers come from @memdir/test-support's setup
+// (test/servers.ts: REDIS_URL, and REDIS_CLUSTER_URLS for the Cluster's masters); a missing server
+// fails the run, never skips it.
+
+import { redisClusterNodes, redisUrl } from '@memdir/test-support';
+import { Cluster, Redis } from 'ioredis';
+import { expect } from 'vitest';
+
+export { redisUrl } from '@memdir/test-support';
+
+/** The Cluster's masters (REDIS_CLUSTER_URLS). */
+export function clusterNodes(): Array<{ host: string; port: number }> {
+  return redisClusterNodes();
+}
+
+/** The URL of one Cluster node (the store reaches the whole Cluster through it). */
+export function clusterUrl(): string {
+  const [first] = clusterNodes();
+  return `redis://${first!.host}:${first!.port}`;
+}
+
+export function newRedis(url = redisUrl()): Redis {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  client.on('error', () => {});
+  return client;
+}
+
+export function newCluster(): Cluster {
+  const cluster = new Cluster(clusterNodes(), { lazyConnect: true });
+  cluster.on('error', () => {});
+  return cluster;
+}
+
+/** A key prefix no other test uses. */
+export function uniquePrefix(label = 't'): string {
+  return `mdt:${label}${Math.random().toString(36).slice(2, 10)}:`;
+}
+
+function globEscape(text: string): string {
+  return text.replace(/[*?[\]\\]/g, '\\$&');
+}
+
+/** Every key under `prefix`, from every master. */
+export async function keysUnder(client: Redis | Cluster, prefix: string): Promise<string[]> {
+  const nodes = client instanceof Cluster ? client.nodes('master') : [client];
+  const keys: string[] = [];
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      const [next, found] = await node.scan(cursor, 'MATCH', `${globEscape(prefix)}*`, 'COUNT', 1000);
+      keys.push(...found);
+      cursor = next;
+    } while (cursor !== '0');
+  }
+  return keys;
+}
+
+export async function deleteUnder(client: Redis | Cluster, prefix: string): Promise<void> {
+  for (const key of await keysUnder(client, prefix)) await client.del(key);
+}
+
+function isHidden(name: string): boolean {
+  return name.startsWith('.') || name === 'node_modules';
+}
+
+function member(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash === -1 ? `\0${path}` : `${path.slice(0, slash)}\0${path.slice(slash + 1)}`;
+}
+
+/**
+ * Checks every namespace under `prefix` against the layout's invariants: one content per version,
+ * each file's size; the index exactly the files, their ancestors, and the ancestors again in the directory
+ * region; each directory's size the total of the files visible from it; receipts and their times
+ * in step; on a Cluster, every key of a namespace in one slot.
+ */
+export async function checkLayout(client: Redis | Cluster, prefix: string): Promise<void> {
+  const keys = await keysUnder(client, prefix);
+  const chains = new Map<string, string[]>();
+  for (const key of keys) {
+    const match = /^(.*?)\{([^}]*)\}:([fvisrq])$/.exec(key);
+    expect(match, `unexpected key ${key}`).not.toBeNull();
+    expect(match![1]).toBe(prefix);
+    expect(match![2]!.startsWith(`${prefix}/`), `the tag of ${key} starts with the prefix`).toBe(true);
+    const chain = match![2]!.slice(prefix.length);
+    const list = chains.get(chain) ?? [];
+    list.push(key);
+    chains.set(chain, list);
+  }
+  for (const [chain, chainKeys] of chains) {
+    const base = `${prefix}{${prefix}${chain}}`;
+    const files = await client.hgetall(`${base}:f`);
+    const versions = await client.hgetall(`${base}:v`);
+    const sizes = await client.hgetall(`${base}:s`);
+    const index = await client.zrange(`${base}:i`, 0, -1);
+    const receipts = await client.hkeys(`${base}:r`);
+    const receiptTimes = await client.zrange(`${base}:q`, 0, -1);
+    expect(Object.values(versions).sort(), `contents of ${chain}, by version`).toEqual(
+      Object.keys(files).sort(),
+    );
+    expect(receipts.sort(), `receipts of ${chain}`).toEqual(receiptTimes.sort());
+
+    const expectedIndex = new Set<string>();
+    const directories = new Set<string>();
+    const expectedSizes = new Map<string, number>([['', 0]]);
+    for (const [path, version] of Object.entries(versions)) {
+      const bytes = Buffer.byteLength(files[version] ?? '');
+      expect(Number(sizes[path]), `size of the file ${path} in ${chain}`).toBe(bytes);
+      const segments = path.split('/');
+      expectedIndex.add(member(path));
+      for (let depth = 1; depth < segments.length; depth++) {
+        const ancestor = segments.slice(0, depth).join('/');
+        directories.add(ancestor);
+        expectedIndex.add(member(ancestor));
+        expectedIndex.add(`\u0001${member(ancestor)}`);
+      }
+      let hiddenAt = 0;
+      segments.forEach((segment, position) => {
+        if (isHidden(segment)) hiddenAt = position + 1;
+      });
+      for (let depth = hiddenAt; depth < segments.length; depth++) {
+        const ancestor = segments.slice(0, depth).join('/');
+        expectedSizes.set(ancestor, (expectedSizes.get(ancestor) ?? 0) + bytes);
+      }
+    }
+    for (const path of Object.keys(versions)) {
+      expect(directories.has(path), `${path} is both a file and a directory in ${chain}`).toBe(false);
+    }
+    expect(index.sort(), `index of ${chain}`).toEqual([...expectedIndex].sort());
+    for (const [path, size] of Object.entries(sizes)) {
+      if (path in versions) continue;
+      expect(path === '' || directories.has(path), `size kept for a missing path ${path}`).toBe(true);
+      expect(Number(size), `size of ${JSON.stringify(path)} in ${chain}`).toBe(expectedSizes.get(path) ?? 0);
+    }
+    for (const [dir, size] of expectedSizes) {
+      if (size !== 0)
+        expect(Number(sizes[dir] ?? 0), `size of ${JSON.stringify(dir)} in ${chain}`).toBe(size);
+    }
+    if (client instanceof Cluster) {
+      const slots = new Set(await Promise.all(chainKeys.map((key) => client.cluster('KEYSLOT', key))));
+      expect(slots.size, `keys of ${chain} in one slot`).toBe(1);
+    }
+  }
+}

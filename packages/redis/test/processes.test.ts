@@ -1,0 +1,152 @@
+// Several processes on one namespace, as several workers of one agent would be: no update lost,
+// no line applied twice, one winner among racing creators.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createRedisStore } from '../src/index.js';
+import {
+  checkLayout,
+  clusterUrl,
+  deleteUnder,
+  newCluster,
+  newRedis,
+  redisUrl,
+  uniquePrefix,
+} from './helpers.js';
+
+const WORKER = fileURLToPath(new URL('./fixtures/worker.mjs', import.meta.url));
+type Outcome = { ok?: string; code?: string; error?: string };
+
+/** Starts one worker per command list, lets them all go at once, and collects their outcomes. */
+async function runWorkers(
+  url: string,
+  prefix: string,
+  namespace: string,
+  batches: object[][],
+  options: object = {},
+): Promise<Outcome[][]> {
+  const children: ChildProcessWithoutNullStreams[] = [];
+  const outputs = batches.map((batch) => {
+    const child = spawn(process.execPath, [
+      WORKER,
+      url,
+      prefix,
+      namespace,
+      JSON.stringify(batch),
+      JSON.stringify(options),
+    ]);
+    children.push(child);
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const ready = new Promise<void>((resolve) => {
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+        if (stdout.startsWith('ready\n')) resolve();
+      });
+    });
+    const done = new Promise<Outcome[]>((resolve, reject) => {
+      child.on('close', (code) => {
+        if (code !== 0) reject(new Error(`worker exited with ${code}: ${stderr}`));
+        else resolve(JSON.parse(stdout.slice('ready\n'.length)) as Outcome[]);
+      });
+    });
+    return { ready, done };
+  });
+  await Promise.all(outputs.map((output) => output.ready));
+  for (const child of children) child.stdin.write('go\n');
+  return Promise.all(outputs.map((output) => output.done));
+}
+
+const standalone = newRedis();
+const cluster = newCluster();
+beforeAll(async () => {
+  await standalone.connect();
+  await cluster.connect();
+});
+afterAll(async () => {
+  await standalone.quit();
+  await cluster.quit();
+});
+
+for (const [label, url, client] of [
+  ['standalone', redisUrl, standalone],
+  ['Cluster', clusterUrl, cluster],
+] as const) {
+  describe(`four processes on one namespace (${label})`, () => {
+    let prefix: string;
+    beforeAll(() => {
+      prefix = uniquePrefix('p');
+    });
+    afterEach(async () => {
+      await checkLayout(client, prefix);
+      await deleteUnder(client, prefix);
+      prefix = uniquePrefix('p');
+    });
+
+    it('4 x 250 concurrent inserts into one file leave 1000 lines, none twice', async () => {
+      const namespace = 'workers';
+      const store = createRedisStore({ url: url(), keyPrefix: prefix, namespace });
+      await store.create({ command: 'create', path: '/memories/log.md', file_text: '# log' });
+      const batches = ['a', 'b', 'c', 'd'].map((who) =>
+        Array.from({ length: 250 }, (_, index) => ({
+          command: 'insert',
+          path: '/memories/log.md',
+          insert_line: 1,
+          insert_text: `${who}-${index}\n`,
+        })),
+      );
+      const outcomes = await runWorkers(url(), prefix, namespace, batches);
+      for (const outcome of outcomes.flat()) {
+        expect(outcome).toEqual({ ok: 'The file /memories/log.md has been edited.' });
+      }
+      const view = await store.view({ command: 'view', path: '/memories/log.md', view_range: [1, -1] });
+      const lines = view
+        .split('\n')
+        .slice(1)
+        .map((line) => line.slice(line.indexOf('\t') + 1));
+      expect(lines[0]).toBe('# log');
+      const inserted = lines.slice(1);
+      expect(inserted).toHaveLength(1000);
+      expect(new Set(inserted).size).toBe(1000);
+      expect(inserted.sort()).toEqual(
+        batches
+          .flat()
+          .map((command) => command.insert_text.trim())
+          .sort(),
+      );
+      await store.close();
+    }, 120_000);
+
+    it('racing creates with overwrite: false in 4 processes have exactly one winner per path', async () => {
+      const namespace = 'claims';
+      const paths = Array.from({ length: 10 }, (_, index) => `/memories/claims/${index}.md`);
+      const batches = ['a', 'b', 'c', 'd'].map((who) =>
+        paths.flatMap((path) =>
+          Array.from({ length: 5 }, (_, attempt) => ({
+            command: 'create',
+            path,
+            file_text: `${who}-${attempt}`,
+          })),
+        ),
+      );
+      const outcomes = (await runWorkers(url(), prefix, namespace, batches, { overwrite: false })).flat();
+      const store = createRedisStore({ url: url(), keyPrefix: prefix, namespace });
+      for (const path of paths) {
+        const forPath = outcomes.filter((_, index) => batches.flat()[index]!.path === path);
+        const winners = forPath.filter((outcome) => outcome.ok !== undefined);
+        expect(winners).toEqual([{ ok: `File created successfully at: ${path}` }]);
+        for (const loser of forPath.filter((outcome) => outcome.ok === undefined)) {
+          expect(loser).toEqual({ code: 'ALREADY_EXISTS', error: `File ${path} already exists` });
+        }
+        const winner = batches.flat()[outcomes.indexOf(winners[0]!)] as { file_text: string };
+        expect(await store.view({ command: 'view', path })).toBe(
+          `Here's the content of ${path} with line numbers:\n     1\t${winner.file_text}`,
+        );
+      }
+      await store.close();
+    }, 120_000);
+  });
+}

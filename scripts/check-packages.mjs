@@ -1,0 +1,392 @@
+#!/usr/bin/env node
+// pnpm check:packages: what a user meets when they install a memdir package, checked for every
+// package of packages/ that is not private (an adapter is checked the day it lands, with no list to
+// update). Run after `pnpm build`.
+//
+// 1. The manifest and files: LICENSE (MIT) shipped, repository / homepage / bugs / keywords, an
+//    exports map that require() can load on Node 20.19 (a `default` condition, types first), a README
+//    that says "ESM, requires Node 20.19", links docs/protocol.md and has its example under test
+//    (test/readme.test.ts, see scripts/readme-example.mjs).
+// 2. The packed tarball (pnpm pack): publint --strict and @arethetypeswrong/cli --profile esm-only.
+// 3. A fresh npm project outside the workspace with every tarball installed, as a user would: every
+//    export loads with import and with require(); memdir runs; @memdir/core ships docs/protocol.md.
+// 4. Install size: each package alone in its own fresh project (packages, MB), printed as a table;
+//    memdir must install without vitest, fast-check or vite.
+//
+// Needs the npm registry for third-party dependencies (as `pnpm install` does). Exits 1 when a
+// check fails; the last line reads "check:packages: N passed, N failed". --verbose also prints the
+// full publint and attw reports.
+import { spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const BIN = join(ROOT, 'node_modules', '.bin');
+const REPOSITORY = 'git+https://github.com/memdir/memdir.git';
+const HOMEPAGE = (dir) => `https://github.com/memdir/memdir/tree/main/packages/${dir}#readme`;
+const BUGS = 'https://github.com/memdir/memdir/issues';
+const COPYRIGHT = 'Copyright (c) 2026 memdir contributors';
+/** What a lean memdir must not pull in: the test runner and what comes with it. */
+const TEST_TOOLS = ['vitest', 'fast-check', 'vite', '@vitest/runner', 'rolldown', 'lightningcss'];
+
+const results = [];
+function check(pkg, name, ok, detail = '') {
+  results.push({ pkg, name, ok, detail });
+  const mark = ok ? 'ok  ' : 'FAIL';
+  console.log(`${mark} ${pkg}: ${name}${detail && !ok ? `\n${indent(detail)}` : ''}`);
+}
+
+function indent(text) {
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((line) => `       ${line}`)
+    .join('\n');
+}
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options });
+  return {
+    code: result.status,
+    output: `${result.stdout ?? ''}${result.stderr ?? ''}`,
+    stdout: result.stdout ?? '',
+  };
+}
+
+/** The workspace packages that are published: packages/* with a package.json that is not private. */
+function publishedPackages() {
+  const dir = join(ROOT, 'packages');
+  return readdirSync(dir)
+    .filter((name) => existsSync(join(dir, name, 'package.json')))
+    .map((name) => ({
+      dir: name,
+      path: join(dir, name),
+      manifest: readJson(join(dir, name, 'package.json')),
+    }))
+    .filter(({ manifest }) => manifest.private !== true)
+    .sort((a, b) => a.manifest.name.localeCompare(b.manifest.name));
+}
+
+function readJson(path) {
+  return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+/** The subpaths of an exports map, without ./package.json. */
+function subpaths(manifest) {
+  const exports = manifest.exports ?? {};
+  return Object.keys(exports).filter((key) => key.startsWith('.') && key !== './package.json');
+}
+
+// --- 1. manifest and files ---------------------------------------------------------------------
+
+function checkManifest({ dir, path, manifest }) {
+  const name = manifest.name;
+  const license = existsSync(join(path, 'LICENSE')) ? readFileSync(join(path, 'LICENSE'), 'utf8') : '';
+  check(
+    name,
+    'LICENSE is the MIT license of memdir contributors, and in files',
+    license.startsWith('MIT License') &&
+      license.includes(COPYRIGHT) &&
+      manifest.files?.includes('LICENSE') === true,
+    `LICENSE ${license === '' ? 'missing' : 'present'}; files: ${JSON.stringify(manifest.files)}`,
+  );
+  check(name, 'license is MIT', manifest.license === 'MIT', `license: ${JSON.stringify(manifest.license)}`);
+  const repo = manifest.repository ?? {};
+  check(
+    name,
+    'repository names the git URL and the package folder',
+    repo.type === 'git' && repo.url === REPOSITORY && repo.directory === `packages/${dir}`,
+    `repository: ${JSON.stringify(manifest.repository)}`,
+  );
+  check(
+    name,
+    'homepage is the package README',
+    manifest.homepage === HOMEPAGE(dir),
+    `homepage: ${manifest.homepage}`,
+  );
+  const bugs = typeof manifest.bugs === 'string' ? manifest.bugs : manifest.bugs?.url;
+  check(name, 'bugs is the issue tracker', bugs === BUGS, `bugs: ${JSON.stringify(manifest.bugs)}`);
+  check(
+    name,
+    'keywords are given',
+    Array.isArray(manifest.keywords) && manifest.keywords.length >= 3,
+    `keywords: ${JSON.stringify(manifest.keywords)}`,
+  );
+  check(
+    name,
+    'ESM with a Node 20.19 floor',
+    manifest.type === 'module' && manifest.engines?.node === '>=20.19.0',
+    `type: ${manifest.type}, engines: ${JSON.stringify(manifest.engines)}`,
+  );
+  const badExports = subpaths(manifest).filter((key) => {
+    const target = manifest.exports[key];
+    if (typeof target === 'string') return false;
+    const conditions = Object.keys(target ?? {});
+    return !conditions.includes('default') || (conditions.includes('types') && conditions[0] !== 'types');
+  });
+  check(
+    name,
+    'every export has a default condition (require() works on Node 20.19) and types first',
+    subpaths(manifest).length > 0 && badExports.length === 0,
+    `exports without a default condition or with types not first: ${badExports.join(', ') || '(no exports)'}`,
+  );
+  const readme = existsSync(join(path, 'README.md')) ? readFileSync(join(path, 'README.md'), 'utf8') : '';
+  check(name, 'README says "ESM, requires Node 20.19"', readme.includes('ESM, requires Node 20.19'));
+  check(name, 'README links docs/protocol.md', readme.includes('docs/protocol.md'));
+  const readmeTest = join(path, 'test', 'readme.test.ts');
+  check(
+    name,
+    "README's main example is run by test/readme.test.ts",
+    existsSync(readmeTest) && /readme-example\.mjs/.test(readFileSync(readmeTest, 'utf8')),
+    'Add test/readme.test.ts calling runReadmeExample() or readmeExample() from scripts/readme-example.mjs (see its header).',
+  );
+  if (name === '@memdir/core') {
+    check(name, 'ships docs/protocol.md (files)', manifest.files?.includes('docs/protocol.md') === true);
+  }
+}
+
+// --- 2. the packed tarball ---------------------------------------------------------------------
+
+function pack(pkg, destination) {
+  const result = run('pnpm', ['pack', '--pack-destination', destination], { cwd: pkg.path });
+  const tarball = readdirSync(destination).find(
+    (file) => file === `${pkg.manifest.name.replace('@', '').replace('/', '-')}-${pkg.manifest.version}.tgz`,
+  );
+  check(pkg.manifest.name, 'packs', result.code === 0 && tarball !== undefined, result.output);
+  return tarball === undefined ? undefined : join(destination, tarball);
+}
+
+function lintTarball(pkg, tarball) {
+  const publint = run(join(BIN, 'publint'), ['run', tarball, '--strict']);
+  check(
+    pkg.manifest.name,
+    'publint --strict: no error, warning or suggestion',
+    publint.code === 0 && /All good!/.test(publint.output),
+    publint.output,
+  );
+  const attw = run(join(BIN, 'attw'), [
+    tarball,
+    '--profile',
+    'esm-only',
+    '--no-color',
+    '--no-emoji',
+    '--format',
+    'table',
+  ]);
+  check(pkg.manifest.name, 'attw --profile esm-only: no problem', attw.code === 0, attw.output);
+  return { publint: publint.output, attw: attw.output };
+}
+
+// --- 3. a fresh npm project --------------------------------------------------------------------
+
+async function freshProject(name, dependencies, tarballs) {
+  const dir = await mkdtemp(join(tmpdir(), `memdir-${name}-`));
+  // Workspace siblings come from their tarballs too, wherever they are depended on.
+  const overrides = Object.fromEntries(Object.entries(tarballs).map(([pkg, file]) => [pkg, `file:${file}`]));
+  await writeFile(
+    join(dir, 'package.json'),
+    JSON.stringify(
+      { name: `check-${name}`, private: true, type: 'module', dependencies, overrides },
+      null,
+      2,
+    ),
+  );
+  const install = run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir });
+  return { dir, install };
+}
+
+/** Every package installed: the entries of the lockfile, and the bytes of node_modules. */
+function installSize(dir) {
+  const lock = readJson(join(dir, 'package-lock.json'));
+  const installed = Object.keys(lock.packages ?? {}).filter((key) => key !== '');
+  let bytes = 0;
+  const walk = (path) => {
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      const full = join(path, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else bytes += lstatSync(full).size;
+    }
+  };
+  walk(join(dir, 'node_modules'));
+  const names = installed.map((key) => key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length));
+  return { packages: installed.length, bytes, names };
+}
+
+async function checkInstalled(packages, tarballs) {
+  const dependencies = Object.fromEntries(
+    Object.entries(tarballs).map(([pkg, file]) => [pkg, `file:${file}`]),
+  );
+  const project = await freshProject('all', dependencies, tarballs);
+  check(
+    '(all)',
+    'npm install of every tarball in a fresh project',
+    project.install.code === 0,
+    project.install.output,
+  );
+  if (project.install.code !== 0) return project.dir;
+  for (const { manifest } of packages) {
+    const installedDir = join(project.dir, 'node_modules', manifest.name);
+    check(
+      manifest.name,
+      'installed with its LICENSE and README',
+      existsSync(join(installedDir, 'LICENSE')) && existsSync(join(installedDir, 'README.md')),
+    );
+    const optional = Object.keys(manifest.peerDependenciesMeta ?? {}).filter(
+      (peer) => manifest.peerDependenciesMeta[peer]?.optional,
+    );
+    for (const subpath of subpaths(manifest)) {
+      const specifier = subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`;
+      for (const how of ['import', 'require']) {
+        const code =
+          how === 'import'
+            ? `import(${JSON.stringify(specifier)}).then((m) => console.log(Object.keys(m).length), (e) => { console.error(e.code ?? '', e.message); process.exit(1); })`
+            : `try { console.log(Object.keys(require(${JSON.stringify(specifier)})).length) } catch (e) { console.error(e.code ?? '', e.message); process.exit(1) }`;
+        const result = run(
+          process.execPath,
+          ['--input-type', how === 'import' ? 'module' : 'commonjs', '-e', code],
+          {
+            cwd: project.dir,
+          },
+        );
+        // An entry point built on an optional peer (the conformance suite on vitest) may only fail
+        // by naming that peer.
+        const missingPeer = optional.find((peer) => result.output.includes(`'${peer}'`));
+        const ok = result.code === 0 && Number(result.stdout.trim()) > 0;
+        check(
+          manifest.name,
+          `${how} ${JSON.stringify(specifier)}${!ok && missingPeer ? ` (needs the optional peer ${missingPeer}: not installed, as expected)` : ''}`,
+          ok || (missingPeer !== undefined && /ERR_MODULE_NOT_FOUND/.test(result.output)),
+          result.output,
+        );
+      }
+    }
+  }
+  const core = join(project.dir, 'node_modules', '@memdir', 'core', 'docs', 'protocol.md');
+  if (tarballs['@memdir/core']) {
+    check(
+      '@memdir/core',
+      'the installed package has docs/protocol.md, identical to the repository',
+      existsSync(core) &&
+        readFileSync(core, 'utf8') === readFileSync(join(ROOT, 'docs', 'protocol.md'), 'utf8'),
+    );
+  }
+  if (tarballs.memdir) {
+    const memdir = join(project.dir, 'node_modules', '.bin', 'memdir');
+    const version = run(memdir, ['--version'], { cwd: project.dir });
+    check('memdir', 'memdir --version runs from the install', version.code === 0, version.output);
+    const view = run(memdir, ['view', '--store', 'memory:'], { cwd: project.dir });
+    check(
+      'memdir',
+      'memdir view runs from the install',
+      view.code === 0 && view.stdout.startsWith("Here're the files"),
+      view.output,
+    );
+    const conformance = run(memdir, ['conformance', './package.json'], { cwd: project.dir });
+    check(
+      'memdir',
+      'memdir conformance without vitest says what to install (exit 2)',
+      conformance.code === 2 &&
+        conformance.output.includes('npm install --save-dev memdir vitest fast-check'),
+      conformance.output,
+    );
+    // With the optional peers installed next to it, as its message says, conformance runs.
+    const peers = run(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--loglevel=error', 'vitest@4.1.12', 'fast-check@4.11.0'],
+      {
+        cwd: project.dir,
+      },
+    );
+    await writeFile(
+      join(project.dir, 'store.mjs'),
+      "import { createInMemoryDriver } from '@memdir/core';\n" +
+        'const backends = new Map();\n' +
+        'export function createDriver(backend) {\n' +
+        '  if (!backends.has(backend)) backends.set(backend, createInMemoryDriver());\n' +
+        '  return backends.get(backend);\n' +
+        '}\n',
+    );
+    const passing = run(memdir, ['conformance', './store.mjs', '--property-runs', '3'], { cwd: project.dir });
+    check(
+      'memdir',
+      'memdir conformance passes the in-memory store once vitest and fast-check are installed',
+      peers.code === 0 && passing.code === 0 && passing.stdout.includes('Result: PASS'),
+      `${peers.output}\n${passing.output.slice(-3000)}`,
+    );
+  }
+  return project.dir;
+}
+
+// --- main --------------------------------------------------------------------------------------
+
+const started = Date.now();
+const packages = publishedPackages();
+console.log(`check:packages: ${packages.map((pkg) => pkg.manifest.name).join(', ')}\n`);
+for (const pkg of packages) checkManifest(pkg);
+
+const work = await mkdtemp(join(tmpdir(), 'memdir-check-packages-'));
+const folders = [work];
+const sizes = [];
+const lint = {};
+try {
+  const tarballDir = join(work, 'tarballs');
+  await mkdir(tarballDir);
+  const tarballs = {};
+  for (const pkg of packages) {
+    const tarball = pack(pkg, tarballDir);
+    if (tarball === undefined) continue;
+    tarballs[pkg.manifest.name] = tarball;
+    lint[pkg.manifest.name] = lintTarball(pkg, tarball);
+  }
+  folders.push(await checkInstalled(packages, tarballs));
+
+  for (const pkg of packages) {
+    const name = pkg.manifest.name;
+    if (!tarballs[name]) continue;
+    // The package alone, with the peers npm installs for it (non-optional ones).
+    const project = await freshProject(
+      name.replace('@', '').replace('/', '-'),
+      { [name]: `file:${tarballs[name]}` },
+      tarballs,
+    );
+    folders.push(project.dir);
+    if (project.install.code !== 0) {
+      check(name, 'installs alone in a fresh project', false, project.install.output);
+      continue;
+    }
+    const size = installSize(project.dir);
+    sizes.push({ name, ...size });
+    if (name === 'memdir') {
+      const heavy = TEST_TOOLS.filter((tool) => size.names.includes(tool));
+      check(
+        name,
+        `installs without ${TEST_TOOLS.join(', ')}`,
+        heavy.length === 0,
+        `installed: ${heavy.join(', ')}`,
+      );
+    }
+  }
+} finally {
+  for (const folder of folders) await rm(folder, { recursive: true, force: true });
+}
+
+if (sizes.length > 0) {
+  console.log('\nInstall size, each package alone in a fresh npm project (npm install of its tarball):\n');
+  console.log('| package | packages installed | size of node_modules |');
+  console.log('|---|---:|---:|');
+  for (const size of sizes) {
+    console.log(`| ${size.name} | ${size.packages} | ${(size.bytes / 1_000_000).toFixed(1)} MB |`);
+  }
+}
+if (process.argv.includes('--verbose')) {
+  for (const [name, output] of Object.entries(lint))
+    console.log(`\n${name}\n${output.publint}\n${output.attw}`);
+}
+
+const passed = results.filter((result) => result.ok).length;
+const failed = results.length - passed;
+console.log(`\n(${((Date.now() - started) / 1000).toFixed(0)}s)`);
+console.log(`check:packages: ${passed} passed, ${failed} failed`);
+process.exit(failed > 0 || passed === 0 ? 1 : 0);

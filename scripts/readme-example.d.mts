@@ -1,0 +1,45 @@
+/** A README's main example. */
+export interface ReadmeExample {
+  /** The fence's language (`ts`, `js`, `sh`...). */
+  language: string;
+  /** The code, as written in the README. */
+  code: string;
+  /** The README line of the opening fence. */
+  line: number;
+  /** Whether `<!-- readme-example -->` marked it. */
+  marked: boolean;
+  /** What the example says it prints (its `// ` comments after `console.log` lines), if anything. */
+  expectedOutput: string | undefined;
+}
+
+export interface ReadmeExampleOptions {
+  /** The languages to look for when no block is marked. @default ts, typescript, js, javascript, mjs */
+  languages?: readonly string[];
+}
+
+export function readmeExample(readme: string | URL, options?: ReadmeExampleOptions): ReadmeExample;
+
+export function expectedOutput(code: string): string | undefined;
+
+export interface RunReadmeExampleOptions {
+  /** The README file. */
+  readme: string | URL;
+  /** The package whose dependencies the example imports (built). */
+  packageDir: string | URL;
+  /** Variables for the example, on top of the user's environment. */
+  env?: Record<string, string>;
+  /** @default 60000 */
+  timeoutMs?: number;
+  /** Runs before the example's folder is removed. */
+  inspect?: (folder: string) => void | Promise<void>;
+}
+
+export interface ReadmeExampleRun {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  example: ReadmeExample;
+}
+
+export function runReadmeExample(options: RunReadmeExampleOptions): Promise<ReadmeExampleRun>;

@@ -85,10 +85,6 @@ export class S3Context {
     this.#release = options.release;
   }
 
-  get closed(): boolean {
-    return this.#closed;
-  }
-
   /**
    * The server's conditional-write behaviour, probed once before the first change. A probe that
    * fails for a passing reason (a timeout) is tried again by the next change.

@@ -231,7 +231,10 @@ export async function acquireLease(
     journal: [journal],
   };
   const payload = JSON.stringify(body);
-  const giveUpAt = Date.now() + 2 * leaseTtlMs + CLOCK_RESOLUTION_MS;
+  // Without a deadline of the caller's, waiting ends once the lease had time to expire twice over
+  // (by the longest TTL a holder asked for), with room for the clock's one-second steps.
+  const started = Date.now();
+  let giveUpAt = started + 2 * leaseTtlMs + 3 * CLOCK_RESOLUTION_MS;
   let recheckAt = 0;
   for (let round = 0; ; round++) {
     const etag = await bucket.put(
@@ -253,6 +256,7 @@ export async function acquireLease(
       const abandoned = context.abandoned.get(key);
       const ours = abandoned !== undefined && abandoned.etag === seen.object.etag;
       const ttl = typeof held.ttlMs === 'number' && held.ttlMs > 0 ? held.ttlMs : leaseTtlMs;
+      giveUpAt = Math.max(giveUpAt, started + 2 * ttl + 3 * CLOCK_RESOLUTION_MS);
       const age = (seen.serverTime ?? now) - (seen.object.lastModified?.getTime() ?? now);
       const waitMs = ours ? abandoned.at + ABANDON_GRACE_MS - now : ttl + CLOCK_RESOLUTION_MS - age;
       if (waitMs <= 0) {

@@ -404,7 +404,7 @@ s3_conf() { # DIR FSID
   cat <<CONF
 [global]
 fsid = $2
-mon_host = 127.0.0.1:$MON_PORT
+mon_host = v1:127.0.0.1:$MON_PORT
 public_addr = 127.0.0.1
 cluster_addr = 127.0.0.1
 ms_bind_msgr2 = false
@@ -440,7 +440,7 @@ osd_data = $dir/osd.\$id
 osd_objectstore = memstore
 memstore_device_bytes = 2147483648
 [client.rgw.memdir]
-rgw_frontends = beast endpoint=127.0.0.1:$S3_PORT
+rgw_frontends = beast endpoint=127.0.0.1:$S3_PORT tcp_nodelay=1
 rgw_data = $dir/rgw
 rgw_enable_gc_threads = false
 rgw_enable_lc_threads = false
@@ -471,7 +471,9 @@ s3_up() {
     ceph-authtool --create-keyring "$dir/keyring" --gen-key -n mon. --cap mon 'allow *' &&
       ceph-authtool "$dir/keyring" --gen-key -n client.admin --cap mon 'allow *' --cap osd 'allow *' \
         --cap mgr 'allow *' &&
-      monmaptool --create --add a "127.0.0.1:$MON_PORT" --fsid "$fsid" "$dir/monmap" &&
+      # v1 said outright: monmaptool takes any port but 6789 for msgr2, which is off here, and
+      # the OSD then never reaches the monitor.
+      monmaptool --create --addv a "[v1:127.0.0.1:$MON_PORT]" --fsid "$fsid" "$dir/monmap" &&
       ceph-mon --conf "$conf" --mkfs -i a --monmap "$dir/monmap" --keyring "$dir/keyring"
   } >"$dir/log/mkfs.log" 2>&1 || {
     say "s3: creating the Ceph monitor failed; see $dir/log/mkfs.log"

@@ -5,10 +5,11 @@ import { driverCallsSection } from './driver-calls.js';
 import { fsReferenceSection } from './fs-reference.js';
 import { postgresSection } from './postgres.js';
 import { redisSection } from './redis.js';
+import { s3Section } from './s3.js';
 import type { BenchSection } from './section.js';
 
 export type { BenchSection, SectionContext } from './section.js';
 
 export function benchSections(args: BenchArgs): BenchSection[] {
-  return [fsReferenceSection(args), driverCallsSection(), postgresSection(), redisSection()];
+  return [fsReferenceSection(args), driverCallsSection(), postgresSection(), redisSection(), s3Section()];
 }

@@ -63,25 +63,27 @@ export class ProgressReporter {
     if (!force && now - this.#lastLine < this.#interval) return;
     this.#lastLine = now;
     const seconds = Math.max((now - this.#phaseStarted) / 1000, 0.001);
-    const rate = state.bytes / seconds;
-    const fraction =
-      state.totalBytes > 0
-        ? state.bytes / state.totalBytes
-        : state.totalFiles > 0
-          ? state.files / state.totalFiles
-          : 1;
-    const left = fraction > 0 && fraction < 1 ? (seconds / fraction) * (1 - fraction) : 0;
-    const counts = `${state.files.toLocaleString('en-US')}/${state.totalFiles.toLocaleString('en-US')} files, ${humanBytes(state.bytes)}/${humanBytes(state.totalBytes)}, ${humanBytes(rate)}/s`;
+    const fraction = state.totalFiles > 0 ? state.files / state.totalFiles : 1;
+    // Files, not bytes, set the pace of small files (each is a few round trips whatever its size);
+    // no estimate before a second has passed.
+    const left =
+      fraction >= 1
+        ? '0s'
+        : seconds < 1 || fraction === 0
+          ? '?'
+          : duration((seconds / fraction) * (1 - fraction));
+    const rate = seconds < 1 ? '' : `, ${Math.round(state.files / seconds).toLocaleString('en-US')} files/s`;
+    const counts = `${state.files.toLocaleString('en-US')}/${state.totalFiles.toLocaleString('en-US')} files, ${humanBytes(state.bytes)}/${humanBytes(state.totalBytes)}${rate}`;
     if (this.#tty) {
       const width = 24;
       const filled = Math.round(Math.min(1, fraction) * width);
       const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
-      const line = `${state.phase.padEnd(7)} ${bar} ${(fraction * 100).toFixed(0).padStart(3)}%  ${counts}, ${duration(left)} left`;
+      const line = `${state.phase.padEnd(7)} ${bar} ${(fraction * 100).toFixed(0).padStart(3)}%  ${counts}, ${left} left`;
       this.#stream.write(`\r\u001b[2K${line}`);
       this.#drawn = true;
     } else {
       this.#stream.write(
-        `memdir: ${state.phase}: ${counts} (${(fraction * 100).toFixed(0)}%), ${duration(left)} left\n`,
+        `memdir: ${state.phase}: ${counts} (${(fraction * 100).toFixed(0)}%), ${left} left\n`,
       );
     }
   }

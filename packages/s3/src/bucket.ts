@@ -1,0 +1,459 @@
+// The S3 requests the driver makes, each bounded in time, with conditions written the way the
+// server understands them (probe.ts) and failures turned into memdir errors (errors.ts).
+import { createHash } from 'node:crypto';
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  type GetObjectCommandOutput,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { storeUnavailable, utf8Length } from '@memdir/core/driver';
+import { isNotFound, isPreconditionFailed, s3Failure } from './errors.js';
+import { copySource, decodeListedKey, MAX_KEY_BYTES, xmlSafe } from './keys.js';
+
+/**
+ * The longest one request may take, on top of the engine's deadline: the SDK's own defaults can
+ * hang for minutes, and a driver used without the engine has no other bound.
+ */
+export const REQUEST_DEADLINE_MS = 5_000;
+/** Tries of a GET whose body is cut off. */
+const BODY_ATTEMPTS = 3;
+/** Keys per `ListObjectsV2` page and per `DeleteObjects` call: S3's maximum for both. */
+export const PAGE_SIZE = 1000;
+
+const OPS_HEADER = 'memdir-op';
+const SOURCE_HEADER = 'memdir-source';
+const MOVED_HEADER = 'memdir-moved';
+/**
+ * The operation ids an object carries (its writers' and those of the versions before it) fit in
+ * this many bytes: S3 allows 2 KB of user metadata in all.
+ */
+const MAX_OPS_BYTES = 1_600;
+const TEXT = 'text/plain; charset=utf-8';
+
+/**
+ * What stands in for a file between its copy and its delete in a move (move.ts): bytes that can
+ * never be a memory file, since they are not UTF-8 (a 0xFF byte), so readers and listings know it.
+ */
+export const TOMBSTONE = new Uint8Array([0xff, ...Buffer.from(' memdir: moved away')]);
+export const TOMBSTONE_ETAG = createHash('md5').update(TOMBSTONE).digest('hex');
+
+/** What a HEAD, a GET or a listing tells about one object. */
+export interface ObjectInfo {
+  /** The ETag without its quotes: a file's version. */
+  readonly etag: string;
+  readonly size: number;
+  /** The operation ids of the object's writer and of the writers before it, newest first. */
+  readonly ops: readonly string[];
+  /** The ETag of the file a move copied this object from. */
+  readonly source: string | undefined;
+  /** A move's stand-in (see {@link TOMBSTONE}): the file is gone from this path. */
+  readonly tombstone: boolean;
+  readonly lastModified: Date | undefined;
+}
+
+export interface ObjectContent extends ObjectInfo {
+  readonly bytes: Uint8Array;
+}
+
+export interface ListedObject {
+  readonly key: string;
+  readonly size: number;
+  readonly etag: string;
+}
+
+export interface ListPage {
+  readonly objects: ListedObject[];
+  /** More keys follow the last one of this page. */
+  readonly truncated: boolean;
+}
+
+/** What the server does with conditions, learnt by probe.ts. */
+export interface ServerBehaviour {
+  /** `If-Match` takes the ETag in quotes (RFC 9110, AWS); radosgw 16 matches only without them. */
+  readonly quotedIfMatch: boolean;
+  /** `DeleteObject` honours `If-Match` (AWS); radosgw 16 ignores it and deletes anyway. */
+  readonly conditionalDelete: boolean;
+  /** An object's ETag is the MD5 of its bytes (no SSE-KMS, no multipart), so a copy keeps it. */
+  readonly md5Etags: boolean;
+}
+
+export function unquote(etag: string | undefined): string {
+  if (etag === undefined) return '';
+  const weakless = etag.startsWith('W/') ? etag.slice(2) : etag;
+  return weakless.length >= 2 && weakless.startsWith('"') && weakless.endsWith('"')
+    ? weakless.slice(1, -1)
+    : weakless;
+}
+
+function opsOf(metadata: Record<string, string> | undefined): string[] {
+  const value = metadata?.[OPS_HEADER];
+  return value ? value.split(' ').filter((op) => op !== '') : [];
+}
+
+/**
+ * The `memdir-op` metadata of a write: its own ids (one per command it applies) and, after them,
+ * those the replaced version carried, newest first, within {@link MAX_OPS_BYTES}.
+ */
+export function opsHeader(own: string | readonly string[], previous: readonly string[] = []): string {
+  const ids = typeof own === 'string' ? [own] : own;
+  const kept: string[] = [];
+  let bytes = 0;
+  for (const id of [...ids, ...previous.filter((id) => !ids.includes(id))]) {
+    if (bytes + id.length + 1 > MAX_OPS_BYTES) break;
+    kept.push(id);
+    bytes += id.length + 1;
+  }
+  return kept.join(' ');
+}
+
+interface HeadLike {
+  ETag?: string | undefined;
+  ContentLength?: number | undefined;
+  Metadata?: Record<string, string> | undefined;
+  LastModified?: Date | undefined;
+}
+
+function infoOf(reply: HeadLike): ObjectInfo {
+  const metadata = reply.Metadata;
+  return {
+    etag: unquote(reply.ETag),
+    size: reply.ContentLength ?? 0,
+    ops: opsOf(metadata),
+    source: metadata?.[SOURCE_HEADER],
+    tombstone: metadata?.[MOVED_HEADER] !== undefined,
+    lastModified: reply.LastModified,
+  };
+}
+
+function requestSignal(signal: AbortSignal | undefined): AbortSignal {
+  const deadline = AbortSignal.timeout(REQUEST_DEADLINE_MS);
+  return signal ? AbortSignal.any([signal, deadline]) : deadline;
+}
+
+/**
+ * A conditional request whose condition did not hold. `resent` when the SDK sent it more than
+ * once: an earlier attempt may have landed, and then the refusal is our own write's doing.
+ */
+export interface Refused {
+  readonly refused: true;
+  readonly resent: boolean;
+}
+
+function refused(error: unknown): Refused {
+  const attempts = (error as { $metadata?: { attempts?: unknown } }).$metadata?.attempts;
+  return { refused: true, resent: typeof attempts !== 'number' || attempts > 1 };
+}
+
+/** Options of a conditional PUT. */
+export interface PutOptions {
+  /** Write only over this version (an unquoted ETag). */
+  readonly ifMatch?: string | undefined;
+  /** Write only where no object is. */
+  readonly ifNoneMatch?: boolean | undefined;
+  /** The `memdir-op` metadata: see {@link opsHeader}. */
+  readonly ops: string;
+  /** Marks the object as a move's stand-in (its value: the move's operation id). */
+  readonly moved?: string | undefined;
+  readonly contentType?: string | undefined;
+}
+
+/** One bucket, through one client. */
+export class Bucket {
+  behaviour: ServerBehaviour = { quotedIfMatch: true, conditionalDelete: false, md5Etags: false };
+
+  constructor(
+    readonly client: S3Client,
+    readonly name: string,
+  ) {}
+
+  /** An `If-Match` header value for a version, as this server wants it. */
+  match(etag: string): string {
+    return this.behaviour.quotedIfMatch ? `"${etag}"` : etag;
+  }
+
+  /** Runs one request bounded by `signal` (the engine's deadline) and {@link REQUEST_DEADLINE_MS}. */
+  async #send<T>(
+    signal: AbortSignal | undefined,
+    change: boolean,
+    run: (abortSignal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await run(requestSignal(signal));
+    } catch (error) {
+      throw s3Failure(error, change);
+    }
+  }
+
+  /** The object at `key` with its bytes, or null when there is none. */
+  async get(key: string, signal: AbortSignal | undefined): Promise<ObjectContent | null> {
+    return (await this.#get(key, signal, false))?.object ?? null;
+  }
+
+  /** What `key` holds, without the bytes, or null when there is no object. */
+  async head(key: string, signal: AbortSignal | undefined): Promise<ObjectInfo | null> {
+    return this.#send(signal, false, async (abortSignal) => {
+      try {
+        const reply = await this.client.send(
+          new HeadObjectCommand({ Bucket: this.name, Key: checked(key) }),
+          {
+            abortSignal,
+          },
+        );
+        return infoOf(reply);
+      } catch (error) {
+        if (isNotFound(error)) return null;
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * The object at `key` with its bytes and the server's clock at the reply (the `Date` header), for
+   * judging a lease's age by the server's time alone.
+   */
+  getWithDate(
+    key: string,
+    signal: AbortSignal | undefined,
+  ): Promise<{ object: ObjectContent; serverTime: number | undefined } | null> {
+    return this.#get(key, signal, true);
+  }
+
+  /**
+   * A GET, read to its end. The SDK retries a request until its reply's headers arrive, not while
+   * the body streams in: a connection lost in the middle of the body is retried here (a GET
+   * changes nothing).
+   */
+  async #get(
+    key: string,
+    signal: AbortSignal | undefined,
+    withDate: boolean,
+  ): Promise<{ object: ObjectContent; serverTime: number | undefined } | null> {
+    return this.#send(signal, false, async (abortSignal) => {
+      for (let attempt = 1; ; attempt++) {
+        const command = new GetObjectCommand({ Bucket: this.name, Key: checked(key) });
+        let serverTime: number | undefined;
+        if (withDate) {
+          command.middlewareStack.add(
+            (next) => async (args) => {
+              const result = await next(args);
+              const date = (result.response as { headers?: Record<string, string> }).headers?.['date'];
+              const parsed = date === undefined ? Number.NaN : Date.parse(date);
+              if (!Number.isNaN(parsed)) serverTime = parsed;
+              return result;
+            },
+            { step: 'deserialize', name: 'memdirServerTime' },
+          );
+        }
+        let reply: GetObjectCommandOutput;
+        try {
+          reply = await this.client.send(command, { abortSignal });
+        } catch (error) {
+          if (isNotFound(error)) return null;
+          throw error;
+        }
+        try {
+          const bytes = (await reply.Body?.transformToByteArray()) ?? new Uint8Array();
+          return { object: { ...infoOf(reply), size: bytes.length, bytes }, serverTime };
+        } catch (error) {
+          if (attempt >= BODY_ATTEMPTS || abortSignal.aborted) throw error;
+        }
+      }
+    });
+  }
+
+  /**
+   * A conditional PUT. Resolves to the new version (ETag), or {@link Refused} when the condition
+   * did not hold (412; also 404 or 409 on some servers for `If-Match` on a missing key).
+   */
+  async put(
+    key: string,
+    body: Uint8Array | string,
+    options: PutOptions,
+    signal: AbortSignal | undefined,
+  ): Promise<string | Refused> {
+    const metadata: Record<string, string> = { [OPS_HEADER]: options.ops };
+    if (options.moved !== undefined) metadata[MOVED_HEADER] = options.moved;
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    return this.#send(signal, true, async (abortSignal) => {
+      try {
+        const reply = await this.client.send(
+          new PutObjectCommand({
+            Bucket: this.name,
+            Key: checked(key),
+            Body: bytes,
+            ContentLength: bytes.length,
+            ContentType: options.contentType ?? TEXT,
+            Metadata: metadata,
+            IfMatch: options.ifMatch === undefined ? undefined : this.match(options.ifMatch),
+            IfNoneMatch: options.ifNoneMatch ? '*' : undefined,
+          }),
+          { abortSignal },
+        );
+        return unquote(reply.ETag);
+      } catch (error) {
+        if (isPreconditionFailed(error) || (options.ifMatch !== undefined && isNotFound(error))) {
+          return refused(error);
+        }
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * A server-side copy of `from` (whose version we believe is `sourceEtag`) to `to`, with fresh
+   * metadata. `CopySourceIfMatch` is sent for servers that honour it (radosgw 16 does not, so the
+   * caller checks the copy). Resolves to the copy's ETag, `'precondition'` when the source changed,
+   * or null when it is gone.
+   */
+  async copy(
+    from: string,
+    to: string,
+    sourceEtag: string,
+    ops: string,
+    signal: AbortSignal | undefined,
+  ): Promise<string | 'precondition' | null> {
+    return this.#send(signal, true, async (abortSignal) => {
+      try {
+        const reply = await this.client.send(
+          new CopyObjectCommand({
+            Bucket: this.name,
+            Key: checked(to),
+            CopySource: copySource(this.name, checked(from)),
+            CopySourceIfMatch: `"${sourceEtag}"`,
+            MetadataDirective: 'REPLACE',
+            ContentType: TEXT,
+            Metadata: { [OPS_HEADER]: ops, [SOURCE_HEADER]: sourceEtag },
+          }),
+          { abortSignal },
+        );
+        return unquote(reply.CopyObjectResult?.ETag);
+      } catch (error) {
+        if (isPreconditionFailed(error)) return 'precondition';
+        if (isNotFound(error)) return null;
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Deletes one object, only while it has version `ifMatch` when given and the server honours it
+   * (see {@link ServerBehaviour.conditionalDelete}). Resolves to `'precondition'` when it changed.
+   */
+  async delete(
+    key: string,
+    ifMatch: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<'deleted' | 'precondition'> {
+    return this.#send(signal, true, async (abortSignal) => {
+      try {
+        await this.client.send(
+          new DeleteObjectCommand({
+            Bucket: this.name,
+            Key: checked(key),
+            IfMatch: ifMatch === undefined ? undefined : this.match(ifMatch),
+          }),
+          { abortSignal },
+        );
+        return 'deleted';
+      } catch (error) {
+        if (isPreconditionFailed(error)) return 'precondition';
+        if (isNotFound(error)) return 'deleted';
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Deletes keys, 1000 a request, checking each reply's per-key errors (a 200 reply may still
+   * refuse some keys) and deleting those again one by one. Keys XML cannot carry go one by one.
+   */
+  async deleteMany(keys: readonly string[], signal: AbortSignal | undefined): Promise<void> {
+    const batchable = keys.filter(xmlSafe);
+    const single = keys.filter((key) => !xmlSafe(key));
+    const batches: string[][] = [];
+    for (let start = 0; start < batchable.length; start += PAGE_SIZE) {
+      batches.push(batchable.slice(start, start + PAGE_SIZE));
+    }
+    await Promise.all([
+      ...batches.map(async (batch) => {
+        if (batch.length === 1) {
+          await this.delete(batch[0]!, undefined, signal);
+          return;
+        }
+        const refused = await this.#send(signal, true, async (abortSignal) => {
+          const command = new DeleteObjectsCommand({
+            Bucket: this.name,
+            Delete: { Objects: batch.map((key) => ({ Key: checked(key) })), Quiet: true },
+          });
+          withContentMd5(command);
+          const reply = await this.client.send(command, { abortSignal });
+          return (reply.Errors ?? []).map((error) => error.Key).filter((key) => key !== undefined);
+        });
+        for (const key of refused) await this.delete(key, undefined, signal);
+      }),
+      ...single.map((key) => this.delete(key, undefined, signal)),
+    ]);
+  }
+
+  /**
+   * One page of the keys beneath `prefix` after `startAfter`, in S3's order (UTF-8 bytes). Listed
+   * with `EncodingType: 'url'`: XML cannot carry every character a name may hold (U+FFFF), and
+   * decoding is ours to do.
+   */
+  async list(
+    prefix: string,
+    startAfter: string | undefined,
+    signal: AbortSignal | undefined,
+    maxKeys = PAGE_SIZE,
+  ): Promise<ListPage> {
+    return this.#send(signal, false, async (abortSignal) => {
+      const reply = await this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.name,
+          Prefix: prefix,
+          StartAfter: startAfter,
+          MaxKeys: maxKeys,
+          EncodingType: 'url',
+        }),
+        { abortSignal },
+      );
+      const objects: ListedObject[] = [];
+      for (const item of reply.Contents ?? []) {
+        if (item.Key === undefined) continue;
+        objects.push({ key: decodeListedKey(item.Key), size: item.Size ?? 0, etag: unquote(item.ETag) });
+      }
+      return { objects, truncated: reply.IsTruncated === true && objects.length > 0 };
+    });
+  }
+}
+
+/** A key past S3's limit would get an error the SDK retries (a 500 on radosgw): refuse it here. */
+function checked(key: string): string {
+  if (utf8Length(key) > MAX_KEY_BYTES) {
+    throw storeUnavailable(`a key is longer than S3's ${MAX_KEY_BYTES} bytes`);
+  }
+  return key;
+}
+
+/**
+ * `Content-MD5` on `DeleteObjects`: MinIO requires it and the SDK now sends a CRC32 instead
+ * (aws-sdk-js-v3#6920). Added to this one command, never to the user's client.
+ */
+function withContentMd5(command: DeleteObjectsCommand): void {
+  command.middlewareStack.add(
+    (next) => async (args) => {
+      const request = args.request as { body?: unknown; headers?: Record<string, string> };
+      if (typeof request.body === 'string' && request.headers) {
+        request.headers['content-md5'] = createHash('md5').update(request.body).digest('base64');
+      }
+      return next(args);
+    },
+    { step: 'build', name: 'memdirContentMd5' },
+  );
+}

@@ -1,0 +1,92 @@
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  DeleteObjectsCommand,
+  ListObjectsV2Command,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { s3Server } from '@memdir/test-support';
+import { TOMBSTONE_ETAG } from '../src/bucket.js';
+
+/** The S3 server of the tests' global setup (radosgw from scripts/, or S3_ENDPOINT...). */
+export const server = s3Server();
+export const bucket = server.bucket;
+
+/** Store options for the test server, without a client (the store builds its own). */
+export function storeOptions(prefix: string) {
+  const { endpoint, region, credentials } = server.clientConfig;
+  return { bucket, prefix, endpoint, region, credentials };
+}
+
+/** A prefix no other test uses. */
+export function uniquePrefix(label: string): string {
+  return `test/${label}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+}
+
+/** A client of the test server, outside any store. */
+export function rawClient(config: Partial<S3ClientConfig> = {}): S3Client {
+  return new S3Client({ ...server.clientConfig, ...config });
+}
+
+/** Every key under `prefix`, as a person browsing the bucket sees them. */
+export async function keysUnder(client: S3Client, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await client.send(
+      new ListObjectsV2Command({
+        Bucket: bucket,
+        Prefix: prefix,
+        ContinuationToken: token,
+        EncodingType: 'url',
+      }),
+    );
+    for (const item of page.Contents ?? []) keys.push(decodeURIComponent(item.Key!.replaceAll('+', '%20')));
+    token = page.NextContinuationToken;
+  } while (token);
+  return keys;
+}
+
+/** Deletes everything under `prefix`. */
+export async function clearPrefix(client: S3Client, prefix: string): Promise<void> {
+  const keys = await keysUnder(client, prefix);
+  for (let start = 0; start < keys.length; start += 1000) {
+    await client.send(
+      new DeleteObjectsCommand({
+        Bucket: bucket,
+        Delete: { Objects: keys.slice(start, start + 1000).map((Key) => ({ Key })), Quiet: true },
+      }),
+    );
+  }
+}
+
+/**
+ * What memdir leaves under `prefix` that is not a memory file: a lease, a probe object, a move's
+ * stand-in (tombstone). After every command has finished, there must be none.
+ */
+export async function leftovers(client: S3Client, prefix: string): Promise<string[]> {
+  const found: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await client.send(
+      new ListObjectsV2Command({
+        Bucket: bucket,
+        Prefix: prefix,
+        ContinuationToken: token,
+        EncodingType: 'url',
+      }),
+    );
+    for (const item of page.Contents ?? []) {
+      const key = decodeURIComponent(item.Key!.replaceAll('+', '%20'));
+      if (key.includes('/.memdir/') || key.startsWith('.memdir/')) found.push(key);
+      else if (item.ETag?.replaceAll('"', '') === TOMBSTONE_ETAG) found.push(`${key} (a move's stand-in)`);
+    }
+    token = page.NextContinuationToken;
+  } while (token);
+  return found;
+}
+
+/** A fixed-length prefix for a backend name: every store of one run has the same maxPathBytes. */
+export function backendPrefix(base: string, backend: string): string {
+  return `${base}/${createHash('sha256').update(backend).digest('hex').slice(0, 16)}`;
+}

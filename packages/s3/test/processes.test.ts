@@ -1,0 +1,294 @@
+// Several processes on one bucket prefix, as serverless workers would be: concurrent edits, racing
+// creates, a file and a folder racing for one name, and a process killed (SIGKILL) in the middle of
+// a rename or a delete, whose half-done change the next store finishes.
+import { execFile, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createS3Store } from '../src/index.js';
+import {
+  bucket,
+  clearPrefix,
+  keysUnder,
+  leftovers,
+  rawClient,
+  server,
+  storeOptions,
+  uniquePrefix,
+} from './helpers.js';
+
+const WORKER = fileURLToPath(new URL('./fixtures/worker.mjs', import.meta.url));
+const admin = rawClient();
+const prefixes: string[] = [];
+afterEach(async () => {
+  for (const prefix of prefixes.splice(0)) await clearPrefix(admin, `${prefix}/`);
+});
+afterAll(() => admin.destroy());
+
+interface Result {
+  ok?: string;
+  code?: string;
+  error?: string;
+}
+
+function newPrefix(label: string): string {
+  const prefix = uniquePrefix(label);
+  prefixes.push(prefix);
+  return prefix;
+}
+
+function payload(prefix: string, commands: unknown[], store: object = {}, extra: object = {}): string {
+  return JSON.stringify({
+    store: { store: { bucket, prefix, ...store }, clientConfig: server.clientConfig },
+    commands,
+    ...extra,
+  });
+}
+
+/** Runs tool inputs concurrently in another Node.js process. */
+function runWorker(prefix: string, commands: unknown[], store: object = {}): Promise<Result[]> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [WORKER, payload(prefix, commands, store)],
+      { maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`worker failed: ${stderr || error.message}`));
+        else resolve(JSON.parse(stdout) as Result[]);
+      },
+    );
+  });
+}
+
+/**
+ * Starts a process that runs `commands` and, once it has sent `count` requests of `kind`, holds
+ * every later request forever; once the ones sent are answered, kills it with SIGKILL.
+ */
+async function killMidway(prefix: string, commands: unknown[], kind: string, count: number): Promise<void> {
+  const child = spawn(
+    process.execPath,
+    [
+      WORKER,
+      payload(prefix, commands, { leaseTtlMs: 1_500, timeoutMs: 60_000 }, { holdAfter: { kind, count } }),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  let errors = '';
+  child.stderr.on('data', (chunk) => {
+    errors += chunk;
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('held')) resolve();
+      if (output.includes('finished')) reject(new Error('the worker finished before it was held'));
+    });
+    child.on('exit', (code, signal) =>
+      reject(new Error(`worker exited early (${code ?? signal}): ${errors}`)),
+    );
+  });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+async function seed(prefix: string, files: Record<string, string>): Promise<void> {
+  const entries = Object.entries(files);
+  for (let start = 0; start < entries.length; start += 50) {
+    await Promise.all(
+      entries
+        .slice(start, start + 50)
+        .map(([path, content]) =>
+          admin.send(
+            new PutObjectCommand({ Bucket: bucket, Key: `${prefix}/memories/${path}`, Body: content }),
+          ),
+        ),
+    );
+  }
+}
+
+describe('several processes on one prefix', () => {
+  it('4 processes x 250 concurrent inserts into one file leave 1000 lines, none twice', async () => {
+    const prefix = newPrefix('inserts');
+    const store = createS3Store(storeOptions(prefix));
+    await store.create({ command: 'create', path: '/memories/log.md', file_text: '# log' });
+    const inserts = (who: string) =>
+      Array.from({ length: 250 }, (_, index) => ({
+        command: 'insert',
+        path: '/memories/log.md',
+        insert_line: 1,
+        insert_text: `${who}-${index}\n`,
+      }));
+    const results = await Promise.all(['a', 'b', 'c', 'd'].map((who) => runWorker(prefix, inserts(who))));
+    for (const result of results.flat())
+      expect(result).toEqual({ ok: 'The file /memories/log.md has been edited.' });
+    const view = await store.view({ command: 'view', path: '/memories/log.md', view_range: [1, -1] });
+    await store.close();
+    const lines = view
+      .split('\n')
+      .slice(1)
+      .map((line) => line.slice(7));
+    expect(lines[0]).toBe('# log');
+    expect(lines.slice(1).sort()).toEqual(
+      ['a', 'b', 'c', 'd'].flatMap((who) => inserts(who).map((command) => command.insert_text.trim())).sort(),
+    );
+    expect(await leftovers(admin, `${prefix}/`)).toEqual([]);
+  }, 180_000);
+
+  it('racing creates with overwrite: false in 4 processes and this one have exactly one winner', async () => {
+    const prefix = newPrefix('claims');
+    const creates = (who: string) =>
+      Array.from({ length: 5 }, (_, index) => ({
+        command: 'create',
+        path: '/memories/claim.md',
+        file_text: `${who}-${index}`,
+      }));
+    // 25 creators of one path queue for one namespace's lease (a few round trips each); on this
+    // shared 2-core machine that can take longer than the default 5 s deadline of a command.
+    const patient = { overwrite: false, timeoutMs: 20_000 };
+    const store = createS3Store({ ...storeOptions(prefix), ...patient });
+    const [others, here] = await Promise.all([
+      Promise.all(['a', 'b', 'c', 'd'].map((who) => runWorker(prefix, creates(who), patient))),
+      Promise.allSettled(creates('e').map((command) => store.execute(command))),
+    ]);
+    const results: Result[] = [
+      ...others.flat(),
+      ...here.map((result) =>
+        result.status === 'fulfilled'
+          ? { ok: result.value }
+          : { code: (result.reason as Result).code, error: (result.reason as Error).message },
+      ),
+    ];
+    expect(results.filter((result) => result.ok !== undefined)).toEqual([
+      { ok: 'File created successfully at: /memories/claim.md' },
+    ]);
+    for (const result of results.filter((candidate) => candidate.ok === undefined)) {
+      expect(result).toEqual({ code: 'ALREADY_EXISTS', error: 'File /memories/claim.md already exists' });
+    }
+    expect(await store.view({ command: 'view', path: '/memories/claim.md' })).toMatch(/\t[a-e]-[0-4]$/);
+    await store.close();
+    expect(await leftovers(admin, `${prefix}/`)).toEqual([]);
+  }, 120_000);
+
+  it('a file and a folder racing for one name: never both', async () => {
+    const prefix = newPrefix('file-or-folder');
+    const names = Array.from({ length: 12 }, (_, index) => `n${index}`);
+    const asFile = names.map((name) => ({ command: 'create', path: `/memories/${name}`, file_text: 'file' }));
+    const asFolder = names.map((name) => ({
+      command: 'create',
+      path: `/memories/${name}/child.md`,
+      file_text: 'child',
+    }));
+    // 48 new paths in one namespace take its lease one after another (see the test above).
+    const patient = { timeoutMs: 30_000 };
+    const [files1, folders1, files2, folders2] = await Promise.all([
+      runWorker(prefix, asFile, patient),
+      runWorker(prefix, asFolder, patient),
+      runWorker(prefix, asFile, patient),
+      runWorker(prefix, asFolder, patient),
+    ]);
+    const keys = new Set(await keysUnder(admin, `${prefix}/memories/`));
+    for (const [index, name] of names.entries()) {
+      const file = keys.has(`${prefix}/memories/${name}`);
+      const folder = keys.has(`${prefix}/memories/${name}/child.md`);
+      expect(file !== folder, `${name}: file ${file}, folder ${folder}`).toBe(true);
+      const fileWon = [files1[index]!, files2[index]!].some((result) => result.ok !== undefined);
+      const folderWon = [folders1[index]!, folders2[index]!].some((result) => result.ok !== undefined);
+      expect({ fileWon, folderWon }).toEqual({ fileWon: file, folderWon: folder });
+      for (const result of [files1[index]!, files2[index]!, folders1[index]!, folders2[index]!]) {
+        if (result.ok === undefined) expect(result.code).toBe('PATH_CONFLICT');
+      }
+    }
+    expect(await leftovers(admin, `${prefix}/`)).toEqual([]);
+  }, 120_000);
+});
+
+describe('a process killed in the middle of a change (SIGKILL)', () => {
+  // The killed process's lease lasts 1.5 s: the next store waits that long, then takes it over and
+  // finishes the change its journal names before making its own.
+  const repairingStore = (prefix: string) => createS3Store({ ...storeOptions(prefix), timeoutMs: 20_000 });
+  const folder = Object.fromEntries(
+    Array.from({ length: 40 }, (_, index) => [
+      `big/f${String(index).padStart(2, '0')}.md`,
+      `content ${index}`,
+    ]),
+  );
+
+  async function expectMoved(prefix: string, from: string, to: string, files: Record<string, string>) {
+    const store = repairingStore(prefix);
+    await store.create({ command: 'create', path: '/memories/after.md', file_text: 'after' });
+    for (const [path, content] of Object.entries(files)) {
+      const moved = `/memories/${to}${path.slice(from.length)}`;
+      expect(await store.view({ command: 'view', path: moved })).toBe(
+        `Here's the content of ${moved} with line numbers:\n     1\t${content}`,
+      );
+    }
+    expect(
+      (await keysUnder(admin, `${prefix}/memories/${from}`)).filter((key) => !key.includes(`/${to}`)),
+    ).toEqual([]);
+    expect(await leftovers(admin, `${prefix}/`)).toEqual([]);
+    await store.close();
+  }
+
+  it('after some copies of a folder rename: the next store finishes the rename', async () => {
+    const prefix = newPrefix('killed-copying');
+    await seed(prefix, folder);
+    await killMidway(
+      prefix,
+      [{ command: 'rename', old_path: '/memories/big', new_path: '/memories/moved' }],
+      'COPY',
+      10,
+    );
+    // Both copies, never neither: every file is at the source or the destination, or both.
+    const keys = new Set(await keysUnder(admin, `${prefix}/memories/`));
+    for (const path of Object.keys(folder)) {
+      expect(
+        keys.has(`${prefix}/memories/${path}`) || keys.has(`${prefix}/memories/moved${path.slice(3)}`),
+      ).toBe(true);
+    }
+    expect(keys.size).toBeGreaterThan(40);
+    await expectMoved(prefix, 'big', 'moved', folder);
+  }, 60_000);
+
+  it('after some sources of a folder rename were frozen: the next store finishes the rename', async () => {
+    const prefix = newPrefix('killed-frozen');
+    await seed(prefix, folder);
+    await killMidway(
+      prefix,
+      [{ command: 'rename', old_path: '/memories/big', new_path: '/memories/moved' }],
+      'TOMBSTONE',
+      5,
+    );
+    await expectMoved(prefix, 'big', 'moved', folder);
+  }, 60_000);
+
+  it("after a file's copy: the next store finishes the rename", async () => {
+    const prefix = newPrefix('killed-file');
+    await seed(prefix, { 'one.md': 'only one' });
+    await killMidway(
+      prefix,
+      [{ command: 'rename', old_path: '/memories/one.md', new_path: '/memories/two.md' }],
+      'COPY',
+      1,
+    );
+    await expectMoved(prefix, 'one.md', 'two.md', { 'one.md': 'only one' });
+  }, 60_000);
+
+  it('after the first of several DeleteObjects of a folder delete: the next store finishes the delete', async () => {
+    const prefix = newPrefix('killed-delete');
+    const many = Object.fromEntries(Array.from({ length: 1500 }, (_, index) => [`gone/${index}.md`, 'x']));
+    await seed(prefix, { ...many, 'kept.md': 'kept' });
+    await killMidway(prefix, [{ command: 'delete', path: '/memories/gone' }], 'DELETE-MANY', 1);
+    const left = await keysUnder(admin, `${prefix}/memories/gone/`);
+    expect(left.length).toBeGreaterThan(0);
+    expect(left.length).toBeLessThan(1500);
+    const store = repairingStore(prefix);
+    await store.create({ command: 'create', path: '/memories/after.md', file_text: 'after' });
+    expect(await keysUnder(admin, `${prefix}/memories/`)).toEqual(
+      [`${prefix}/memories/after.md`, `${prefix}/memories/kept.md`].sort(),
+    );
+    expect(await leftovers(admin, `${prefix}/`)).toEqual([]);
+    await store.close();
+  }, 120_000);
+});

@@ -1,0 +1,3 @@
+import { serversSetup } from '@memdir/test-support';
+
+export default serversSetup(['s3']);

@@ -200,10 +200,10 @@ describe('memdir conformance: what a failure shows', () => {
       );
       expect(result.code, result.stdout + result.stderr).toBe(1);
       expect(result.stdout).toContain(
-        '\n  … waiting: driver.move("a.md", "b.md") has not settled after 2s\n',
+        '\n  … waiting: driver.move("a.md", "b.md", {…}) has not settled after 2s\n',
       );
       expect(result.stdout).toContain(
-        '\n  … waiting: driver.namespace("conformance").move("a.md", "b.md") has not settled after 2s\n',
+        '\n  … waiting: driver.namespace("conformance").move("a.md", "b.md", {…}) has not settled after 2s\n',
       );
       const failure = block(result.stdout, /^FAIL {2}without a namespace > rename > rename: a file reports/);
       expect(failure[1]).toBe('      Test timed out in 3000ms.');
@@ -212,7 +212,7 @@ describe('memdir conformance: what a failure shows', () => {
       );
       const pending = failure.indexOf('      Still pending when the test failed:');
       expect(pending, failure.join('\n')).toBeGreaterThan(0);
-      expect(failure[pending + 1]).toMatch(/^ {8}driver\.move\("a\.md", "b\.md"\), pending for 3\.\ds$/);
+      expect(failure[pending + 1]).toMatch(/^ {8}driver\.move\("a\.md", "b\.md", \{…\}\), pending for 3\.\ds$/);
     },
     RUN_TIMEOUT,
   );

@@ -86,6 +86,22 @@ describe('memdir without vitest and fast-check', () => {
     });
   });
 
+  it('a first-party scheme whose adapter is not installed says which package to install', async () => {
+    expect(await memdir(['view', '--store', 'redis://localhost:6379'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'memdir: Unsupported store URL redis://localhost:6379: install @memdir/redis\n' +
+        'Run "npm install @memdir/redis" in this project (or next to a global memdir).\n',
+    });
+    expect((await memdir(['view', '--store', 'postgres://db/x'])).stderr).toMatch(
+      /^memdir: Unsupported store URL postgres:\/\/db\/x: install @memdir\/postgres\n/,
+    );
+    expect((await memdir(['view', '--store', 's3://bucket/prefix'])).stderr).toMatch(
+      /^memdir: Unsupported store URL s3:\/\/bucket\/prefix: install @memdir\/s3\n/,
+    );
+  });
+
   it('conformance --help needs neither', async () => {
     const result = await memdir(['conformance', '--help']);
     expect(result.code).toBe(0);

@@ -458,7 +458,17 @@ function driverAt(root: string, segments: readonly string[], lock: LockOptions):
 
     update(path, edit, { signal }) {
       // The fast path of a read-modify-write: read, edit and write under one lock, so the edit can
-      // never apply to content that changed, and there is nothing to compare or retry.
+      // never apply to content that changed, and there is nothing to compare or retry. What the
+      // edit throws is passed on as is (the contract), not taken for a filesystem failure.
+      let refused: { error: unknown } | undefined;
+      const apply = (content: string): string => {
+        try {
+          return edit(content);
+        } catch (error) {
+          refused = { error };
+          throw error;
+        }
+      };
       return change(signal, async (generation) => {
         if (path === '') return 'directory' as const;
         // Opened now, so creating the temporary file overlaps reading the old content.
@@ -471,7 +481,7 @@ function driverAt(root: string, segments: readonly string[], lock: LockOptions):
           if (found.kind === 'folder') {
             return (await closeHoldsFile(found.folder)) ? ('directory' as const) : null;
           }
-          await temp.write(edit(found.content));
+          await temp.write(apply(found.content));
           // Into the folder the file was read from, through its handle: never through a link.
           await temp.commit(found.walked.parent!.at(path.split('/').at(-1)!));
           failed = false;
@@ -480,6 +490,8 @@ function driverAt(root: string, segments: readonly string[], lock: LockOptions):
           if (failed) await temp.discard();
           if (found) closeWalk(found.walked);
         }
+      }).catch((error: unknown) => {
+        throw refused ? refused.error : error;
       });
     },
 

@@ -390,9 +390,9 @@ export function driverTests(suite: Suite): void {
       expect(node?.kind === 'file' && node.content === `${text}|edited`).toBe(true);
     });
 
-    test('driver: when edit throws, update rejects and writes nothing', async () => {
-      // The engine keeps what the edit threw (NO_MATCH, TOO_LARGE...) itself, so it relies only on
-      // the rejection, not on the driver passing the very error on.
+    test('driver: when edit throws, update rejects with that very error and writes nothing', async () => {
+      // The engine keeps what the edit threw (NO_MATCH, TOO_LARGE...) itself; the contract still
+      // says the error propagates as is, so a caller of the driver sees its own refusal.
       const driver = await suite.files();
       await put(driver, 'f.md', 'keep me');
       const before = await contents(driver);
@@ -405,9 +405,9 @@ export function driverTests(suite: Suite): void {
         { op: operationId() },
       ).then(
         (value) => ({ resolved: value }),
-        () => 'rejected',
+        (error: unknown) => ({ rejected: error === thrown ? 'the error edit threw' : String(error) }),
       );
-      expect(outcome).toBe('rejected');
+      expect(outcome).toEqual({ rejected: 'the error edit threw' });
       expect(await contents(driver)).toEqual(before);
     });
   }

@@ -212,7 +212,9 @@ describe('memdir conformance: what a failure shows', () => {
       );
       const pending = failure.indexOf('      Still pending when the test failed:');
       expect(pending, failure.join('\n')).toBeGreaterThan(0);
-      expect(failure[pending + 1]).toMatch(/^ {8}driver\.move\("a\.md", "b\.md", \{…\}\), pending for 3\.\ds$/);
+      expect(failure[pending + 1]).toMatch(
+        /^ {8}driver\.move\("a\.md", "b\.md", \{…\}\), pending for 3\.\ds$/,
+      );
     },
     RUN_TIMEOUT,
   );

@@ -1,0 +1,29 @@
+import { describeMemoryStore } from '@memdir/core/conformance';
+import { afterAll, expect } from 'vitest';
+import { createS3Store } from '../src/index.js';
+import { backendPrefix, bucket, clearPrefix, leftovers, rawClient, uniquePrefix } from './helpers.js';
+
+// The suite again through the user's own S3Client (a file of its own, so the two runs of the suite
+// go side by side: see vitest.config.ts).
+const admin = rawClient();
+const ownBase = uniquePrefix('conformance-own');
+afterAll(() => admin.destroy());
+
+/** After each test, once everything is closed: no lease, probe object or stand-in is left. */
+async function check(prefix: string): Promise<void> {
+  expect(await leftovers(admin, `${prefix}/`)).toEqual([]);
+}
+
+// The user's own client: used as it is, never closed by the stores (the suite closes each store,
+// and the next test's stores still use this client).
+const own = rawClient();
+afterAll(() => own.destroy());
+
+describeMemoryStore({
+  name: 's3 with your own S3Client',
+  create: (options, backend) =>
+    createS3Store({ ...options, client: own, bucket, prefix: backendPrefix(ownBase, backend) }),
+  check: (backend) => check(backendPrefix(ownBase, backend)),
+  destroy: (backend) => clearPrefix(admin, `${backendPrefix(ownBase, backend)}/`),
+  timeout: 60_000,
+});

@@ -20,12 +20,14 @@
 #                                  take 7001-7003, the replicas 7004-7006,
 #                                  and each node's bus its port + 10000
 #   MEMDIR_REDIS_CLUSTER_REPLICAS  replicas per master (0 or 1)               1
-#   MEMDIR_POSTGRES_PORT           PostgreSQL                                 55432
+#   MEMDIR_POSTGRES_PORT           PostgreSQL                                 15432
 #   MEMDIR_S3_PORT                 radosgw (S3 over HTTP)                     7480
 #   MEMDIR_CEPH_MON_PORT           the Ceph monitor                           6789
 #   MEMDIR_S3_BUCKET               the bucket created in radosgw              memdir-test
 #   MEMDIR_SERVICES_TIMEOUT        seconds to wait for one server to answer   60
-# Each server lives in its own folder named after its port (redis-6390, postgres-55432...), so
+# Every default port lies below Linux's range of ephemeral ports (32768-60999): an outgoing
+# connection (a Cluster node's bus link, say) never holds a port a server is about to bind.
+# Each server lives in its own folder named after its port (redis-6390, postgres-15432...), so
 # copies on other ports never share files.
 set -euo pipefail
 
@@ -33,7 +35,7 @@ ROOT=${MEMDIR_SERVICES_DIR:-/tmp/memdir-services}
 REDIS_PORT=${MEMDIR_REDIS_PORT:-6390}
 CLUSTER_PORT=${MEMDIR_REDIS_CLUSTER_PORT:-7001}
 CLUSTER_REPLICAS=${MEMDIR_REDIS_CLUSTER_REPLICAS:-1}
-PG_PORT=${MEMDIR_POSTGRES_PORT:-55432}
+PG_PORT=${MEMDIR_POSTGRES_PORT:-15432}
 S3_PORT=${MEMDIR_S3_PORT:-7480}
 MON_PORT=${MEMDIR_CEPH_MON_PORT:-6789}
 S3_BUCKET=${MEMDIR_S3_BUCKET:-memdir-test}

@@ -36,6 +36,7 @@ describe('the driver-calls section', () => {
       'create over a file',
       'str_replace',
       'insert',
+      'rename a file',
       'rename a directory',
       'delete a file',
       'delete a directory',

@@ -2,7 +2,7 @@
 // wire, latency against the raw pg client doing the same reads and writes, bytes sent back for a
 // view of a 10,000-file tree, and a folder's view in a small namespace against one of 100,000
 // files, with the plan of the listing.
-import type { MemoryCommand, MemoryStore } from '@memdir/core';
+import type { MemoryStore } from '@memdir/core';
 import { createPostgresStore } from '@memdir/postgres';
 import {
   type RoundTripCounter,
@@ -11,6 +11,7 @@ import {
   startServers,
 } from '@memdir/test-support';
 import pg from 'pg';
+import { COMMAND_CASES, COMMAND_SEED } from '../command-cases.js';
 import { formatRatio, median } from '../stats.js';
 import type { BenchSection, SectionContext } from './section.js';
 
@@ -44,52 +45,6 @@ function countingPool(url: string, sent: Sent[]): pg.Pool {
   });
   return pool;
 }
-
-interface RoundTripCase {
-  label: string;
-  command: MemoryCommand;
-  goal: number;
-}
-
-const SEED: MemoryCommand[] = [
-  { command: 'create', path: '/memories/notes/a.md', file_text: 'alpha\nbeta\ngamma' },
-  { command: 'create', path: '/memories/notes/b.md', file_text: 'b' },
-  { command: 'create', path: '/memories/notes/deep/c.md', file_text: 'c' },
-  { command: 'create', path: '/memories/top.md', file_text: 'top' },
-];
-
-const ROUND_TRIPS: RoundTripCase[] = [
-  { label: 'view a file', command: { command: 'view', path: '/memories/notes/a.md' }, goal: 1 },
-  { label: 'view a directory', command: { command: 'view', path: '/memories/notes' }, goal: 1 },
-  { label: 'view a missing path', command: { command: 'view', path: '/memories/missing.md' }, goal: 1 },
-  {
-    label: 'create a new file',
-    command: { command: 'create', path: '/memories/new/x.md', file_text: 'x' },
-    goal: 1,
-  },
-  {
-    label: 'create over a file',
-    command: { command: 'create', path: '/memories/top.md', file_text: 'y' },
-    goal: 1,
-  },
-  {
-    label: 'str_replace',
-    command: { command: 'str_replace', path: '/memories/notes/a.md', old_str: 'beta', new_str: 'BETA' },
-    goal: 2,
-  },
-  {
-    label: 'insert',
-    command: { command: 'insert', path: '/memories/notes/a.md', insert_line: 1, insert_text: 'one' },
-    goal: 2,
-  },
-  {
-    label: 'rename a directory',
-    command: { command: 'rename', old_path: '/memories/notes/deep', new_path: '/memories/moved' },
-    goal: 1,
-  },
-  { label: 'delete a file', command: { command: 'delete', path: '/memories/new/x.md' }, goal: 1 },
-  { label: 'delete a directory', command: { command: 'delete', path: '/memories/moved' }, goal: 1 },
-];
 
 /** Times `count` runs of `once`, each on its own. */
 async function sample(count: number, once: (index: number) => Promise<unknown>): Promise<number[]> {
@@ -308,11 +263,11 @@ export function postgresSection(): BenchSection {
         };
         const store = open();
         await store.setup();
-        for (const command of SEED) await store.execute(command);
+        for (const command of COMMAND_SEED) await store.execute(command);
 
         context.log('[postgres] round trips per command (wire turns through a counting proxy)');
         const roundTrips = [];
-        for (const testCase of ROUND_TRIPS) {
+        for (const testCase of COMMAND_CASES) {
           // Warm: every statement prepared on every connection of the pool is not the point here.
           proxy.resetStats();
           sent.length = 0;
@@ -346,7 +301,7 @@ export function postgresSection(): BenchSection {
         const latency = [];
         // Raw pg's "same statements" work on a namespace of their own, seeded like the store's.
         const sameStore = open(SAME_NS);
-        for (const command of SEED) await sameStore.execute(command);
+        for (const command of COMMAND_SEED) await sameStore.execute(command);
         await sameStore.create({ command: 'create', path: '/memories/r/one.md', file_text: 'r' });
         await sameStore.create({
           command: 'create',

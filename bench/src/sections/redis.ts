@@ -11,60 +11,9 @@ import { createRedisDriver, createRedisStore, type RedisDriver } from '@memdir/r
 import { startRoundTripCounter, startServers } from '@memdir/test-support';
 import { Redis } from 'ioredis';
 import { VerificationError } from '../bench.js';
+import { COMMAND_CASES, COMMAND_SEED } from '../command-cases.js';
 import { formatRatio, median } from '../stats.js';
 import type { BenchSection, SectionContext } from './section.js';
-
-const SEED: MemoryCommand[] = [
-  { command: 'create', path: '/memories/notes/a.md', file_text: 'alpha\nbeta\ngamma' },
-  { command: 'create', path: '/memories/notes/b.md', file_text: 'b' },
-  { command: 'create', path: '/memories/notes/deep/c.md', file_text: 'c' },
-  { command: 'create', path: '/memories/top.md', file_text: 'top' },
-];
-
-interface TripCase {
-  label: string;
-  command: MemoryCommand;
-  goal: number;
-}
-
-const TRIP_CASES: TripCase[] = [
-  { label: 'view a file', command: { command: 'view', path: '/memories/notes/a.md' }, goal: 1 },
-  { label: 'view a directory', command: { command: 'view', path: '/memories/notes' }, goal: 1 },
-  { label: 'view /memories', command: { command: 'view', path: '/memories' }, goal: 1 },
-  { label: 'view a missing path', command: { command: 'view', path: '/memories/missing.md' }, goal: 1 },
-  {
-    label: 'create a new file',
-    command: { command: 'create', path: '/memories/new/x.md', file_text: 'x' },
-    goal: 1,
-  },
-  {
-    label: 'create over a file',
-    command: { command: 'create', path: '/memories/top.md', file_text: 'y' },
-    goal: 1,
-  },
-  {
-    label: 'str_replace',
-    command: { command: 'str_replace', path: '/memories/notes/a.md', old_str: 'beta', new_str: 'BETA' },
-    goal: 2,
-  },
-  {
-    label: 'insert',
-    command: { command: 'insert', path: '/memories/notes/a.md', insert_line: 1, insert_text: 'one' },
-    goal: 2,
-  },
-  {
-    label: 'rename a file',
-    command: { command: 'rename', old_path: '/memories/notes/b.md', new_path: '/memories/b.md' },
-    goal: 1,
-  },
-  {
-    label: 'rename a directory',
-    command: { command: 'rename', old_path: '/memories/notes/deep', new_path: '/memories/moved' },
-    goal: 1,
-  },
-  { label: 'delete a file', command: { command: 'delete', path: '/memories/new/x.md' }, goal: 1 },
-  { label: 'delete a directory', command: { command: 'delete', path: '/memories/moved' }, goal: 1 },
-];
 
 /** ioredis announces every command it writes on this channel (ioredis >= 5.11). */
 const COMMAND_CHANNEL = 'tracing:ioredis:command:start';
@@ -141,7 +90,7 @@ function keysOf(prefix: string) {
 /** Writes the seed files into the raw client's layout: contents, versions, index, sizes. */
 async function seedRaw(raw: Redis, prefix: string): Promise<void> {
   const k = keysOf(prefix);
-  for (const command of SEED) {
+  for (const command of COMMAND_SEED) {
     const { path, file_text } = command as { path: string; file_text: string };
     const segments = path.slice('/memories/'.length).split('/');
     const multi = raw.multi().hset(k.f, segments.join('/'), file_text).hset(k.v, segments.join('/'), 'v0');
@@ -453,10 +402,10 @@ export function redisSection(): BenchSection {
         // is EVALSHA, then EVAL: two).
         for (const namespace of ['warm', 'count']) {
           const store = open(namespace, counter.url);
-          for (const command of SEED) await store.execute(command);
+          for (const command of COMMAND_SEED) await store.execute(command);
           const tracing = new CommandCount();
           const trips: Array<{ turns: number; commands: number }> = [];
-          for (const { command } of TRIP_CASES) {
+          for (const { command } of COMMAND_CASES) {
             counter.resetStats();
             tracing.count = 0;
             tracing.start();
@@ -471,7 +420,7 @@ export function redisSection(): BenchSection {
             '| command | round trips on the wire | ioredis commands | goal | result |',
             '|---|---:|---:|---:|---|',
           );
-          TRIP_CASES.forEach((testCase, index) => {
+          COMMAND_CASES.forEach((testCase, index) => {
             const { turns, commands } = trips[index]!;
             const pass = turns <= testCase.goal && commands === turns;
             lines.push(
@@ -486,11 +435,11 @@ export function redisSection(): BenchSection {
         );
         const store = open('bench');
         const rawPrefix = `${prefix}raw:`;
-        for (const command of SEED) await store.execute(command);
+        for (const command of COMMAND_SEED) await store.execute(command);
         const driverRoot = createRedisDriver({ url, keyPrefix: prefix });
         const driver = driverRoot.namespace('benchdriver');
         const driverSeed = createRedisStore({ url, keyPrefix: prefix, namespace: 'benchdriver' });
-        for (const command of SEED) await driverSeed.execute(command);
+        for (const command of COMMAND_SEED) await driverSeed.execute(command);
         await driverSeed.close();
         const raw = new Redis(url);
         raw.on('error', () => {});

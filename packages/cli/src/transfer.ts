@@ -212,31 +212,45 @@ export async function runCopy(args: string[], io: CliIo): Promise<number> {
       'target',
     );
     try {
-      const dryRun = values['dry-run'] === true;
-      const progress = new ProgressReporter(io.stderr, { tty: isTerminal(io.stderr) });
-      const { signal, dispose } = interruption(io);
-      try {
-        const report = await copyStore(source.driver, target.driver, {
-          overwrite: values.overwrite === true,
-          dryRun,
-          signal,
-          onProgress: (state) => progress.update(state, state.files === state.totalFiles),
-        });
-        return summarize(
-          report,
-          io,
-          `copy ${redactStoreUrl(from)} to ${redactStoreUrl(to)}`,
-          progress.finish(),
-          dryRun,
-        );
-      } finally {
-        dispose();
-      }
+      return await copyWithProgress(
+        source.driver,
+        target.driver,
+        values,
+        io,
+        `copy ${redactStoreUrl(from)} to ${redactStoreUrl(to)}`,
+      );
     } finally {
       await target.store.close().catch(() => {});
     }
   } finally {
     await source.store.close().catch(() => {});
+  }
+}
+
+/**
+ * The copy of `memdir copy` and `memdir import`: progress on stderr, Ctrl-C stops after the files
+ * in flight, and the summary's exit code.
+ */
+async function copyWithProgress(
+  from: MemoryDriver,
+  to: MemoryDriver,
+  values: { 'dry-run'?: unknown; overwrite?: unknown },
+  io: CliIo,
+  what: string,
+): Promise<number> {
+  const dryRun = values['dry-run'] === true;
+  const progress = new ProgressReporter(io.stderr, { tty: isTerminal(io.stderr) });
+  const { signal, dispose } = interruption(io);
+  try {
+    const report = await copyStore(from, to, {
+      overwrite: values.overwrite === true,
+      dryRun,
+      signal,
+      onProgress: (state) => progress.update(state, state.files === state.totalFiles),
+    });
+    return summarize(report, io, what, progress.finish(), dryRun);
+  } finally {
+    dispose();
   }
 }
 
@@ -310,20 +324,13 @@ export async function runImport(args: string[], io: CliIo): Promise<number> {
     'target',
   );
   try {
-    const dryRun = values['dry-run'] === true;
-    const progress = new ProgressReporter(io.stderr, { tty: isTerminal(io.stderr) });
-    const { signal, dispose } = interruption(io);
-    try {
-      const report = await copyStore(await archiveDriver(contents), driver, {
-        overwrite: values.overwrite === true,
-        dryRun,
-        signal,
-        onProgress: (state) => progress.update(state, state.files === state.totalFiles),
-      });
-      return summarize(report, io, `import into ${redactStoreUrl(url)}`, progress.finish(), dryRun);
-    } finally {
-      dispose();
-    }
+    return await copyWithProgress(
+      await archiveDriver(contents),
+      driver,
+      values,
+      io,
+      `import into ${redactStoreUrl(url)}`,
+    );
   } finally {
     await store.close().catch(() => {});
   }

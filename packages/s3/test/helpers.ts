@@ -28,9 +28,11 @@ export function rawClient(config: Partial<S3ClientConfig> = {}): S3Client {
   return new S3Client({ ...server.clientConfig, ...config });
 }
 
-/** Every key under `prefix`, as a person browsing the bucket sees them. */
-export async function keysUnder(client: S3Client, prefix: string): Promise<string[]> {
-  const keys: string[] = [];
+/** Every object under `prefix`: its key as a person browsing the bucket sees it, and its ETag. */
+async function* objectsUnder(
+  client: S3Client,
+  prefix: string,
+): AsyncGenerator<{ key: string; etag: string | undefined }> {
   let token: string | undefined;
   do {
     const page = await client.send(
@@ -41,9 +43,16 @@ export async function keysUnder(client: S3Client, prefix: string): Promise<strin
         EncodingType: 'url',
       }),
     );
-    for (const item of page.Contents ?? []) keys.push(decodeURIComponent(item.Key!.replaceAll('+', '%20')));
+    for (const item of page.Contents ?? [])
+      yield { key: decodeURIComponent(item.Key!.replaceAll('+', '%20')), etag: item.ETag };
     token = page.NextContinuationToken;
   } while (token);
+}
+
+/** Every key under `prefix`, as a person browsing the bucket sees them. */
+export async function keysUnder(client: S3Client, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const { key } of objectsUnder(client, prefix)) keys.push(key);
   return keys;
 }
 
@@ -66,23 +75,10 @@ export async function clearPrefix(client: S3Client, prefix: string): Promise<voi
  */
 export async function leftovers(client: S3Client, prefix: string): Promise<string[]> {
   const found: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await client.send(
-      new ListObjectsV2Command({
-        Bucket: bucket,
-        Prefix: prefix,
-        ContinuationToken: token,
-        EncodingType: 'url',
-      }),
-    );
-    for (const item of page.Contents ?? []) {
-      const key = decodeURIComponent(item.Key!.replaceAll('+', '%20'));
-      if (key.includes('/.memdir/') || key.startsWith('.memdir/')) found.push(key);
-      else if (item.ETag?.replaceAll('"', '') === TOMBSTONE_ETAG) found.push(`${key} (a move's stand-in)`);
-    }
-    token = page.NextContinuationToken;
-  } while (token);
+  for await (const { key, etag } of objectsUnder(client, prefix)) {
+    if (key.includes('/.memdir/') || key.startsWith('.memdir/')) found.push(key);
+    else if (etag?.replaceAll('"', '') === TOMBSTONE_ETAG) found.push(`${key} (a move's stand-in)`);
+  }
   return found;
 }
 

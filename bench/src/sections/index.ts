@@ -7,9 +7,17 @@ import { postgresSection } from './postgres.js';
 import { redisSection } from './redis.js';
 import { s3Section } from './s3.js';
 import type { BenchSection } from './section.js';
+import { serveSection } from './serve.js';
 
 export type { BenchSection, SectionContext } from './section.js';
 
 export function benchSections(args: BenchArgs): BenchSection[] {
-  return [fsReferenceSection(args), driverCallsSection(), postgresSection(), redisSection(), s3Section()];
+  return [
+    fsReferenceSection(args),
+    driverCallsSection(),
+    postgresSection(),
+    redisSection(),
+    s3Section(),
+    serveSection(),
+  ];
 }

@@ -4,7 +4,7 @@
 // that leaks gives nothing. Sessions left idle expire; each token, and the server, holds a bounded
 // number of them.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { TokenEntry, TokenTable } from './tokens.js';
 
 /** One MCP session. */
@@ -13,7 +13,7 @@ export interface Session {
   /** The token that opened it (replaced by the same entry of a reloaded file). */
   token: TokenEntry;
   readonly server: Server;
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: WebStandardStreamableHTTPServerTransport;
   /** The tool calls being answered, by request id: each reports its outcome for the access log. */
   readonly calls: Map<string, (outcome: string) => void>;
   /** When a request last started or ended (milliseconds). */

@@ -13,7 +13,7 @@ import {
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { isMemoryToolError, MEMORY_COMMANDS, type MemoryStore, mcpRequestTooLarge } from '@memdir/core';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ErrorCode, isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { EXIT_OK } from './errors.js';
 import { readBody } from './http-body.js';
@@ -114,6 +114,34 @@ function sessionStore(store: MemoryStore, calls: Map<string, (outcome: string) =
   };
 }
 
+/**
+ * Hands a request whose body was already read to the MCP SDK's transport and writes its answer.
+ * Answers are JSON (the transport's `enableJsonResponse`), never a stream, so they are written
+ * whole.
+ */
+async function relay(
+  transport: WebStandardStreamableHTTPServerTransport,
+  request: IncomingMessage,
+  response: ServerResponse,
+  parsedBody?: unknown,
+): Promise<void> {
+  const headers = new Headers();
+  const raw = request.rawHeaders;
+  for (let index = 0; index < raw.length; index += 2) headers.append(raw[index]!, raw[index + 1]!);
+  const answer = await transport.handleRequest(
+    new Request(`http://localhost${MCP_PATH}`, { method: request.method, headers }),
+    { parsedBody },
+  );
+  const body = Buffer.from(await answer.arrayBuffer());
+  const out: Record<string, string> = {};
+  answer.headers.forEach((value, name) => {
+    out[name] = value;
+  });
+  if (answer.status !== 202 && answer.status !== 204) out['content-length'] = String(body.length);
+  response.writeHead(answer.status, out);
+  response.end(body);
+}
+
 /** A JSON-RPC error body, as the MCP SDK's transport writes its own. */
 function rpcError(code: number, message: string, id: string | number | null = null): string {
   return JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id });
@@ -125,8 +153,17 @@ function rpcError(code: number, message: string, id: string | number | null = nu
  */
 export async function serveHttp(config: HttpServeConfig, context: HttpServeContext): Promise<number> {
   const { io } = context;
+  // Log lines of one turn of the event loop go out in one write: under load, a write per request
+  // costs more than the request's own work.
+  let pendingLines = '';
+  const flushLog = () => {
+    if (pendingLines === '') return;
+    io.stderr.write(pendingLines);
+    pendingLines = '';
+  };
   const log = (line: string) => {
-    io.stderr.write(`memdir: ${line}\n`);
+    if (pendingLines === '') setImmediate(flushLog);
+    pendingLines += `memdir: ${line}\n`;
   };
   let tokens = new TokenTable((await readTokensFile(config.tokensFile)) ?? { version: 1, tokens: [] });
   const limiter = new RateLimiter(config.ratePerSecond, config.burst);
@@ -319,7 +356,7 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
           rpcError(-32000, 'Mcp-Session-Id header is required'),
         );
       }
-      await session.transport.handleRequest(request, response);
+      await relay(session.transport, request, response);
       return;
     }
 
@@ -367,7 +404,7 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
         session.calls.set(id, (outcome) => record.outcomes.push(outcome));
         response.once('close', () => session.calls.delete(id));
       }
-      await session.transport.handleRequest(request, response, parsed);
+      await relay(session.transport, request, response, parsed);
       return;
     }
     if (!messages.some((message) => isInitializeRequest(message))) {
@@ -416,7 +453,7 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
     const server = createMcpServer(sessionStore(store, calls), {
       actor: () => ({ type: 'user', id: session?.token.name ?? token.name }),
     });
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
@@ -430,7 +467,7 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
       if (session) sessions.remove(session.id);
     };
     await server.connect(transport);
-    await transport.handleRequest(request, response, initialize);
+    await relay(transport, request, response, initialize);
     // An initialize the transport refused (an unsupported protocol version...) opened nothing.
     if (session === undefined) await server.close().catch(() => {});
   }
@@ -532,5 +569,7 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
       ? 'stopped'
       : `stopped after ${config.shutdownGraceMs} ms with ${unfinished} requests unfinished`,
   );
+  await new Promise<void>((resolve) => io.stderr.write(pendingLines, () => resolve()));
+  pendingLines = '';
   return EXIT_OK;
 }

@@ -32,6 +32,10 @@ interface Run {
   seconds: number;
   latencies: Record<Step, number[]>;
   peakRssKb: number | undefined;
+  /** CPU time of the server process per command of the timed phase (user + system), in ms. */
+  serverCpuMs: number | undefined;
+  /** CPU time of this process (the clients) per command, in ms. */
+  clientCpuMs: number;
 }
 
 function percentile(values: readonly number[], fraction: number): number {
@@ -57,6 +61,17 @@ function command(n: number, i: number): { step: Step; args: Record<string, unkno
 
 function textOf(result: unknown): string {
   return (result as { content: Array<{ text: string }> }).content[0]!.text;
+}
+
+/** The server process's CPU time so far (user + system), in ms; undefined off Linux. */
+async function cpuTime(child: ChildProcess): Promise<number | undefined> {
+  try {
+    const fields = (await readFile(`/proc/${child.pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+    // utime and stime, in clock ticks of 10 ms (USER_HZ is 100 on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The server's peak resident set (VmHWM), in KB, while it still runs; undefined off Linux. */
@@ -159,6 +174,8 @@ async function runLoad(
     const latencies: Record<Step, number[]> = { insert: [], create: [], view: [], str_replace: [] };
     const errors: string[] = [];
     const inserted = new Set<string>();
+    const cpuBefore = await cpuTime(server.child);
+    const clientCpu = process.cpuUsage();
     const started = performance.now();
     await Promise.all(
       connected.map(async (client, n) => {
@@ -177,6 +194,12 @@ async function runLoad(
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    const clientCpuUsed = process.cpuUsage(clientCpu);
+    const cpuAfter = await cpuTime(server.child);
+    const commands = clients * perClient;
+    const serverCpuMs =
+      cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / commands;
+    const clientCpuMs = (clientCpuUsed.user + clientCpuUsed.system) / 1000 / commands;
     const peakRssKb = await peakRss(server.child);
 
     // Every acknowledged insert is in the file, read back in ranges (a view shows 16,000 characters).
@@ -197,7 +220,18 @@ async function runLoad(
     await call(connected[0]!, { command: 'delete', path: SHARED });
     for (let n = 0; n < clients; n++)
       await call(connected[0]!, { command: 'delete', path: `/memories/c${n}` });
-    return { backend, clients, commands: clients * perClient, errors, lost, seconds, latencies, peakRssKb };
+    return {
+      backend,
+      clients,
+      commands,
+      errors,
+      lost,
+      seconds,
+      latencies,
+      peakRssKb,
+      serverCpuMs,
+      clientCpuMs,
+    };
   } finally {
     for (const client of connected) await client.close().catch(() => {});
     server.child.kill('SIGTERM');
@@ -229,6 +263,18 @@ function report(runs: Run[]): string {
       `| ${run.backend} | ${run.clients} x ${run.commands / run.clients} | ${run.errors.length} | ${run.lost} | ${Math.round(run.commands / run.seconds)} | ${format(percentile(all, 0.5))} | ${format(percentile(all, 0.99))} | ${format(percentile(run.latencies.view, 0.5))} | ${format(viewP99)} | ${viewP99 < VIEW_P99_GOAL_MS ? 'PASS' : 'ABOVE'} | ${run.peakRssKb === undefined ? 'n/a' : `${(run.peakRssKb / 1024).toFixed(0)} MB`} |`,
     );
   }
+  lines.push(
+    '',
+    'CPU time per command (user + system), which a busy machine inflates less than latency: the server',
+    'process, and the bench process running the clients (the MCP SDK client, fetch).',
+    '',
+    '| store | server CPU ms/command | clients CPU ms/command |',
+    '|---|---:|---:|',
+    ...runs.map(
+      (run) =>
+        `| ${run.backend} | ${run.serverCpuMs === undefined ? 'n/a' : run.serverCpuMs.toFixed(2)} | ${run.clientCpuMs.toFixed(2)} |`,
+    ),
+  );
   lines.push('', '| store | command | p50 ms | p99 ms |', '|---|---|---:|---:|');
   for (const run of runs) {
     for (const step of STEPS) {

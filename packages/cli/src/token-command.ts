@@ -112,7 +112,8 @@ async function add(file: string, name: string | undefined, values: Values, io: C
     io.stderr,
     `memdir: added token ${name} (namespace ${namespace}, ${mode}) to ${file}\n` +
       'memdir: this is the only time the token is shown (the file keeps its hash); ' +
-      'a running server takes it on SIGHUP\n',
+      'a running server takes it on SIGHUP\n' +
+      'memdir: Claude Code: claude mcp add --transport http memdir http://HOST:8787/mcp --header "Authorization: Bearer TOKEN"\n',
   );
   return EXIT_OK;
 }

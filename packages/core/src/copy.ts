@@ -154,9 +154,14 @@ export async function copyStore(
     maxFileBytes: Number.MAX_SAFE_INTEGER,
     maxViewChars: 1,
     timeoutMs,
+    quota: undefined,
+    history: undefined,
+    touch: false,
+    actor: undefined,
   };
-  const source = new Engine(driverOf(from, 'source'), engineOptions);
-  const target = new Engine(driverOf(to, 'target'), engineOptions);
+  const nothingToRelease = async () => {};
+  const source = new Engine(driverOf(from, 'source'), engineOptions, nothingToRelease);
+  const target = new Engine(driverOf(to, 'target'), engineOptions, nothingToRelease);
   const targetLimit = target.capabilities.maxPathBytes ?? Number.POSITIVE_INFINITY;
   const concurrency = options.concurrency ?? 8;
   const stopped = () => options.signal?.aborted === true;
@@ -175,7 +180,9 @@ export async function copyStore(
   };
 
   // Scan: paths and sizes only.
-  const entries: DriverEntry[] = await source.operation().list('' as DriverPath, { skipHidden: false });
+  const entries: DriverEntry[] = await source
+    .operation('import')
+    .list('' as DriverPath, { skipHidden: false });
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   totalFiles = entries.length;
   totalBytes = entries.reduce((sum, entry) => sum + entry.size, 0);
@@ -188,8 +195,8 @@ export async function copyStore(
   const hashes = new Map<string, { hash: string; size: number }>();
   await forEach(entries, concurrency, stopped, async (entry) => {
     const problem = await copyOne(
-      source.operation(),
-      target.operation(),
+      source.operation('import'),
+      target.operation('import'),
       entry,
       options,
       targetLimit,
@@ -220,7 +227,7 @@ export async function copyStore(
       () => false,
       async ([path, expected]) => {
         try {
-          const node = await target.operation().read(path as DriverPath);
+          const node = await target.operation('import').read(path as DriverPath);
           if (node?.kind !== 'file') {
             mismatches.push({ path: memoryPath(path), reason: 'missing in the target' });
           } else if (
@@ -238,7 +245,7 @@ export async function copyStore(
       },
     );
     const sourcePaths = new Set(entries.map((entry) => entry.path));
-    for (const entry of await target.operation().list('' as DriverPath, { skipHidden: false })) {
+    for (const entry of await target.operation('import').list('' as DriverPath, { skipHidden: false })) {
       if (!sourcePaths.has(entry.path)) extraInTarget++;
     }
     progress(true);

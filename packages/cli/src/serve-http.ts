@@ -12,7 +12,13 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { isMemoryToolError, MEMORY_COMMANDS, type MemoryStore, mcpRequestTooLarge } from '@memdir/core';
+import {
+  isMemoryToolError,
+  MEMORY_COMMANDS,
+  type MemoryStore,
+  mcpRequestTooLarge,
+  readOnlyStore,
+} from '@memdir/core';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ErrorCode, isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { EXIT_OK } from './errors.js';
@@ -20,7 +26,6 @@ import { readBody } from './http-body.js';
 import { InFlight, RateLimiter } from './http-limits.js';
 import { type Session, SessionTable } from './http-sessions.js';
 import type { CliIo } from './io.js';
-import { readOnlyStore } from './read-only-shim.js';
 import { createMcpServer, MAX_MCP_MESSAGE_BYTES } from './serve.js';
 import { type HttpServeConfig, isLoopback } from './serve-http-options.js';
 import { readTokensFile, type TokenEntry, TokenTable } from './tokens.js';
@@ -39,8 +44,8 @@ const SESSIONS_PER_TOKEN = 64;
 const SESSIONS_TOTAL = 4096;
 /** How long one /healthz answer is reused: a load balancer polling it does not load the store. */
 const HEALTH_CACHE_MS = 1000;
-/** What a read-only token's changes are refused with, after core's read-only text. */
-const READ_ONLY_REASON = 'the token this memory server was reached with is read-only';
+/** How a read-only token's changes are refused, in core's READ_ONLY text: "read-only (this...)". */
+const READ_ONLY_REASON = 'this token may only read';
 
 /** What `serveHttp` needs besides its configuration. */
 export interface HttpServeContext {

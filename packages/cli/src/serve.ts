@@ -1,4 +1,11 @@
-import { MEMORY_COMMANDS, type MemoryStore, mcpCallTool, mcpRequestTooLarge, runInOrder } from '@memdir/core';
+import {
+  type Actor,
+  MEMORY_COMMANDS,
+  type MemoryStore,
+  mcpCallTool,
+  mcpRequestTooLarge,
+  runInOrder,
+} from '@memdir/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
@@ -70,15 +77,6 @@ const MAX_ID_CHARS = 256;
 // A result is wrapped in JSON-RPC and escaped as JSON on the way out: leave room for both.
 const MAX_RESULT_BYTES = Math.floor(MAX_MCP_MESSAGE_BYTES / 2);
 
-/**
- * Who made a change, as the store's history records it: the token's holder over HTTP
- * (`{ type: 'user', id: tokenName }`), the MCP client over stdio.
- */
-export interface McpActor {
-  type: 'session' | 'user' | 'api' | 'service';
-  id: string;
-}
-
 /** Options of {@link createMcpServer}. */
 export interface McpServerOptions {
   /**
@@ -86,7 +84,7 @@ export interface McpServerOptions {
    * is). Each call also passes its MCP request id as the `toolUseId`.
    * @default the MCP client's name from its `initialize` request, as a `session` actor
    */
-  actor?: McpActor | (() => McpActor) | undefined;
+  actor?: Actor | (() => Actor) | undefined;
 }
 
 /**
@@ -107,8 +105,8 @@ export function createMcpServer(store: MemoryStore, options: McpServerOptions = 
     typeof options.actor === 'function'
       ? options.actor
       : options.actor !== undefined
-        ? () => options.actor as McpActor
-        : (): McpActor => ({
+        ? () => options.actor as Actor
+        : (): Actor => ({
             type: 'session',
             id: server.getClientVersion()?.name.slice(0, MAX_ID_CHARS) || 'mcp-client',
           });

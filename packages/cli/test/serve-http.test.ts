@@ -192,9 +192,15 @@ describe('memdir serve --http: one server, two tokens on the filesystem store', 
       { command: 'delete', path: '/memories/shared.md' },
       { command: 'rename', old_path: '/memories/shared.md', new_path: '/memories/moved.md' },
     ]) {
-      const result = await call(readOnly, change);
-      expect(result.isError, change.command).toBe(true);
-      expect(textOf(result), change.command).toMatch(/^Error: .*read-only/);
+      expect(await call(readOnly, change), change.command).toEqual({
+        content: [
+          {
+            type: 'text',
+            text: `Error: The memory directory is read-only (this token may only read): the ${change.command} command was not run.`,
+          },
+        ],
+        isError: true,
+      });
     }
     expect(textOf(await call(writer, { command: 'view', path: '/memories/shared.md' }))).toBe(
       "Here's the content of /memories/shared.md with line numbers:\n     1\tteam fact",

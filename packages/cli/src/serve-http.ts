@@ -120,9 +120,11 @@ function sessionStore(store: MemoryStore, calls: Map<string, (outcome: string) =
 }
 
 /**
- * Hands a request whose body was already read to the MCP SDK's transport and writes its answer.
- * Answers are JSON (the transport's `enableJsonResponse`), never a stream, so they are written
- * whole.
+ * Hands a request whose body was already read to the MCP SDK's transport and streams its answer
+ * back. The transport answers a POST with a short event stream that ends once every response of the
+ * request is sent. (Its JSON answers are not used: in SDK 1.x each one leaves an entry behind in the
+ * transport for the life of the session, typescript-sdk#2559, which a long session turns into a
+ * leak.)
  */
 async function relay(
   transport: WebStandardStreamableHTTPServerTransport,
@@ -137,14 +139,34 @@ async function relay(
     new Request(`http://localhost${MCP_PATH}`, { method: request.method, headers }),
     { parsedBody },
   );
-  const body = Buffer.from(await answer.arrayBuffer());
   const out: Record<string, string> = {};
   answer.headers.forEach((value, name) => {
     out[name] = value;
   });
-  if (answer.status !== 202 && answer.status !== 204) out['content-length'] = String(body.length);
   response.writeHead(answer.status, out);
-  response.end(body);
+  if (answer.body === null) {
+    response.end();
+    return;
+  }
+  const reader = answer.body.getReader();
+  // A client that goes away cancels the stream, which releases the request in the transport.
+  const cancel = () => void reader.cancel().catch(() => {});
+  response.once('close', cancel);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!response.write(value)) {
+        await new Promise((resolve) => {
+          response.once('drain', resolve);
+          response.once('close', resolve);
+        });
+      }
+    }
+    response.end();
+  } catch {
+    response.destroy();
+  }
 }
 
 /** A JSON-RPC error body, as the MCP SDK's transport writes its own. */
@@ -460,7 +482,6 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
     });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      enableJsonResponse: true,
       onsessioninitialized: (id) => {
         session = { id, token, server, transport, calls, lastActive: Date.now(), inFlight: 0 };
         sessions.add(session);

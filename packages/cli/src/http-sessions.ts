@@ -3,6 +3,7 @@
 // a token that was revoked or changed since) is told the session does not exist, so a session id
 // that leaks gives nothing. Sessions left idle expire; each token, and the server, holds a bounded
 // number of them.
+import { isMemoryToolError, type MemoryStore } from '@memdir/core';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { TokenEntry, TokenTable } from './tokens.js';
@@ -125,4 +126,34 @@ export class SessionTable {
       }
     }
   }
+}
+
+/**
+ * A store for one session: every call of the session runs in its own queue (so two sessions of
+ * one namespace run side by side, while one session's calls keep the model's order), and the
+ * outcome of each call is reported under its tool use id, for the access log.
+ */
+export function sessionStore(store: MemoryStore, calls: Session['calls']): MemoryStore {
+  const execute: MemoryStore['execute'] = async (input, options) => {
+    const report = options?.toolUseId === undefined ? undefined : calls.get(options.toolUseId);
+    try {
+      const result = await store.execute(input, options);
+      report?.('ok');
+      return result;
+    } catch (error) {
+      report?.(isMemoryToolError(error) ? error.code : 'BACKEND');
+      throw error;
+    }
+  };
+  return {
+    view: (command) => execute(command),
+    create: (command) => execute(command),
+    str_replace: (command) => execute(command),
+    insert: (command) => execute(command),
+    delete: (command) => execute(command),
+    rename: (command) => execute(command),
+    execute,
+    close: async () => {},
+    capabilities: store.capabilities,
+  };
 }

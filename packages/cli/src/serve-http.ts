@@ -12,19 +12,23 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import {
-  isMemoryToolError,
-  MEMORY_COMMANDS,
-  type MemoryStore,
-  mcpRequestTooLarge,
-  readOnlyStore,
-} from '@memdir/core';
+import { type MemoryStore, mcpRequestTooLarge, readOnlyStore } from '@memdir/core';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ErrorCode, isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type AccessRecord,
+  accessLine,
+  commandLabel,
+  isToolCall,
+  METHOD_NAME,
+  methodLabel,
+} from './access-log.js';
 import { EXIT_OK } from './errors.js';
 import { readBody } from './http-body.js';
+import { healthCheck } from './http-health.js';
 import { InFlight, RateLimiter } from './http-limits.js';
-import { type Session, SessionTable } from './http-sessions.js';
+import { relay, rpcError } from './http-relay.js';
+import { type Session, SessionTable, sessionStore } from './http-sessions.js';
 import type { CliIo } from './io.js';
 import { createMcpServer, MAX_MCP_MESSAGE_BYTES } from './serve.js';
 import { type HttpServeConfig, isLoopback } from './serve-http-options.js';
@@ -42,8 +46,6 @@ const DRAIN_BYTES = 64 * 1024;
 /** Sessions one token may hold, and all tokens together. */
 const SESSIONS_PER_TOKEN = 64;
 const SESSIONS_TOTAL = 4096;
-/** How long one /healthz answer is reused: a load balancer polling it does not load the store. */
-const HEALTH_CACHE_MS = 1000;
 /** How a read-only token's changes are refused, in core's READ_ONLY text: "read-only (this...)". */
 const READ_ONLY_REASON = 'this token may only read';
 
@@ -56,122 +58,6 @@ export interface HttpServeContext {
   healthStore: MemoryStore;
   /** Opens the store of one namespace; called once per namespace, closed when the server stops. */
   openNamespace(namespace: string): Promise<MemoryStore>;
-}
-
-/** One line of the access log: never a path, a content or a token. */
-interface AccessRecord {
-  token: string;
-  methods: string[];
-  commands: string[];
-  outcomes: string[];
-  /** Why the server refused the request itself, when it did. */
-  refusal: string | undefined;
-}
-
-const METHOD_NAME = /^[A-Za-z0-9/_.-]{1,64}$/;
-
-/** A method name as the log shows it: the client's own when it is a plain name, else `other`. */
-function methodLabel(message: unknown): string {
-  const method = (message as { method?: unknown } | null)?.method;
-  if (typeof method !== 'string') return 'response';
-  return METHOD_NAME.test(method) ? method : 'other';
-}
-
-/** The memory command of a `tools/call`, as the log shows it: one of the six, else `invalid`. */
-function commandLabel(message: unknown): string {
-  const args = (message as { params?: { arguments?: { command?: unknown } } }).params?.arguments;
-  const command = typeof args === 'object' && args !== null ? args.command : undefined;
-  return (MEMORY_COMMANDS as readonly unknown[]).includes(command) ? (command as string) : 'invalid';
-}
-
-function isToolCall(message: unknown): message is { id: string | number; method: 'tools/call' } {
-  const value = message as { method?: unknown; id?: unknown } | null;
-  return value?.method === 'tools/call' && (typeof value.id === 'string' || typeof value.id === 'number');
-}
-
-/**
- * A store for one session: every call of the session runs in its own queue (so two sessions of
- * one namespace run side by side, while one session's calls keep the model's order), and the
- * outcome of each call is reported under its tool use id, for the access log.
- */
-function sessionStore(store: MemoryStore, calls: Map<string, (outcome: string) => void>): MemoryStore {
-  const execute: MemoryStore['execute'] = async (input, options) => {
-    const report = options?.toolUseId === undefined ? undefined : calls.get(options.toolUseId);
-    try {
-      const result = await store.execute(input, options);
-      report?.('ok');
-      return result;
-    } catch (error) {
-      report?.(isMemoryToolError(error) ? error.code : 'BACKEND');
-      throw error;
-    }
-  };
-  return {
-    view: (command) => execute(command),
-    create: (command) => execute(command),
-    str_replace: (command) => execute(command),
-    insert: (command) => execute(command),
-    delete: (command) => execute(command),
-    rename: (command) => execute(command),
-    execute,
-    close: async () => {},
-    capabilities: store.capabilities,
-  };
-}
-
-/**
- * Hands a request whose body was already read to the MCP SDK's transport and streams its answer
- * back. The transport answers a POST with a short event stream that ends once every response of the
- * request is sent. (Its JSON answers are not used: in SDK 1.x each one leaves an entry behind in the
- * transport for the life of the session, typescript-sdk#2559, which a long session turns into a
- * leak.)
- */
-async function relay(
-  transport: WebStandardStreamableHTTPServerTransport,
-  request: IncomingMessage,
-  response: ServerResponse,
-  parsedBody?: unknown,
-): Promise<void> {
-  const headers = new Headers();
-  const raw = request.rawHeaders;
-  for (let index = 0; index < raw.length; index += 2) headers.append(raw[index]!, raw[index + 1]!);
-  const answer = await transport.handleRequest(
-    new Request(`http://localhost${MCP_PATH}`, { method: request.method, headers }),
-    { parsedBody },
-  );
-  const out: Record<string, string> = {};
-  answer.headers.forEach((value, name) => {
-    out[name] = value;
-  });
-  response.writeHead(answer.status, out);
-  if (answer.body === null) {
-    response.end();
-    return;
-  }
-  const reader = answer.body.getReader();
-  // A client that goes away cancels the stream, which releases the request in the transport.
-  const cancel = () => void reader.cancel().catch(() => {});
-  response.once('close', cancel);
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (!response.write(value)) {
-        await new Promise((resolve) => {
-          response.once('drain', resolve);
-          response.once('close', resolve);
-        });
-      }
-    }
-    response.end();
-  } catch {
-    response.destroy();
-  }
-}
-
-/** A JSON-RPC error body, as the MCP SDK's transport writes its own. */
-function rpcError(code: number, message: string, id: string | number | null = null): string {
-  return JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id });
 }
 
 /**
@@ -225,30 +111,7 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
     });
   }
 
-  // --- /healthz ------------------------------------------------------------------------------------
-  let health: { at: number; settled: boolean; result: Promise<boolean> } | undefined;
-  let lastHealthy = true;
-  function healthy(): Promise<boolean> {
-    const now = Date.now();
-    if (health && (!health.settled || now - health.at < HEALTH_CACHE_MS)) return health.result;
-    const probe = { at: now, settled: false, result: Promise.resolve(true) };
-    probe.result = context.healthStore.execute({ command: 'view', path: '/memories/.memdir-healthz' }).then(
-      () => true,
-      (error: unknown) => {
-        // A path that is not there is the expected answer; only a storage failure is unhealthy.
-        if (isMemoryToolError(error) && error.code !== 'BACKEND') return true;
-        if (lastHealthy) log(`the store is unavailable: ${(error as Error).message}`);
-        return false;
-      },
-    );
-    void probe.result.then((ok) => {
-      probe.settled = true;
-      if (ok && !lastHealthy) log('the store answers again');
-      lastHealthy = ok;
-    });
-    health = probe;
-    return probe.result;
-  }
+  const healthy = healthCheck(context.healthStore, log);
 
   // --- answering -----------------------------------------------------------------------------------
   function send(
@@ -310,7 +173,10 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
       refusal: undefined,
     };
     const started = performance.now();
-    response.once('close', () => writeAccessLine(record, response, started));
+    response.once('close', () => {
+      const status = response.writableFinished ? response.statusCode : 'aborted';
+      log(accessLine(record, status, performance.now() - started));
+    });
     if (path === HEALTH_PATH && (request.method === 'GET' || request.method === 'HEAD')) {
       record.methods = ['healthz'];
       const ok = await healthy();
@@ -383,7 +249,7 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
           rpcError(-32000, 'Mcp-Session-Id header is required'),
         );
       }
-      await relay(session.transport, request, response);
+      await relay(session.transport, request, response, MCP_PATH);
       return;
     }
 
@@ -431,7 +297,7 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
         session.calls.set(id, (outcome) => record.outcomes.push(outcome));
         response.once('close', () => session.calls.delete(id));
       }
-      await relay(session.transport, request, response, parsed);
+      await relay(session.transport, request, response, MCP_PATH, parsed);
       return;
     }
     if (!messages.some((message) => isInitializeRequest(message))) {
@@ -493,32 +359,9 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
       if (session) sessions.remove(session.id);
     };
     await server.connect(transport);
-    await relay(transport, request, response, initialize);
+    await relay(transport, request, response, MCP_PATH, initialize);
     // An initialize the transport refused (an unsupported protocol version...) opened nothing.
     if (session === undefined) await server.close().catch(() => {});
-  }
-
-  function writeAccessLine(record: AccessRecord, response: ServerResponse, started: number): void {
-    const status = response.writableFinished ? response.statusCode : 'aborted';
-    const outcome =
-      record.refusal ??
-      (record.outcomes.length > 0
-        ? record.outcomes.join(',')
-        : record.commands.length > 0
-          ? 'not-run'
-          : response.statusCode < 400
-            ? 'ok'
-            : 'error');
-    const fields = [
-      new Date().toISOString(),
-      `token=${record.token}`,
-      `method=${record.methods.join(',') || '-'}`,
-      `command=${record.commands.join(',') || '-'}`,
-      `outcome=${outcome}`,
-      `status=${status}`,
-      `ms=${(performance.now() - started).toFixed(1)}`,
-    ];
-    log(fields.join(' '));
   }
 
   // --- the server's life ---------------------------------------------------------------------------

@@ -3,7 +3,12 @@
 // compare-and-swap) fails at the deadline, not at a multiple of it; BACKEND errors say why.
 import { describe, expect, it } from 'vitest';
 import { checkTime, deadlineOf, sleep, timeLeft, wrapDriver } from '../src/driver/index.js';
-import { createInMemoryDriver, createMemoryStore, type DriverCallOptions, type MemoryDriver } from '../src/index.js';
+import {
+  createInMemoryDriver,
+  createMemoryStore,
+  type DriverCallOptions,
+  type MemoryDriver,
+} from '../src/index.js';
 
 function withoutEdit(driver: MemoryDriver, overrides: Partial<MemoryDriver>): MemoryDriver {
   return wrapDriver(driver, { edit: undefined, update: undefined, ...overrides });
@@ -121,7 +126,9 @@ describe('the command deadline', () => {
       outcome: 'not-applied',
       message: 'The memory store is unavailable: the storage backend failed unexpectedly. Try again.',
     });
-    await expect(store.create({ command: 'create', path: '/memories/a', file_text: 'a' })).rejects.toMatchObject({
+    await expect(
+      store.create({ command: 'create', path: '/memories/a', file_text: 'a' }),
+    ).rejects.toMatchObject({
       code: 'BACKEND',
       reason: 'unexpected',
       outcome: 'unknown',
@@ -141,7 +148,10 @@ describe('the deadline helpers of the kit', () => {
 
   it('checkTime throws the timeout failure once the deadline passed or the signal aborted', () => {
     expect(() => checkTime({ deadline: Date.now() + 1_000 })).not.toThrow();
-    for (const options of [{ deadline: Date.now() - 1 }, { signal: AbortSignal.abort() }] as DriverCallOptions[]) {
+    for (const options of [
+      { deadline: Date.now() - 1 },
+      { signal: AbortSignal.abort() },
+    ] as DriverCallOptions[]) {
       try {
         checkTime(options);
         throw new Error('expected checkTime to throw');

@@ -40,12 +40,22 @@ describe('edits as data (driver.edit)', () => {
     await store.create({ command: 'create', path: '/memories/a.md', file_text: 'one\ntwo' });
     calls.length = 0;
     expect(
-      await store.str_replace({ command: 'str_replace', path: '/memories/a.md', old_str: 'two', new_str: '2' }),
+      await store.str_replace({
+        command: 'str_replace',
+        path: '/memories/a.md',
+        old_str: 'two',
+        new_str: '2',
+      }),
     ).toBe(
       'The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\tone\n     2\t2',
     );
     expect(
-      await store.insert({ command: 'insert', path: '/memories/a.md', insert_line: 2, insert_text: 'three\n' }),
+      await store.insert({
+        command: 'insert',
+        path: '/memories/a.md',
+        insert_line: 2,
+        insert_text: 'three\n',
+      }),
     ).toBe('The file /memories/a.md has been edited.');
     expect(calls).toEqual(['edit', 'edit']);
     expect(edits).toEqual([
@@ -62,15 +72,27 @@ describe('edits as data (driver.edit)', () => {
     const replace = () =>
       store.str_replace({ command: 'str_replace', path: '/memories/n.md', old_str: 'ab', new_str: 'x' });
     const cases: Array<[unknown, string, string]> = [
-      [{ outcome: 'missing', kind: null }, 'NOT_FOUND', 'The path /memories/n.md does not exist. Please provide a valid path.'],
+      [
+        { outcome: 'missing', kind: null },
+        'NOT_FOUND',
+        'The path /memories/n.md does not exist. Please provide a valid path.',
+      ],
       [{ outcome: 'missing', kind: 'directory' }, 'NOT_A_FILE', 'The path /memories/n.md is not a file.'],
-      [{ outcome: 'no-match' }, 'NO_MATCH', 'No replacement was performed, old_str `ab` did not appear verbatim in /memories/n.md.'],
+      [
+        { outcome: 'no-match' },
+        'NO_MATCH',
+        'No replacement was performed, old_str `ab` did not appear verbatim in /memories/n.md.',
+      ],
       [
         { outcome: 'multiple', count: 3, lines: [1, 1, 4] },
         'MULTIPLE_MATCHES',
         'No replacement was performed. Multiple occurrences of old_str `ab` in lines: 1, 1, 4. Please ensure it is unique',
       ],
-      [{ outcome: 'too-large', bytes: 51 }, 'TOO_LARGE', 'File /memories/n.md would be 51 bytes, over the limit of 50 bytes. Nothing was written.'],
+      [
+        { outcome: 'too-large', bytes: 51 },
+        'TOO_LARGE',
+        'File /memories/n.md would be 51 bytes, over the limit of 50 bytes. Nothing was written.',
+      ],
       [
         { outcome: 'quota', breach: { kind: 'bytes', total: 101, max: 100 } },
         'QUOTA_EXCEEDED',
@@ -86,7 +108,8 @@ describe('edits as data (driver.edit)', () => {
       store.insert({ command: 'insert', path: '/memories/n.md', insert_line: 9, insert_text: 'x' }),
     ).rejects.toMatchObject({
       code: 'INVALID_LINE',
-      message: 'Invalid `insert_line` parameter: 9. It should be within the range of lines of the file: [0, 3]',
+      message:
+        'Invalid `insert_line` parameter: 9. It should be within the range of lines of the file: [0, 3]',
     });
   });
 });
@@ -119,8 +142,20 @@ describe('call options reach the driver as the history record', () => {
       { actor: { type: 'user', id: 'u-1' }, toolUseId: 'toolu_01' },
     );
     expect(records).toEqual([
-      { actor: { type: 'service', id: 'app' }, command: 'create', toolUseId: null, keepVersions: 20, keepDays: 30 },
-      { actor: { type: 'user', id: 'u-1' }, command: 'create', toolUseId: 'toolu_01', keepVersions: 20, keepDays: 30 },
+      {
+        actor: { type: 'service', id: 'app' },
+        command: 'create',
+        toolUseId: null,
+        keepVersions: 20,
+        keepDays: 30,
+      },
+      {
+        actor: { type: 'user', id: 'u-1' },
+        command: 'create',
+        toolUseId: 'toolu_01',
+        keepVersions: 20,
+        keepDays: 30,
+      },
     ]);
   });
 
@@ -178,10 +213,14 @@ describe('readOnlyStore', () => {
         message: `The memory directory is read-only (this token may only read): the ${change.command} command was not run.`,
       });
     }
-    await expect(readonly.create({ command: 'create', path: '/memories/b.md', file_text: 'b' })).rejects.toMatchObject({
+    await expect(
+      readonly.create({ command: 'create', path: '/memories/b.md', file_text: 'b' }),
+    ).rejects.toMatchObject({
       code: 'READ_ONLY',
     });
-    await expect(readonly.execute({ command: 'create', path: 42 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(readonly.execute({ command: 'create', path: 42 })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
     expect(await store.view({ command: 'view', path: '/memories' })).toBe(
       "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n1B\t/memories\n1B\t/memories/a.md",
     );

@@ -36,18 +36,24 @@ describe('applyEdit: the reference semantics of str_replace and insert', () => {
     const many = Array.from({ length: 150 }, () => 'x').join('\n');
     const outcome = applyEdit(many, { kind: 'str_replace', oldStr: 'x', newStr: 'y' }, 1_000).outcome;
     expect(outcome).toMatchObject({ outcome: 'multiple', count: 150 });
-    expect((outcome as { lines: number[] }).lines).toEqual(Array.from({ length: 100 }, (_, index) => index + 1));
+    expect((outcome as unknown as { lines: number[] }).lines).toEqual(
+      Array.from({ length: 100 }, (_, index) => index + 1),
+    );
   });
 
   it('no-match, invalid-line and too-large, checked in the order of SPEC section 1', () => {
-    expect(applyEdit('abc', { kind: 'str_replace', oldStr: 'z', newStr: 'x'.repeat(500) }, 10).outcome).toEqual({
+    expect(
+      applyEdit('abc', { kind: 'str_replace', oldStr: 'z', newStr: 'x'.repeat(500) }, 10).outcome,
+    ).toEqual({
       outcome: 'no-match',
     });
     expect(applyEdit('a\nb', { kind: 'insert', line: 3, text: 'x'.repeat(500) }, 10).outcome).toEqual({
       outcome: 'invalid-line',
       lines: 2,
     });
-    expect(applyEdit('abc', { kind: 'str_replace', oldStr: 'b', newStr: '\u00e9\u00e9\u00e9\u00e9' }, 9).outcome).toEqual({
+    expect(
+      applyEdit('abc', { kind: 'str_replace', oldStr: 'b', newStr: '\u00e9\u00e9\u00e9\u00e9' }, 9).outcome,
+    ).toEqual({
       outcome: 'too-large',
       bytes: 10,
     });
@@ -84,7 +90,9 @@ describe('judgeQuota', () => {
       count: 3,
       max: 3,
     });
-    expect(judgeQuota({ maxFiles: 3, maxBytes: 1 }, { bytes: 1, files: 3, addedBytes: 1, newFile: true })).toEqual({
+    expect(
+      judgeQuota({ maxFiles: 3, maxBytes: 1 }, { bytes: 1, files: 3, addedBytes: 1, newFile: true }),
+    ).toEqual({
       kind: 'bytes',
       total: 2,
       max: 1,
@@ -144,7 +152,9 @@ describe('options', () => {
     expect(() => positiveInteger('redis', 'maxSubtreeEntries', 0, 7)).toThrow(
       new TypeError('Invalid @memdir/redis option maxSubtreeEntries: expected a positive integer, got 0'),
     );
-    expect(optionError('s3', 'prefix', 'no ".." segment').message).toBe('Invalid @memdir/s3 option prefix: no ".." segment');
+    expect(optionError('s3', 'prefix', 'no ".." segment').message).toBe(
+      'Invalid @memdir/s3 option prefix: no ".." segment',
+    );
   });
 
   it('splitStoreOptions gives the engine its options and the driver the rest, logger to both', () => {
@@ -187,7 +197,12 @@ describe('EditQueue: group commit of the edits of one file', () => {
       ),
       queue.submit('f', (c) => `${c}+4`, options('op4')),
     ]);
-    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(results.map((result) => result.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
     expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'NO_MATCH' });
     expect(content).toBe('start+1+2+4');
     expect(batches).toEqual([['op1'], ['op2', 'op3', 'op4']]);
@@ -226,11 +241,15 @@ describe('EditQueue: group commit of the edits of one file', () => {
     const failing = new EditQueue(async () => {
       throw new MemoryToolError('BACKEND', 'down', { reason: 'unavailable' });
     });
-    await expect(failing.submit('f', (c) => c, { op: 'a', deadline: Date.now() + 1_000 })).rejects.toMatchObject({
+    await expect(
+      failing.submit('f', (c) => c, { op: 'a', deadline: Date.now() + 1_000 }),
+    ).rejects.toMatchObject({
       message: 'down',
     });
     const forgetful = new EditQueue(async () => {});
-    await expect(forgetful.submit('f', (c) => c, { op: 'a', deadline: Date.now() + 1_000 })).rejects.toMatchObject({
+    await expect(
+      forgetful.submit('f', (c) => c, { op: 'a', deadline: Date.now() + 1_000 }),
+    ).rejects.toMatchObject({
       code: 'BACKEND',
       reason: 'unexpected',
     });

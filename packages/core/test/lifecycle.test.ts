@@ -32,7 +32,10 @@ describe('a store closes what it made, never what it was given', () => {
 
   it('with a namespace, the store closes the namespaced driver it made and not the parent', async () => {
     const { driver, closes } = counting(createInMemoryDriver());
-    const stores = [createMemoryStore(driver, { namespace: 't1' }), createMemoryStore(driver, { namespace: 't2' })];
+    const stores = [
+      createMemoryStore(driver, { namespace: 't1' }),
+      createMemoryStore(driver, { namespace: 't2' }),
+    ];
     for (const store of stores) await store.close();
     expect(closes).toEqual(['root/t1', 'root/t2']);
   });

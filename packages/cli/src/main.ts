@@ -20,6 +20,7 @@ import {
   openStore,
   probeStore,
   redactStoreUrl,
+  scrubSecrets,
 } from './store-url.js';
 import { VERSION } from './version.js';
 
@@ -65,10 +66,12 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
   try {
     return await dispatch([...argv], io);
   } catch (error) {
+    // Whatever the message, and wherever it comes from, no secret of a store URL of this run in it.
+    const urls = storeUrlsOf(argv, io);
     if (error instanceof CliUsageError) {
       await write(
         io.stderr,
-        `memdir: ${error.message}\n${error.hint === undefined ? '' : `${error.hint}\n`}`,
+        scrubSecrets(`memdir: ${error.message}\n${error.hint === undefined ? '' : `${error.hint}\n`}`, urls),
       );
       return EXIT_USAGE;
     }
@@ -76,10 +79,26 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
     const message = error instanceof Error ? error.message : String(error);
     await write(
       io.stderr,
-      `memdir: unexpected failure: ${message}\n${io.env.MEMDIR_DEBUG ? `${(error as Error).stack ?? ''}\n` : ''}`,
+      scrubSecrets(
+        `memdir: unexpected failure: ${message}\n${io.env.MEMDIR_DEBUG ? `${(error as Error).stack ?? ''}\n` : ''}`,
+        urls,
+      ),
     );
     return EXIT_FAILED;
   }
+}
+
+/** Every store URL a run may use: the values of --store, --from and --to, and $MEMDIR_STORE. */
+function storeUrlsOf(argv: readonly string[], io: CliIo): string[] {
+  const urls = [io.env.MEMDIR_STORE ?? ''];
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!;
+    const inline = /^--(?:store|from|to)=(.*)$/s.exec(arg);
+    if (inline) urls.push(inline[1]!);
+    else if (['--store', '-s', '--from', '--to'].includes(arg)) urls.push(argv[index + 1] ?? '');
+    else if (arg.startsWith('-s') && arg.length > 2) urls.push(arg.slice(2));
+  }
+  return urls;
 }
 
 async function dispatch(argv: string[], io: CliIo): Promise<number> {
@@ -176,8 +195,11 @@ async function migrate(args: string[], io: CliIo): Promise<number> {
     throw new CliUsageError(`migrate: the store ${redactStoreUrl(url)} has nothing to set up`);
   }
   try {
-    await write(io.stdout, `${await adapter['migrate'](url, {})}\n`);
+    await write(io.stdout, `${scrubSecrets(String(await adapter['migrate'](url, {})), [url])}\n`);
   } catch (error) {
+    // An option the adapter refuses (a schema name against its rule) is the user's to fix.
+    if (error instanceof TypeError)
+      throw new CliUsageError(`migrate: ${redactStoreUrl(url)}: ${error.message}`);
     await write(io.stderr, `${memoryErrorText(toMemoryToolError(error))}\n`);
     return EXIT_FAILED;
   }

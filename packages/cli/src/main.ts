@@ -22,6 +22,7 @@ import {
   redactStoreUrl,
   scrubSecrets,
 } from './store-url.js';
+import { escapeControls, isTerminal } from './terminal.js';
 import { VERSION } from './version.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -43,7 +44,7 @@ const TEXT_SOURCE = {
 
 /** Each command's own flags, besides the store options. */
 const COMMAND_OPTIONS: Record<string, Options> = {
-  view: { range: { type: 'string', short: 'r' } },
+  view: { range: { type: 'string', short: 'r' }, raw: { type: 'boolean' } },
   create: TEXT_SOURCE,
   str_replace: { old: { type: 'string', short: 'o' }, new: { type: 'string', short: 'n' } },
   insert: { line: { type: 'string', short: 'l' }, ...TEXT_SOURCE },
@@ -176,7 +177,11 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
         await write(io.stderr, `${String((error as Error)?.stack ?? error)}\n`);
       return EXIT_FAILED;
     }
-    await write(io.stdout, `${result}\n`);
+    // On a terminal, what the model wrote is shown with its control characters escaped (--raw:
+    // as stored); piped, the bytes are exact.
+    const shown =
+      command === 'view' && !values.raw && isTerminal(io.stdout) ? escapeControls(result) : result;
+    await write(io.stdout, `${shown}\n`);
     return EXIT_OK;
   });
 }

@@ -24,6 +24,7 @@ import {
   redactStoreUrl,
   scrubSecrets,
 } from './store-url.js';
+import { isTerminal } from './terminal.js';
 import { COPY_HELP, EXPORT_HELP, IMPORT_HELP } from './transfer-help.js';
 
 /** The exit code of a copy stopped by Ctrl-C (128 + SIGINT): run it again to resume. */
@@ -132,10 +133,6 @@ function interruption(io: CliIo): { signal: AbortSignal; dispose: () => void } {
       process.off('SIGTERM', stop);
     },
   };
-}
-
-function isTerminal(stream: unknown): boolean {
-  return (stream as { isTTY?: boolean }).isTTY === true;
 }
 
 /** The summary lines of a copy, and its exit code. */

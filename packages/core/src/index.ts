@@ -53,6 +53,7 @@ export {
   validateNamespace,
 } from './store.js';
 export { storeDriver } from './store-driver.js';
+export { type CommandTrace, commandChannel, type DriverTrace, driverChannel } from './telemetry.js';
 export type {
   Actor,
   ChangeRecord,

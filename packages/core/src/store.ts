@@ -1,15 +1,17 @@
 import { COMMANDS, runCommand } from './commands/index.js';
 import { positiveInteger, positiveNumber } from './driver/options.js';
-import { Engine, type EngineOptions } from './engine/context.js';
+import { Engine, type EngineOptions, type TracedCall } from './engine/context.js';
 import { isMemoryToolError, MemoryToolError, unexpectedBackendFailure } from './errors.js';
 import { commandName } from './input.js';
 import { UNREADABLE_INPUT } from './messages.js';
 import { validateNamespace } from './namespace.js';
 import { registerStoreDriver } from './store-driver.js';
+import { commandChannel, commandTrace, type PathShown, pathPolicy } from './telemetry.js';
 import type {
   Actor,
   MemoryCallOptions,
   MemoryCommand,
+  MemoryCommandName,
   MemoryDriver,
   MemoryStore,
   MemoryStoreOptions,
@@ -150,8 +152,20 @@ function engineOptions(options: MemoryStoreOptions, driver: MemoryDriver): Engin
  */
 async function guarded(
   engine: Engine,
+  name: MemoryCommandName | undefined,
   parse: () => MemoryCommand,
   call: MemoryCallOptions | undefined,
+): Promise<string> {
+  // The call's options come from the application, not the model: a bad one is a TypeError.
+  const checked = callOptions(call);
+  if (commandChannel.hasSubscribers) return traced(engine, name, parse, checked);
+  return run(engine, parse, checked);
+}
+
+async function run(
+  engine: Engine,
+  parse: () => MemoryCommand,
+  call: TracedCall | undefined,
 ): Promise<string> {
   let command: MemoryCommand;
   try {
@@ -160,13 +174,65 @@ async function guarded(
     if (isMemoryToolError(error)) throw error;
     throw new MemoryToolError('INVALID_INPUT', UNREADABLE_INPUT, { cause: error });
   }
-  // The call's options come from the application, not the model: a bad one is a TypeError.
-  const checked = callOptions(call);
   try {
-    return await runCommand(engine, command, checked);
+    return await runCommand(engine, command, call);
   } catch (error) {
     if (isMemoryToolError(error)) throw error;
     throw unexpectedBackendFailure(error);
+  }
+}
+
+/** A command while someone listens on `memdir:command`: traced, with its outcome and counters. */
+function traced(
+  engine: Engine,
+  name: MemoryCommandName | undefined,
+  parse: () => MemoryCommand,
+  call: MemoryCallOptions | undefined,
+): Promise<string> {
+  const trace = commandTrace(name ?? 'unknown', engine.identity, call?.toolUseId);
+  const started = performance.now();
+  // The traced promise settles with nothing: Node puts a traced promise's value or error on the
+  // context, and a result or a message would carry paths and content to every subscriber.
+  let outcome: { result: string } | { error: MemoryToolError } | undefined;
+  const traced = commandChannel.tracePromise(async () => {
+    try {
+      const result = await run(
+        engine,
+        () => {
+          const command = parse();
+          trace.path = engine.showPath(commandPath(command));
+          return command;
+        },
+        { ...call, trace },
+      );
+      trace.outcome = 'ok';
+      outcome = { result };
+    } catch (error) {
+      const failure = isMemoryToolError(error) ? error : unexpectedBackendFailure(error);
+      trace.outcome = failure.code;
+      trace.reason = failure.reason;
+      outcome = { error: failure };
+    } finally {
+      trace.durationMs = performance.now() - started;
+    }
+  }, trace);
+  return traced.then(() => {
+    if (outcome && 'result' in outcome) return outcome.result;
+    throw outcome?.error;
+  });
+}
+
+/** The path a command is about (the old path of a rename), for telemetry that opted in. */
+function commandPath(command: MemoryCommand): string {
+  return command.command === 'rename' ? command.old_path : command.path;
+}
+
+/** The command name of an `execute` input, when it can be read (for telemetry). */
+function nameOf(input: unknown): MemoryCommandName | undefined {
+  try {
+    return commandName(input);
+  } catch {
+    return undefined;
   }
 }
 
@@ -195,8 +261,10 @@ export function createMemoryStore(driver: MemoryDriver, options: MemoryStoreOpti
   const namespace = options.namespace === undefined ? undefined : validateNamespace(options.namespace);
   const files = namespace === undefined ? driver : driver.namespace(namespace);
   let engineSettings: EngineOptions;
+  let showPath: PathShown;
   try {
     engineSettings = engineOptions(options, files);
+    showPath = pathPolicy(options.telemetry);
   } catch (error) {
     if (files !== driver) void files.close();
     throw error;
@@ -208,15 +276,22 @@ export function createMemoryStore(driver: MemoryDriver, options: MemoryStoreOpti
       if (owns) await driver.close();
     }
   };
-  const engine = new Engine(files, engineSettings, release);
+  const engine = new Engine(files, engineSettings, release, showPath);
   const store: MemdirStore = {
-    view: (input, call) => guarded(engine, () => COMMANDS.view.parse(input), call),
-    create: (input, call) => guarded(engine, () => COMMANDS.create.parse(input), call),
-    str_replace: (input, call) => guarded(engine, () => COMMANDS.str_replace.parse(input), call),
-    insert: (input, call) => guarded(engine, () => COMMANDS.insert.parse(input), call),
-    delete: (input, call) => guarded(engine, () => COMMANDS.delete.parse(input), call),
-    rename: (input, call) => guarded(engine, () => COMMANDS.rename.parse(input), call),
-    execute: (input, call) => guarded(engine, () => COMMANDS[commandName(input)].parse(input), call),
+    view: (input, call) => guarded(engine, 'view', () => COMMANDS.view.parse(input), call),
+    create: (input, call) => guarded(engine, 'create', () => COMMANDS.create.parse(input), call),
+    str_replace: (input, call) =>
+      guarded(engine, 'str_replace', () => COMMANDS.str_replace.parse(input), call),
+    insert: (input, call) => guarded(engine, 'insert', () => COMMANDS.insert.parse(input), call),
+    delete: (input, call) => guarded(engine, 'delete', () => COMMANDS.delete.parse(input), call),
+    rename: (input, call) => guarded(engine, 'rename', () => COMMANDS.rename.parse(input), call),
+    execute: (input, call) =>
+      guarded(
+        engine,
+        commandChannel.hasSubscribers ? nameOf(input) : undefined,
+        () => COMMANDS[commandName(input)].parse(input),
+        call,
+      ),
     close: () => engine.close(),
     [Symbol.asyncDispose]: () => engine.close(),
     capabilities: engine.capabilities,

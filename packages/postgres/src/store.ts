@@ -28,7 +28,8 @@ export interface PostgresDriverOptions {
    */
   connectionString?: string | undefined;
   /**
-   * The schema that holds memdir's tables and functions; created by the setup when missing.
+   * The schema that holds memdir's tables and functions; created by the setup when missing. 1 to 63
+   * bytes, without `$` or NUL (a `TypeError` otherwise).
    * @default 'memdir'
    */
   schema?: string | undefined;
@@ -94,15 +95,21 @@ function positive(value: number | undefined, name: string, fallback: number): nu
   return value;
 }
 
+/**
+ * The rule for schema names: 1 to 63 bytes (PostgreSQL cuts longer names, so two long names would
+ * share one schema), no NUL, and no `$`, which could end the dollar-quoted function bodies the name is
+ * written into (they pick a tag the body does not contain as well; the rule keeps it simple to see).
+ */
 function checkSchema(schema: string): string {
   if (
     typeof schema !== 'string' ||
     schema.length === 0 ||
     Buffer.byteLength(schema) > 63 ||
-    schema.includes('\0')
+    schema.includes('\0') ||
+    schema.includes('$')
   ) {
     throw new TypeError(
-      `Invalid @memdir/postgres option schema: expected a PostgreSQL name of 1 to 63 bytes, got ${JSON.stringify(schema)}`,
+      `Invalid @memdir/postgres option schema: expected a name of 1 to 63 bytes without "$" or NUL, got ${JSON.stringify(schema)}`,
     );
   }
   return schema;

@@ -58,7 +58,8 @@ export class EditBatch {
 
   /**
    * Takes in edits that arrived since (up to the group's size), and answers those whose deadline
-   * passed (the engine has reported them already). Call at the start of every round.
+   * passed (the engine has reported them already). The queue calls it before each commit; call it
+   * again at the start of every later round.
    */
   refill(): void {
     this.#members.push(...this.#pending.splice(0, this.#max - this.#members.length));
@@ -174,6 +175,9 @@ export class EditQueue {
     try {
       while (pending.length > 0) {
         const batch = new EditBatch(pending, this.#max);
+        // Taken in before the commit runs, so a commit that fails at once still answers them.
+        batch.refill();
+        if (batch.settled) continue;
         try {
           await this.#commit(key, batch);
           if (!batch.settled) {

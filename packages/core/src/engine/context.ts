@@ -18,7 +18,8 @@ import {
   SYMLINK_ESCAPE,
   storeUnavailable,
 } from '../messages.js';
-import { normalizeMemoryPath, toDriverPath, toMemoryPath } from '../path.js';
+import { normalizeMemoryPath, toDriverPath, toMemoryPath, utf8Length } from '../path.js';
+import { type CommandTrace, type DriverTrace, driverChannel, type PathShown } from '../telemetry.js';
 import type {
   Actor,
   ChangeRecord,
@@ -38,6 +39,27 @@ import type {
   WriteExpectation,
 } from '../types.js';
 import { Watchdog } from './watchdog.js';
+
+/** The call options as the store passes them on: the application's, and the command's trace. */
+export interface TracedCall extends MemoryCallOptions {
+  readonly trace?: CommandTrace | undefined;
+}
+
+/** A fresh trace of one driver call of a traced command. */
+function driverTrace(method: string, trace: CommandTrace): DriverTrace {
+  return {
+    method,
+    store: trace.store,
+    storeId: trace.storeId,
+    command: trace.command,
+    roundTrips: 0,
+    requests: 0,
+    retries: 0,
+    outcome: undefined,
+    reason: undefined,
+    durationMs: 0,
+  };
+}
 
 /** The store options, checked, with their defaults. */
 export interface EngineOptions {
@@ -77,13 +99,19 @@ export class Engine {
   readonly watchdog = new Watchdog();
   #closed = false;
 
+  /** What the driver is, for telemetry. */
+  readonly identity: { readonly kind: string; readonly id: string };
+
   constructor(
     readonly driver: MemoryDriver,
     readonly options: EngineOptions,
     /** Closes what the store made (a namespaced driver, or the driver it owns). */
     readonly release: () => Promise<void>,
+    /** How telemetry shows a path: not at all unless the application opted in. */
+    readonly showPath: PathShown = () => undefined,
   ) {
     this.capabilities = driver.capabilities;
+    this.identity = driver.identity ?? { kind: 'custom', id: 'custom' };
   }
 
   /** Checks and normalises a path the model sent (SPEC section 2, with the driver's own limit). */
@@ -126,8 +154,10 @@ export class Operation {
   #controller: AbortController | undefined;
   #aborted: MemoryToolError | undefined;
   #record: ChangeRecord | undefined;
-  /** Telemetry of this command, when someone listens (see telemetry.ts). */
-  stats: CommandStats | undefined;
+  /** Telemetry of this command, when someone listens on `memdir:command` (see telemetry.ts). */
+  readonly trace: CommandTrace | undefined;
+  /** The stats object of the driver call being started (set while its options are built). */
+  #current: DriverCallStats | undefined;
 
   constructor(
     readonly engine: Engine,
@@ -135,6 +165,7 @@ export class Operation {
     readonly call: MemoryCallOptions | undefined,
   ) {
     this.deadline = Date.now() + engine.options.timeoutMs;
+    this.trace = (call as TracedCall | undefined)?.trace;
   }
 
   /** Made once per command, when its first change call is made; every change call carries it. */
@@ -206,13 +237,16 @@ export class Operation {
   }
 
   #stats(): DriverCallStats | undefined {
-    if (!this.stats) return undefined;
-    this.stats.driverCalls++;
-    return this.stats.call;
+    return this.#current;
   }
 
   read(path: DriverPath): Promise<DriverFile | DriverDirectory | null> {
-    return this.#call(false, [], () => this.#files.read(path, this.#readOptions(true)));
+    return this.#call('read', false, [], () => this.#files.read(path, this.#readOptions(true))).then(
+      (node) => {
+        if (this.trace && node?.kind === 'file') this.trace.bytesRead += utf8Length(node.content);
+        return node;
+      },
+    );
   }
 
   /** What is at `path`, without its content when the driver can say so. */
@@ -220,7 +254,7 @@ export class Operation {
     const files = this.#files;
     if (files.stat) {
       const stat = files.stat.bind(files);
-      return this.#call(false, [], () => stat(path, this.#readOptions(false)));
+      return this.#call('stat', false, [], () => stat(path, this.#readOptions(false)));
     }
     return this.read(path).then((node) => node?.kind ?? null);
   }
@@ -229,7 +263,12 @@ export class Operation {
   describe(path: DriverPath, limit: number): Promise<DriverFile | DriverListing | null> {
     const files = this.#files;
     const describe = files.describe!.bind(files);
-    return this.#call(false, [], () => describe(path, { ...this.#readOptions(true), limit }));
+    return this.#call('describe', false, [], () =>
+      describe(path, { ...this.#readOptions(true), limit }),
+    ).then((node) => {
+      if (this.trace && node?.kind === 'file') this.trace.bytesRead += utf8Length(node.content);
+      return node;
+    });
   }
 
   /**
@@ -237,7 +276,7 @@ export class Operation {
    * as one entry.
    */
   list(dir: DriverPath, { skipHidden }: { skipHidden: boolean }): Promise<DriverEntry[]> {
-    return this.#call(false, [], async () => {
+    return this.#call('list', false, [], async () => {
       const entries: DriverEntry[] = [];
       for await (const entry of this.#files.list(dir, { ...this.#readOptions(false), skipHidden }))
         entries.push(entry);
@@ -252,7 +291,8 @@ export class Operation {
     refusals: readonly Refusal[],
     fileId?: string,
   ): Promise<{ version: string }> {
-    return this.#call(true, [...refusals, 'QUOTA_EXCEEDED'], () =>
+    if (this.trace) this.trace.bytesWritten += utf8Length(content);
+    return this.#call('write', true, [...refusals, 'QUOTA_EXCEEDED'], () =>
       this.#files.write(path, content, { ...this.#changeOptions(), expect, fileId }),
     );
   }
@@ -262,7 +302,7 @@ export class Operation {
     const files = this.#files;
     const run = files.edit!.bind(files);
     const { maxFileBytes } = this.engine.options;
-    return this.#call(true, [], () => run(path, edit, { ...this.#changeOptions(), maxFileBytes }));
+    return this.#call('edit', true, [], () => run(path, edit, { ...this.#changeOptions(), maxFileBytes }));
   }
 
   /** The driver's one-step read-modify-write, when it has one. */
@@ -281,7 +321,9 @@ export class Operation {
       }
     };
     try {
-      return await this.#call(true, ['QUOTA_EXCEEDED'], () => update(path, guarded, this.#changeOptions()));
+      return await this.#call('update', true, ['QUOTA_EXCEEDED'], () =>
+        update(path, guarded, this.#changeOptions()),
+      );
     } catch (error) {
       if (failed && !(isMemoryToolError(error) && error.code === 'QUOTA_EXCEEDED')) throw failed.error;
       throw error;
@@ -289,11 +331,11 @@ export class Operation {
   }
 
   remove(path: DriverPath): Promise<boolean> {
-    return this.#call(true, [], () => this.#files.remove(path, this.#changeOptions()));
+    return this.#call('remove', true, [], () => this.#files.remove(path, this.#changeOptions()));
   }
 
   move(from: DriverPath, to: DriverPath): Promise<void> {
-    return this.#call(true, ['NOT_FOUND', 'PATH_CONFLICT', 'ALREADY_EXISTS'], () =>
+    return this.#call('move', true, ['NOT_FOUND', 'PATH_CONFLICT', 'ALREADY_EXISTS'], () =>
       this.#files.move(from, to, this.#changeOptions()),
     );
   }
@@ -302,8 +344,13 @@ export class Operation {
    * Runs a driver call of this command under its deadline. `extra` (history and admin calls) lets
    * other modules reach the driver through the same gate.
    */
-  async run<T>(change: boolean, refusals: readonly Refusal[], call: () => Promise<T>): Promise<T> {
-    return this.#call(change, refusals, call);
+  async run<T>(
+    method: string,
+    change: boolean,
+    refusals: readonly Refusal[],
+    call: () => Promise<T>,
+  ): Promise<T> {
+    return this.#call(method, change, refusals, call);
   }
 
   /** The options other modules (history) pass to the driver for a change of this command. */
@@ -316,10 +363,16 @@ export class Operation {
     return this.#readOptions(false);
   }
 
-  async #call<T>(change: boolean, refusals: readonly Refusal[], run: () => Promise<T>): Promise<T> {
+  async #call<T>(
+    method: string,
+    change: boolean,
+    refusals: readonly Refusal[],
+    run: () => Promise<T>,
+  ): Promise<T> {
     if (this.engine.closed) throw closedError();
     if (this.#aborted || Date.now() >= this.deadline) throw this.#timeout(change);
-    const watchdog = this.engine.watchdog;
+    const trace = this.trace;
+    if (trace) return this.#traced(trace, method, change, refusals, run);
     let work: Promise<T>;
     try {
       work = run();
@@ -327,14 +380,66 @@ export class Operation {
       throw driverError(error, refusals, change);
     }
     try {
-      return await watchdog.watch(work, this.deadline, () => {
-        const error = this.#timeout(change);
-        this.expire(error);
-        return error;
-      });
+      return await this.engine.watchdog.watch(work, this.deadline, () => this.#expireWith(change));
     } catch (error) {
       throw driverError(error, refusals, change);
     }
+  }
+
+  #expireWith(change: boolean): MemoryToolError {
+    const error = this.#timeout(change);
+    this.expire(error);
+    return error;
+  }
+
+  /** A call while someone listens: counted on the command's trace, and traced on `memdir:driver`. */
+  async #traced<T>(
+    trace: CommandTrace,
+    method: string,
+    change: boolean,
+    refusals: readonly Refusal[],
+    run: () => Promise<T>,
+  ): Promise<T> {
+    trace.driverCalls++;
+    const listening = driverChannel.hasSubscribers;
+    const stats: DriverCallStats & Partial<DriverTrace> = listening
+      ? driverTrace(method, trace)
+      : { roundTrips: 0, requests: 0, retries: 0 };
+    const started = performance.now();
+    // As for commands, the traced promise settles with nothing, so no content (a file read) and no
+    // message (which may name a path) lands on the context.
+    let outcome: { value: T } | { error: MemoryToolError } | undefined;
+    const attempt = async (): Promise<void> => {
+      let work: Promise<T>;
+      this.#current = stats;
+      try {
+        work = run();
+      } catch (error) {
+        outcome = { error: driverError(error, refusals, change) };
+        return;
+      } finally {
+        this.#current = undefined;
+      }
+      try {
+        outcome = {
+          value: await this.engine.watchdog.watch(work, this.deadline, () => this.#expireWith(change)),
+        };
+        stats.outcome = 'ok';
+      } catch (error) {
+        const failure = driverError(error, refusals, change);
+        stats.outcome = failure.code;
+        stats.reason = failure.reason;
+        outcome = { error: failure };
+      } finally {
+        stats.durationMs = performance.now() - started;
+        trace.roundTrips += stats.roundTrips;
+        trace.requests += stats.requests;
+        trace.retries += stats.retries;
+      }
+    };
+    await (listening ? driverChannel.tracePromise(attempt, stats as DriverTrace) : attempt());
+    if (outcome && 'value' in outcome) return outcome.value;
+    throw (outcome as { error: MemoryToolError }).error;
   }
 
   #timeout(change: boolean): MemoryToolError {
@@ -349,13 +454,6 @@ export class Operation {
           outcome: 'not-applied',
         });
   }
-}
-
-/** What telemetry counts of one command (see telemetry.ts). */
-export interface CommandStats {
-  driverCalls: number;
-  /** Shared by every call of the command: drivers add their round trips, requests and retries. */
-  readonly call: DriverCallStats;
 }
 
 /** The model's text for a quota breach of a change at `path` (SPEC section 3). */

@@ -102,6 +102,7 @@ export async function editFile(operation: Operation, path: CommandPath, edit: Dr
       if (!isMemoryToolError(error) || (error.code !== 'CONFLICT' && error.code !== 'PATH_CONFLICT')) {
         throw error;
       }
+      if (operation.trace) operation.trace.conflicts++;
       const left = operation.deadline - Date.now();
       if (left <= MAX_BACKOFF_MS) {
         throw new MemoryToolError('CONFLICT', keptChanging(memory), { cause: error });

@@ -3,6 +3,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_MCP_MESSAGE_BYTES } from '../src/serve.js';
 import { runCli, tempFolder } from './helpers.js';
@@ -176,6 +177,9 @@ describe('memdir serve --http: one server, two tokens on the filesystem store', 
     expect(stolen.status).toBe(404);
     const own = await post(target, list, { ...headers, authorization: `Bearer ${alice}` });
     expect(own.status).toBe(200);
+    // The client ends its session (DELETE): the id is gone.
+    await (first.transport as StreamableHTTPClientTransport).terminateSession();
+    expect((await post(target, list, { ...headers, authorization: `Bearer ${alice}` })).status).toBe(404);
   });
 
   it('a read-only token can view and is refused every change with a clear tool error', async () => {

@@ -188,7 +188,10 @@ async function runLoad(
             if (result.isError) errors.push(`${step}: ${textOf(result)}`);
             else if (step === 'insert') inserted.add(String(args['insert_text']));
           } catch (error) {
-            errors.push(`${step}: ${(error as Error).message}`);
+            const cause = (error as Error).cause as { code?: string; message?: string } | undefined;
+            errors.push(
+              `${step}: ${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`,
+            );
           }
         }
       }),

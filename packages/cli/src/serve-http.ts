@@ -376,7 +376,7 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
   http.requestTimeout = 120_000;
   // A client reuses an idle connection until shortly before the server's Keep-Alive timeout; with
   // Node's 5 s, a client's request and the server's close cross on a busy machine ("other side
-  // closed"). 65 s, as load balancers use, leaves a busy client's connections no time to idle out.
+  // closed"). With 65 s, as load balancers use, a busy client's connections are not closed under it.
   http.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);

@@ -163,6 +163,10 @@ export interface MemoryAdmin {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 function unsupported(): MemoryToolError {
   return new MemoryToolError(
     'UNSUPPORTED',
@@ -318,7 +322,7 @@ function makeAdmin(
     if (left.files > 0 || left.versions > 0 || listed.namespaces[0] === name) {
       throw new MemoryToolError(
         'BACKEND',
-        `Namespace ${name} still holds ${left.files} files and ${left.versions} versions after it was dropped: something wrote to it meanwhile, or the driver missed some. Run it again.`,
+        `Namespace ${name} still holds ${count(left.files, 'file')} and ${count(left.versions, 'version')} after it was dropped: something wrote to it meanwhile, or the driver missed some. Run it again.`,
         { reason: 'unexpected', outcome: 'unknown' },
       );
     }

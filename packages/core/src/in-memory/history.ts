@@ -27,6 +27,8 @@ export type StoredVersion = {
   -readonly [Key in keyof DriverVersionWithContent]: DriverVersionWithContent[Key];
 };
 
+const DAY_MS = 86_400_000;
+
 /** How many versions one `listVersions` call looks at, at most (a page may then come back short). */
 const SCAN_LIMIT = 10_000;
 
@@ -103,7 +105,11 @@ export class VersionLog {
     this.#sequence += 1;
     const version: StoredVersion = { ...fields, id: sequenceVersionId(this.#sequence) };
     this.#add(version);
-    this.prune(version.fileId, retention, version.at, PRUNE_PER_CHANGE);
+    // Times only grow (the backend's clock): when the file's oldest version is young, none is old.
+    const oldest = this.#byId.get(this.#byFile.get(version.fileId)![0]!)!;
+    if (version.at - oldest.at >= retention.keepDays * DAY_MS) {
+      this.prune(version.fileId, retention, version.at, PRUNE_PER_CHANGE);
+    }
     return version;
   }
 

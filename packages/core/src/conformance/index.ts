@@ -84,6 +84,15 @@ export interface ConformanceTarget {
    */
   propertyRuns?: number;
   /**
+   * Edits of one file in the history group's retention test ("10,000 edits of one file with
+   * `keepDays: 0` leave at most `keepVersions` versions"). They run one after another, so the test
+   * takes this many times one edit's latency: lower it only for a backend where one edit is a slow
+   * round trip (S3: about 30 ms, so 10,000 take 5 minutes), and say so in the adapter's README.
+   * Each change prunes in its own step, so the guarantee does not depend on the number.
+   * @default 10000
+   */
+  historyEdits?: number;
+  /**
    * Per-test timeout in ms (real servers are slower). Also bounds opening the first store, which
    * the suite does while it collects the tests, to read its capabilities.
    * @default 30000
@@ -198,6 +207,10 @@ function selectedGroups(target: ConformanceTarget, filter: ConformanceFilter): C
 export function describeMemoryStore(target: ConformanceTarget, filter: ConformanceFilter = {}): void {
   if ((target.create === undefined) === (target.createDriver === undefined)) {
     throw new TypeError('describeMemoryStore: give exactly one of `create` and `createDriver`.');
+  }
+  const edits = target.historyEdits;
+  if (edits !== undefined && !(Number.isSafeInteger(edits) && edits >= 1)) {
+    throw new TypeError(`describeMemoryStore: historyEdits must be a positive integer, got ${String(edits)}`);
   }
   const keep = nameFilter(filter.tests);
   const groups = selectedGroups(target, filter);

@@ -63,6 +63,8 @@ export interface Suite {
   readonly driverMethods: DriverMethods | undefined;
   /** fast-check runs of the differential test. */
   readonly propertyRuns: number;
+  /** Edits of the history group's retention test ({@link ConformanceTarget.historyEdits}). */
+  readonly historyEdits: number;
   /**
    * Registers one test, with the target's timeout (or `minimumTimeout`, when that is longer: a
    * heavy test on a real server), unless the filter leaves it out.
@@ -328,8 +330,9 @@ export function countingSuite(
   return { suite, names };
 }
 
-function facts(probe: Probe, namespace: string | undefined, propertyRuns: number) {
+function facts(probe: Probe, namespace: string | undefined, propertyRuns: number, historyEdits = 10_000) {
   return {
+    historyEdits,
     namespace,
     capabilities: probe.capabilities,
     atomicRename: probe.capabilities.atomicRename,
@@ -450,7 +453,7 @@ export function createSuite(
   }
 
   return {
-    ...facts(probe, namespace, target.propertyRuns ?? 60),
+    ...facts(probe, namespace, target.propertyRuns ?? 60, target.historyEdits),
     test(name, body, minimumTimeout = 0) {
       if (keep(name)) it(name, body, Math.max(timeout, minimumTimeout));
     },

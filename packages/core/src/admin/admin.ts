@@ -17,6 +17,7 @@ import {
 import type {
   Actor,
   ChangeRecord,
+  DriverCallOptions,
   DriverUsage,
   ExpireOptions,
   HistoryOptions,
@@ -231,15 +232,15 @@ function makeAdmin(
   };
   const gate = new Engine(driver, settings, release);
 
-  /** Runs one driver call (one batch) through the gate, with the call's own deadline. */
+  /** Runs one driver call (one batch) through the gate, with its own deadline and signal. */
   function call<T>(
     method: string,
     change: boolean,
-    run: (op: string, deadline: number) => Promise<T>,
+    run: (op: string, options: DriverCallOptions) => Promise<T>,
   ): Promise<T> {
     if (!capabilities.admin) throw unsupported();
     const operation = gate.operation('sweep');
-    return operation.run(method, change, [], () => run(operation.id, operation.deadline));
+    return operation.run(method, change, [], () => run(operation.id, operation.readOptions()));
   }
 
   /** Runs `work` on the driver of `namespace` (null: the driver's own space), closing it after. */
@@ -265,14 +266,14 @@ function makeAdmin(
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_NAMESPACE_LIMIT) {
       throw badArgument(`limit must be an integer from 1 to ${MAX_NAMESPACE_LIMIT}, got ${String(limit)}`);
     }
-    const page = await call('listNamespaces', false, (_, deadline) =>
-      driver.listNamespaces!({ prefix: prefix || undefined, after, limit }, { deadline }),
+    const page = await call('listNamespaces', false, (_, options) =>
+      driver.listNamespaces!({ prefix: prefix || undefined, after, limit }, options),
     );
     return { namespaces: page.names, next: page.next };
   }
 
   async function driverUsage(namespace: string | null): Promise<DriverUsage> {
-    return within(namespace, (files) => call('usage', false, (_, deadline) => files.usage!({ deadline })));
+    return within(namespace, (files) => call('usage', false, (_, options) => files.usage!(options)));
   }
 
   async function usage(namespace?: string): Promise<NamespaceUsage> {
@@ -297,8 +298,8 @@ function makeAdmin(
     let batches = 0;
     let stalled = 0;
     for (;;) {
-      const step = await call('dropNamespace', true, (_, deadline) =>
-        driver.dropNamespace!(name, { batch, deadline }),
+      const step = await call('dropNamespace', true, (_, options) =>
+        driver.dropNamespace!(name, { ...options, batch }),
       );
       removed += step.removed;
       batches += 1;
@@ -351,8 +352,8 @@ function makeAdmin(
     const sweepOne = async (namespace: string | null) => {
       await within(namespace, async (files) => {
         for (let done = false; !done; ) {
-          const step = await call('sweep', true, (op, deadline) =>
-            files.sweep!({ op, expireBefore, retention, now: given, record, batch, deadline }),
+          const step = await call('sweep', true, (op, options) =>
+            files.sweep!({ ...options, op, expireBefore, retention, now: given, record, batch }),
           );
           report.expired += step.expired;
           report.pruned += step.pruned;

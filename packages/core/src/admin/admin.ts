@@ -4,7 +4,7 @@
 // each driver call goes through an engine gate (one deadline per batch, BACKEND errors as usual)
 // and does a bounded amount of work, so no call scans or erases a whole backend at once.
 import { positiveInteger, positiveNumber } from '../driver/options.js';
-import { Engine, type EngineOptions } from '../engine/context.js';
+import { Engine, type EngineOptions, type Operation } from '../engine/context.js';
 import { MemoryToolError } from '../errors.js';
 import { badArgument, parseTime, type TimeInput } from '../history/versions.js';
 import { NAMESPACE_RULE, validateNamespace } from '../namespace.js';
@@ -17,7 +17,6 @@ import {
 import type {
   Actor,
   ChangeRecord,
-  DriverCallOptions,
   DriverUsage,
   ExpireOptions,
   HistoryOptions,
@@ -232,15 +231,11 @@ function makeAdmin(
   };
   const gate = new Engine(driver, settings, release);
 
-  /** Runs one driver call (one batch) through the gate, with its own deadline and signal. */
-  function call<T>(
-    method: string,
-    change: boolean,
-    run: (op: string, options: DriverCallOptions) => Promise<T>,
-  ): Promise<T> {
+  /** Runs one driver call (one batch) through the gate: its own deadline, signal and operation id. */
+  function call<T>(method: string, change: boolean, run: (operation: Operation) => Promise<T>): Promise<T> {
     if (!capabilities.admin) throw unsupported();
     const operation = gate.operation('sweep');
-    return operation.run(method, change, [], () => run(operation.id, operation.readOptions()));
+    return operation.run(method, change, [], () => run(operation));
   }
 
   /** Runs `work` on the driver of `namespace` (null: the driver's own space), closing it after. */
@@ -266,14 +261,16 @@ function makeAdmin(
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_NAMESPACE_LIMIT) {
       throw badArgument(`limit must be an integer from 1 to ${MAX_NAMESPACE_LIMIT}, got ${String(limit)}`);
     }
-    const page = await call('listNamespaces', false, (_, options) =>
-      driver.listNamespaces!({ prefix: prefix || undefined, after, limit }, options),
+    const page = await call('listNamespaces', false, (operation) =>
+      driver.listNamespaces!({ prefix: prefix || undefined, after, limit }, operation.readOptions()),
     );
     return { namespaces: page.names, next: page.next };
   }
 
   async function driverUsage(namespace: string | null): Promise<DriverUsage> {
-    return within(namespace, (files) => call('usage', false, (_, options) => files.usage!(options)));
+    return within(namespace, (files) =>
+      call('usage', false, (operation) => files.usage!(operation.readOptions())),
+    );
   }
 
   async function usage(namespace?: string): Promise<NamespaceUsage> {
@@ -298,8 +295,14 @@ function makeAdmin(
     let batches = 0;
     let stalled = 0;
     for (;;) {
-      const step = await call('dropNamespace', true, (_, options) =>
-        driver.dropNamespace!(name, { ...options, batch }),
+      const step = await call('dropNamespace', true, (operation) =>
+        driver.dropNamespace!(name, {
+          deadline: operation.deadline,
+          get signal() {
+            return operation.signal;
+          },
+          batch,
+        }),
       );
       removed += step.removed;
       batches += 1;
@@ -352,8 +355,19 @@ function makeAdmin(
     const sweepOne = async (namespace: string | null) => {
       await within(namespace, async (files) => {
         for (let done = false; !done; ) {
-          const step = await call('sweep', true, (op, options) =>
-            files.sweep!({ ...options, op, expireBefore, retention, now: given, record, batch }),
+          const step = await call('sweep', true, (operation) =>
+            files.sweep!({
+              deadline: operation.deadline,
+              get signal() {
+                return operation.signal;
+              },
+              op: operation.id,
+              expireBefore,
+              retention,
+              now: given,
+              record,
+              batch,
+            }),
           );
           report.expired += step.expired;
           report.pruned += step.pruned;

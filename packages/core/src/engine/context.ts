@@ -52,6 +52,7 @@ function driverTrace(method: string, trace: CommandTrace): DriverTrace {
     store: trace.store,
     storeId: trace.storeId,
     command: trace.command,
+    parent: trace,
     roundTrips: 0,
     requests: 0,
     retries: 0,
@@ -207,6 +208,9 @@ export class Operation {
     return this.engine.driver;
   }
 
+  // The options of each call are one object literal with `signal` as a getter of its own, built
+  // here and never spread: reading `signal` is what makes the AbortController.
+
   /** The options of a read: deadline and signal, and `touch` for a file read when reads refresh expiry. */
   #readOptions(touch: boolean) {
     const operation = this;
@@ -215,8 +219,36 @@ export class Operation {
       get signal() {
         return operation.signal;
       },
-      stats: this.#stats(),
+      stats: this.#current,
       touch: touch && this.engine.options.touch ? true : undefined,
+    };
+  }
+
+  /** `list`'s options: a read's, and whether hidden subtrees may be folded. */
+  #listOptions(skipHidden: boolean) {
+    const operation = this;
+    return {
+      deadline: this.deadline,
+      get signal() {
+        return operation.signal;
+      },
+      stats: this.#current,
+      touch: undefined,
+      skipHidden,
+    };
+  }
+
+  /** `describe`'s options: a read's, and the listing's limit. */
+  #describeOptions(limit: number) {
+    const operation = this;
+    return {
+      deadline: this.deadline,
+      get signal() {
+        return operation.signal;
+      },
+      stats: this.#current,
+      touch: this.engine.options.touch ? true : undefined,
+      limit,
     };
   }
 
@@ -228,7 +260,7 @@ export class Operation {
       get signal() {
         return operation.signal;
       },
-      stats: this.#stats(),
+      stats: this.#current,
       touch: this.engine.options.touch ? true : undefined,
       op: this.id,
       quota: this.engine.options.quota,
@@ -236,8 +268,39 @@ export class Operation {
     };
   }
 
-  #stats(): DriverCallStats | undefined {
-    return this.#current;
+  /** `write`'s options: a change's, and the expectation and file id. */
+  #writeOptions(expect: WriteExpectation | undefined, fileId: string | undefined) {
+    const operation = this;
+    return {
+      deadline: this.deadline,
+      get signal() {
+        return operation.signal;
+      },
+      stats: this.#current,
+      touch: undefined,
+      op: this.id,
+      quota: this.engine.options.quota,
+      record: this.record,
+      expect,
+      fileId,
+    };
+  }
+
+  /** `edit`'s options: a change's, and the file limit. */
+  #editOptions() {
+    const operation = this;
+    return {
+      deadline: this.deadline,
+      get signal() {
+        return operation.signal;
+      },
+      stats: this.#current,
+      touch: this.engine.options.touch ? true : undefined,
+      op: this.id,
+      quota: this.engine.options.quota,
+      record: this.record,
+      maxFileBytes: this.engine.options.maxFileBytes,
+    };
   }
 
   read(path: DriverPath): Promise<DriverFile | DriverDirectory | null> {
@@ -263,12 +326,12 @@ export class Operation {
   describe(path: DriverPath, limit: number): Promise<DriverFile | DriverListing | null> {
     const files = this.#files;
     const describe = files.describe!.bind(files);
-    return this.#call('describe', false, [], () =>
-      describe(path, { ...this.#readOptions(true), limit }),
-    ).then((node) => {
-      if (this.trace && node?.kind === 'file') this.trace.bytesRead += utf8Length(node.content);
-      return node;
-    });
+    return this.#call('describe', false, [], () => describe(path, this.#describeOptions(limit))).then(
+      (node) => {
+        if (this.trace && node?.kind === 'file') this.trace.bytesRead += utf8Length(node.content);
+        return node;
+      },
+    );
   }
 
   /**
@@ -278,8 +341,7 @@ export class Operation {
   list(dir: DriverPath, { skipHidden }: { skipHidden: boolean }): Promise<DriverEntry[]> {
     return this.#call('list', false, [], async () => {
       const entries: DriverEntry[] = [];
-      for await (const entry of this.#files.list(dir, { ...this.#readOptions(false), skipHidden }))
-        entries.push(entry);
+      for await (const entry of this.#files.list(dir, this.#listOptions(skipHidden))) entries.push(entry);
       return entries;
     });
   }
@@ -293,7 +355,7 @@ export class Operation {
   ): Promise<{ version: string }> {
     if (this.trace) this.trace.bytesWritten += utf8Length(content);
     return this.#call('write', true, [...refusals, 'QUOTA_EXCEEDED'], () =>
-      this.#files.write(path, content, { ...this.#changeOptions(), expect, fileId }),
+      this.#files.write(path, content, this.#writeOptions(expect, fileId)),
     );
   }
 
@@ -301,8 +363,7 @@ export class Operation {
   edit(path: DriverPath, edit: DriverEdit): Promise<DriverEditOutcome> {
     const files = this.#files;
     const run = files.edit!.bind(files);
-    const { maxFileBytes } = this.engine.options;
-    return this.#call('edit', true, [], () => run(path, edit, { ...this.#changeOptions(), maxFileBytes }));
+    return this.#call('edit', true, [], () => run(path, edit, this.#editOptions()));
   }
 
   /** The driver's one-step read-modify-write, when it has one. */

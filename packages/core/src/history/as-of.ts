@@ -18,18 +18,6 @@ import type {
   MemoryDriver,
 } from '../types.js';
 
-/** The deadline and signal of the engine's call, passed on to the history calls it makes. */
-function passOn(options: DriverCallOptions | undefined): DriverCallOptions {
-  if (!options) return {};
-  return {
-    deadline: options.deadline,
-    get signal() {
-      return options.signal;
-    },
-    stats: options.stats,
-  };
-}
-
 function readOnly(): never {
   throw new MemoryToolError('READ_ONLY', 'A view of the past cannot be changed.');
 }
@@ -51,8 +39,17 @@ export class PastDriver implements MemoryDriver {
     throw new TypeError('A view of the past has no namespaces: call asOf on a store of the namespace.');
   }
 
+  /** The tree then, at or beneath `path`, under the engine's deadline and signal for this call. */
   #tree(path: DriverPath, options: DriverCallOptions | undefined): Promise<readonly DriverTreeEntry[]> {
-    return this.source.treeAt!(this.at, { ...passOn(options), path });
+    // One literal with the signal as a getter: reading it is what makes the engine's AbortController.
+    return this.source.treeAt!(this.at, {
+      deadline: options?.deadline,
+      get signal() {
+        return options?.signal;
+      },
+      stats: options?.stats,
+      path,
+    });
   }
 
   /** The file at `path` then, when the tree has one there and its content is still kept. */
@@ -63,7 +60,7 @@ export class PastDriver implements MemoryDriver {
   ): Promise<DriverFile | null | undefined> {
     const entry = tree.find((candidate) => candidate.path === path);
     if (!entry) return undefined;
-    const version = await this.source.readVersion!(entry.version, passOn(options));
+    const version = await this.source.readVersion!(entry.version, options);
     // Redacted since the tree was read: the file is gone from the past too.
     if (version?.content == null) return null;
     return { kind: 'file', content: version.content, version: entry.version };

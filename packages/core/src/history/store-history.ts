@@ -9,6 +9,7 @@ import { readOnlyStore } from '../read-only.js';
 import type {
   DriverPath,
   DriverPointInTime,
+  DriverRestoreOptions,
   DriverVersionQuery,
   MemoryDriver,
   MemoryStore,
@@ -78,6 +79,29 @@ function unsupported(engine: Engine): MemoryToolError {
 
 function notFound(id: string): MemoryToolError {
   return new MemoryToolError('NOT_FOUND', `Version ${id} does not exist in this store (or was pruned).`);
+}
+
+/**
+ * A restore's options: the change's, and where to and what must hold. One literal with the signal
+ * as a getter (never a spread, which would read it and make the AbortController).
+ */
+function restoreOptions(
+  operation: Operation,
+  to: DriverPath | undefined,
+  expectSha256: string | null | undefined,
+): DriverRestoreOptions {
+  return {
+    deadline: operation.deadline,
+    get signal() {
+      return operation.signal;
+    },
+    op: operation.id,
+    quota: operation.engine.options.quota,
+    record: operation.record!,
+    to,
+    expectSha256,
+    maxFileBytes: operation.engine.options.maxFileBytes,
+  };
 }
 
 /** The history methods of the store whose engine is `engine`. */
@@ -150,14 +174,7 @@ export function historyMethods(engine: Engine, open: OpenStore): MemoryHistory {
         'restoreVersion',
         true,
         ['NOT_FOUND', 'PATH_CONFLICT', 'CONFLICT', 'TOO_LARGE', 'QUOTA_EXCEEDED'],
-        () =>
-          driver.restoreVersion!(versionId, {
-            ...operation.changeOptions(),
-            to,
-            expectSha256,
-            maxFileBytes: engine.options.maxFileBytes,
-            record: operation.record!,
-          }),
+        () => driver.restoreVersion!(versionId, restoreOptions(operation, to, expectSha256)),
       );
       return toMemoryVersion(restored);
     } catch (error) {
@@ -217,7 +234,7 @@ export function historyMethods(engine: Engine, open: OpenStore): MemoryHistory {
     const operation = start('view');
     const versionId = parseVersionId(id);
     const redacted = await operation.run('redactVersion', true, [], () =>
-      driver.redactVersion!(versionId, { ...operation.changeOptions(), record: undefined }),
+      driver.redactVersion!(versionId, operation.changeOptions()),
     );
     if (!redacted) throw notFound(id);
     return toMemoryVersion(redacted);

@@ -233,6 +233,8 @@ export interface FileChange {
   readonly operation: DriverVersion['operation'];
   /** The content after the change; null for a deletion. */
   readonly content: string | null;
+  /** Its UTF-8 size, when the caller knows it already. */
+  readonly size?: number;
   readonly restoredFrom?: string | null;
 }
 
@@ -256,7 +258,7 @@ export function recordChange(
       previousPath: change.previousPath ?? null,
       operation: change.operation,
       sha256: content === null ? null : sha256Hex(content),
-      size: content === null ? null : utf8Length(content),
+      size: content === null ? null : (change.size ?? utf8Length(content)),
       at,
       actor: record.actor,
       command: record.command,

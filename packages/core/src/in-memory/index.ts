@@ -142,9 +142,9 @@ class InMemoryDriver extends AbstractMemoryDriver {
     const version = nextVersion();
     const fileId = current?.fileId ?? options.fileId ?? newFileId();
     const at = this.backend.now();
-    space.put(path, content, version, fileId, at);
+    const { size } = space.put(path, content, version, fileId, at);
     const operation = current ? 'modified' : 'created';
-    recordChange(space.history, options, { fileId, path, operation, content }, at);
+    recordChange(space.history, options, { fileId, path, operation, content, size }, at);
     return { version };
   }
 
@@ -162,8 +162,14 @@ class InMemoryDriver extends AbstractMemoryDriver {
     });
     if (breach) return { outcome: 'quota', breach };
     const at = this.backend.now();
-    space.put(path, applied.content, nextVersion(), file.fileId, at);
-    const change = { fileId: file.fileId, path, operation: 'modified', content: applied.content } as const;
+    const { size } = space.put(path, applied.content, nextVersion(), file.fileId, at);
+    const change = {
+      fileId: file.fileId,
+      path,
+      operation: 'modified',
+      content: applied.content,
+      size,
+    } as const;
     recordChange(space.history, options, change, at);
     return applied.outcome;
   }
@@ -201,6 +207,7 @@ class InMemoryDriver extends AbstractMemoryDriver {
         previousPath: previousPath as DriverPath,
         operation: 'renamed',
         content: file.content,
+        size: file.size,
       } as const;
       recordChange(space.history, options, change, at);
     }

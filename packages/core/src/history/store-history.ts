@@ -128,7 +128,7 @@ export function historyMethods(engine: Engine, open: OpenStore): MemoryHistory {
       since: query.since === undefined ? undefined : parseTime(query.since, 'since'),
       until: query.until === undefined ? undefined : parseTime(query.until, 'until'),
       operations: query.operations === undefined ? undefined : parseOperations(query.operations),
-      cursor: query.cursor === undefined ? undefined : parseVersionId(query.cursor, 'cursor'),
+      cursor: query.cursor === undefined ? undefined : parseId(query.cursor, 'cursor'),
       limit: parseLimit(query.limit),
     };
     const page = await operation.run('listVersions', false, [], () =>

@@ -909,7 +909,10 @@ export interface DriverUsage {
   readonly bytes: number;
   /** Versions kept (0 without history). */
   readonly versions: number;
-  /** The server time of the last change (ms), or null when nothing was ever changed or it is unknown. */
+  /**
+   * The server time (ms) of the last change to a file (a write, an edit, a move, a removal, an
+   * expiry, a restore), or null when nothing was ever changed (or since the namespace was dropped).
+   */
   readonly lastChangeAt: number | null;
 }
 

@@ -70,7 +70,7 @@ export interface NamespaceUsage {
   readonly bytes: number;
   /** Versions kept (0 without history). */
   readonly versions: number;
-  /** When a file last changed (ISO 8601, the backend's clock), or null when unknown or never. */
+  /** When a file last changed (ISO 8601, the backend's clock), or null when none ever did. */
   readonly lastChangeAt: string | null;
 }
 

@@ -5,15 +5,19 @@
 // left alone), and ends by reading the target back and checking every file's hash.
 import { Engine, type Operation } from './engine/context.js';
 import { isMemoryToolError } from './errors.js';
+import { copyVersions } from './history/copy-history.js';
 import { MEMORY_ROOT, utf8Length } from './path.js';
-import { DEFAULT_MAX_FILE_BYTES, DEFAULT_TIMEOUT_MS } from './store.js';
+import { DEFAULT_MAX_FILE_BYTES, DEFAULT_TIMEOUT_MS, historyOption } from './store.js';
 import { storeDriver } from './store-driver.js';
 import type { DriverEntry, DriverPath, MemoryDriver, MemoryStore } from './types.js';
 
 /** Where {@link copyStore} reports progress. */
 export interface CopyProgress {
-  /** `scan`: listing the source; `copy`: writing files; `verify`: reading the target back. */
-  readonly phase: 'scan' | 'copy' | 'verify';
+  /**
+   * `versions`: copying the history (`withHistory`); `scan`: listing the source; `copy`: writing
+   * files; `verify`: reading the target back.
+   */
+  readonly phase: 'versions' | 'scan' | 'copy' | 'verify';
   /** Files handled so far in this phase. */
   readonly files: number;
   /** Files in the source (known once the scan ends; during the scan, the files found so far). */
@@ -28,6 +32,8 @@ export interface CopyProgress {
   readonly identical: number;
   /** Files that could not be copied (see the report). */
   readonly failed: number;
+  /** Versions copied so far (`withHistory`). */
+  readonly versions: number;
 }
 
 /** Options of {@link copyStore}. */
@@ -58,6 +64,16 @@ export interface CopyOptions {
    * @default 1048576, every store's default
    */
   maxFileBytes?: number | undefined;
+  /**
+   * Copy the history too: every version of the source, as it is (ids, file ids, times, actors,
+   * redactions), into a target whose history is empty (or holds the start of this very copy, which
+   * then resumes), before the files, which then keep their file ids and get no version of their
+   * own. Both drivers need history, the target `importVersions`; copy from a source nobody
+   * changes meanwhile. Without it, a target with history records each file it writes as a
+   * `created` version, command `import`.
+   * @default false
+   */
+  withHistory?: boolean | undefined;
 }
 
 /** A file that was not copied, or that the verification found different. */
@@ -90,6 +106,8 @@ export interface CopyReport {
   readonly verified: boolean;
   /** Verification failures: a target file missing or different after the copy. */
   readonly mismatches: readonly CopyProblem[];
+  /** Versions copied (`withHistory`; 0 otherwise). */
+  readonly versions: number;
 }
 
 type Endpoint = MemoryStore | MemoryDriver;
@@ -166,6 +184,7 @@ export async function copyStore(
   options: CopyOptions = {},
 ): Promise<CopyReport> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const withHistory = options.withHistory === true;
   const engineOptions = {
     overwrite: true,
     maxFileBytes: Number.MAX_SAFE_INTEGER,
@@ -178,7 +197,11 @@ export async function copyStore(
   };
   const nothingToRelease = async () => {};
   const source = new Engine(driverOf(from, 'source'), engineOptions, nothingToRelease);
-  const target = new Engine(driverOf(to, 'target'), engineOptions, nothingToRelease);
+  const targetDriver = driverOf(to, 'target');
+  // A target with history records what the copy writes, unless the versions come from the source.
+  const targetHistory =
+    withHistory || options.dryRun ? undefined : historyOption(undefined, targetDriver.capabilities);
+  const target = new Engine(targetDriver, { ...engineOptions, history: targetHistory }, nothingToRelease);
   const limits: TargetLimits = {
     pathBytes: target.capabilities.maxPathBytes ?? Number.POSITIVE_INFINITY,
     fileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
@@ -191,7 +214,14 @@ export async function copyStore(
   const concurrency = options.concurrency ?? 8;
   const stopped = () => options.signal?.aborted === true;
 
-  const state = { phase: 'scan' as CopyProgress['phase'], files: 0, bytes: 0, copied: 0, identical: 0 };
+  const state = {
+    phase: 'scan' as CopyProgress['phase'],
+    files: 0,
+    bytes: 0,
+    copied: 0,
+    identical: 0,
+    versions: 0,
+  };
   const problems: CopyProblem[] = [];
   let totalFiles = 0;
   let totalBytes = 0;
@@ -203,6 +233,20 @@ export async function copyStore(
     lastReport = now;
     options.onProgress({ ...state, totalFiles, totalBytes, failed: problems.length });
   };
+
+  // The history first, so that the files written next find their versions there.
+  let fileIds: ReadonlyMap<string, string> = new Map();
+  if (withHistory && !options.dryRun) {
+    state.phase = 'versions';
+    fileIds = (
+      await copyVersions(source, target, (versions) => {
+        state.versions = versions;
+        progress();
+      })
+    ).fileIds;
+    progress(true);
+    state.phase = 'scan';
+  }
 
   // Scan: paths and sizes only.
   const entries: DriverEntry[] = await source
@@ -225,6 +269,7 @@ export async function copyStore(
       entry,
       options,
       limits,
+      fileIds.get(entry.path),
       (kind) => {
         if (kind === 'copied') state.copied++;
         else state.identical++;
@@ -293,6 +338,7 @@ export async function copyStore(
       mismatches.length === 0 &&
       hashes.size === totalFiles,
     mismatches,
+    versions: state.versions,
   };
 }
 
@@ -306,6 +352,7 @@ async function copyOne(
   entry: DriverEntry,
   options: CopyOptions,
   limits: TargetLimits,
+  fileId: string | undefined,
   done: (kind: 'copied' | 'identical') => void,
 ): Promise<{ hash: string; size: number } | { reason: string }> {
   if (utf8Length(memoryPath(entry.path)) > limits.pathBytes) {
@@ -340,6 +387,7 @@ async function copyOne(
         file.content,
         existing ? { version: existing.version } : { absent: true },
         ['CONFLICT', 'PATH_CONFLICT'],
+        fileId,
       );
       done('copied');
       return { hash, size };

@@ -5,6 +5,7 @@ import {
   copyStore,
   createInMemoryDriver,
   createMemoryStore,
+  type MemdirStore,
   type MemoryDriver,
   type MemoryStore,
   storeDriver,
@@ -211,5 +212,85 @@ describe('copyStore', () => {
     await expect(copyStore(handmade, createMemoryStore(createInMemoryDriver()))).rejects.toThrow(
       'copyStore: the source is a store written by hand',
     );
+  });
+});
+
+describe('copyStore and history', () => {
+  async function sourceWithHistory(): Promise<MemdirStore> {
+    const from = createMemoryStore(createInMemoryDriver(), { actor: { type: 'user', id: 'alice' } });
+    await seed(from, { '/memories/a.md': 'a1', '/memories/d/b.md': 'b' });
+    await from.create({ command: 'create', path: '/memories/a.md', file_text: 'a2' });
+    await from.rename({ command: 'rename', old_path: '/memories/d/b.md', new_path: '/memories/c.md' });
+    await from.create({ command: 'create', path: '/memories/gone.md', file_text: 'g' });
+    await from.delete({ command: 'delete', path: '/memories/gone.md' });
+    return from;
+  }
+
+  it('withHistory copies every version as it is, then the files with their file ids and no version of their own', async () => {
+    const from = await sourceWithHistory();
+    const to = createMemoryStore(createInMemoryDriver());
+    const phases = new Set<string>();
+    const report = await copyStore(from, to, {
+      withHistory: true,
+      onProgress: (step) => phases.add(step.phase),
+    });
+    expect(report).toMatchObject({ versions: 6, copied: 2, verified: true });
+    expect(phases).toEqual(new Set(['versions', 'scan', 'copy', 'verify']));
+    const source = await from.history({ limit: 100 });
+    expect(await to.history({ limit: 100 })).toEqual(source);
+    // Run again: the history is there already (nothing to add), the files are identical.
+    expect(await copyStore(from, to, { withHistory: true })).toMatchObject({
+      versions: 0,
+      identical: 2,
+      verified: true,
+    });
+    await to.insert({ command: 'insert', path: '/memories/c.md', insert_line: 0, insert_text: 'new' });
+    const [edit, renamed] = (await to.history({ path: '/memories/c.md' })).versions;
+    expect(edit!.id > source.versions[0]!.id).toBe(true);
+    expect(edit!.fileId).toBe(renamed!.fileId);
+  });
+
+  it('withHistory resumes after the versions the target already has, and refuses a target with a history of its own', async () => {
+    const from = await sourceWithHistory();
+    const target = createInMemoryDriver();
+    const [first, second] = [...(await from.history()).versions].reverse();
+    const full = await Promise.all(
+      [first!, second!].map((version) => storeDriver(from)!.readVersion!(version.id)),
+    );
+    await target.importVersions!(
+      full.map((version) => version!),
+      {},
+    );
+    expect(await copyStore(from, target, { withHistory: true })).toMatchObject({
+      versions: 4,
+      verified: true,
+    });
+    const own = createMemoryStore(createInMemoryDriver());
+    await own.create({ command: 'create', path: '/memories/mine.md', file_text: 'mine' });
+    await expect(copyStore(from, own, { withHistory: true })).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message:
+        'copyStore withHistory: the target has a history of its own; copy into a store with no versions yet.',
+    });
+    const plain = wrapDriver(createInMemoryDriver(), { capabilities: { atomicRename: true } });
+    await expect(copyStore(from, plain, { withHistory: true })).rejects.toMatchObject({
+      code: 'UNSUPPORTED',
+    });
+  });
+
+  it('without withHistory a target with history records each file it writes as created by the import', async () => {
+    const from = await sourceWithHistory();
+    const to = createMemoryStore(createInMemoryDriver());
+    await copyStore(from, to);
+    const versions = (await to.history()).versions;
+    expect(
+      versions.map((version) => [version.path, version.operation, version.command, version.actor]),
+    ).toEqual(
+      expect.arrayContaining([
+        ['/memories/a.md', 'created', 'import', null],
+        ['/memories/c.md', 'created', 'import', null],
+      ]),
+    );
+    expect(versions).toHaveLength(2);
   });
 });

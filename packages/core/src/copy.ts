@@ -135,16 +135,46 @@ function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Runs `task` for each item with at most `limit` at once, stopping early when `stop()` says so. */
+/**
+ * The most bytes of file content a copy holds at once, summed over the files in flight: with large
+ * files, fewer are copied at once than `concurrency` says, so memory stays bounded (one file larger
+ * than this still goes, alone).
+ */
+const MAX_BYTES_IN_FLIGHT = 4 * 1024 * 1024;
+
+/**
+ * Runs `task` for each item with at most `limit` at once and at most {@link MAX_BYTES_IN_FLIGHT}
+ * bytes (by `bytesOf`) in flight, stopping early when `stop()` says so.
+ */
 async function forEach<T>(
   items: readonly T[],
   limit: number,
   stop: () => boolean,
+  bytesOf: (item: T) => number,
   task: (item: T) => Promise<void>,
 ): Promise<void> {
   let next = 0;
+  let inFlight = 0;
+  let waiting: Array<() => void> = [];
   const worker = async () => {
-    while (next < items.length && !stop()) await task(items[next++]!);
+    while (next < items.length && !stop()) {
+      const bytes = bytesOf(items[next]!);
+      if (inFlight > 0 && inFlight + bytes > MAX_BYTES_IN_FLIGHT) {
+        // Wait for a file in flight to finish, then look again.
+        await new Promise<void>((resolve) => waiting.push(resolve));
+        continue;
+      }
+      const item = items[next++]!;
+      inFlight += bytes;
+      try {
+        await task(item);
+      } finally {
+        inFlight -= bytes;
+        const woken = waiting;
+        waiting = [];
+        for (const wake of woken) wake();
+      }
+    }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }
@@ -199,8 +229,14 @@ export async function copyStore(
     options.onProgress({ ...state, totalFiles, totalBytes, failed: problems.length });
   };
 
-  // Scan: paths and sizes only.
-  const entries: DriverEntry[] = await source.operation().list('' as DriverPath, { skipHidden: false });
+  // Scan: paths and sizes only, of both sides. What the target holds already is known from one
+  // listing, so a file it does not hold is written without reading the target first (a round trip
+  // per file saved); one that appears there meanwhile is caught by the write's `{ absent }`.
+  const [entries, targetEntries] = await Promise.all([
+    source.operation().list('' as DriverPath, { skipHidden: false }),
+    target.operation().list('' as DriverPath, { skipHidden: false }),
+  ]);
+  const inTarget = new Set<string>(targetEntries.map((entry) => entry.path));
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   totalFiles = entries.length;
   totalBytes = entries.reduce((sum, entry) => sum + entry.size, 0);
@@ -211,8 +247,10 @@ export async function copyStore(
   // Copy.
   Object.assign(state, { phase: 'copy', files: 0, bytes: 0 });
   const hashes = new Map<string, { hash: string; size: number }>();
-  await forEach(entries, concurrency, stopped, async (entry) => {
-    const problem = await copyOne(source.operation(), target.operation(), entry, options, limits, (kind) => {
+  const sizeOf = (entry: DriverEntry) => entry.size;
+  await forEach(entries, concurrency, stopped, sizeOf, async (entry) => {
+    const copy = { entry, listed: inTarget.has(entry.path), options, limits };
+    const problem = await copyOne(source.operation(), target.operation(), copy, (kind) => {
       if (kind === 'copied') state.copied++;
       else state.identical++;
     }).catch((error: unknown) => ({ reason: reasonOf(error) }));
@@ -236,6 +274,7 @@ export async function copyStore(
       checked,
       concurrency,
       () => false,
+      ([, expected]) => expected.size,
       async ([path, expected]) => {
         try {
           const node = await target.operation().read(path as DriverPath);
@@ -256,9 +295,7 @@ export async function copyStore(
       },
     );
     const sourcePaths = new Set(entries.map((entry) => entry.path));
-    for (const entry of await target.operation().list('' as DriverPath, { skipHidden: false })) {
-      if (!sourcePaths.has(entry.path)) extraInTarget++;
-    }
+    for (const entry of targetEntries) if (!sourcePaths.has(entry.path)) extraInTarget++;
     progress(true);
   }
 
@@ -282,6 +319,14 @@ export async function copyStore(
   };
 }
 
+/** One file to copy: its listing entry, whether the target listed a file there, and the rules. */
+interface FileCopy {
+  readonly entry: DriverEntry;
+  readonly listed: boolean;
+  readonly options: CopyOptions;
+  readonly limits: TargetLimits;
+}
+
 /**
  * Copies one file. Resolves to its hash and size once the target holds it (written or already
  * identical), or to the reason it was not copied.
@@ -289,9 +334,7 @@ export async function copyStore(
 async function copyOne(
   source: Operation,
   target: Operation,
-  entry: DriverEntry,
-  options: CopyOptions,
-  limits: TargetLimits,
+  { entry, listed, options, limits }: FileCopy,
   done: (kind: 'copied' | 'identical') => void,
 ): Promise<{ hash: string; size: number } | { reason: string }> {
   if (utf8Length(memoryPath(entry.path)) > limits.pathBytes) {
@@ -305,8 +348,11 @@ async function copyOne(
   const size = utf8Length(file.content);
   if (size > limits.fileBytes) return { reason: tooLarge(size, limits.fileBytes) };
   const hash = await sha256(file.content);
+  // Not in the target's listing: written where nothing is, without reading first.
+  let known: Awaited<ReturnType<Operation['read']>> | undefined = listed ? undefined : null;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const existing = await target.read(entry.path);
+    const existing = known === undefined ? await target.read(entry.path) : known;
+    known = undefined;
     if (existing?.kind === 'directory') return { reason: 'the target has a directory at this path' };
     if (existing?.kind === 'file') {
       if (existing.content === file.content) {
@@ -331,13 +377,12 @@ async function copyOne(
       return { hash, size };
     } catch (error) {
       if (isMemoryToolError(error) && error.code === 'PATH_CONFLICT') {
-        const at =
-          error.path === entry.path
-            ? 'a directory at this path'
-            : `a file at ${memoryPath(error.path ?? '')}`;
-        return { reason: `the target has ${at}, where this file cannot go` };
+        if (error.path === entry.path) return { reason: 'the target has a directory at this path' };
+        return {
+          reason: `the target has a file at ${memoryPath(error.path ?? '')}, where this file cannot go`,
+        };
       }
-      // CONFLICT: the target file changed between the read and the write: look again.
+      // CONFLICT: the target file changed (or appeared) between the read and the write: look again.
       if (!isMemoryToolError(error) || error.code !== 'CONFLICT') throw error;
     }
   }

@@ -1,6 +1,7 @@
 // The sections of `pnpm bench`, in report order. A backend adds its section here (one line) and
 // keeps its code in a file of its own in this folder.
 import type { BenchArgs } from '../args.js';
+import { copySection } from './copy.js';
 import { driverCallsSection } from './driver-calls.js';
 import { fsReferenceSection } from './fs-reference.js';
 import { postgresSection } from './postgres.js';
@@ -11,5 +12,12 @@ import type { BenchSection } from './section.js';
 export type { BenchSection, SectionContext } from './section.js';
 
 export function benchSections(args: BenchArgs): BenchSection[] {
-  return [fsReferenceSection(args), driverCallsSection(), postgresSection(), redisSection(), s3Section()];
+  return [
+    fsReferenceSection(args),
+    driverCallsSection(),
+    postgresSection(),
+    redisSection(),
+    s3Section(),
+    copySection(),
+  ];
 }

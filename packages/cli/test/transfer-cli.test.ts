@@ -37,11 +37,15 @@ describe('memdir copy, export, import (the built CLI)', () => {
       });
     }
     await source.close();
-    const child = spawn(process.execPath, [BIN, 'copy', '--from', 'file:./a', '--to', 'file:./b'], {
-      cwd: base,
-      env: cliEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'copy', '--from', 'file:./a', '--to', 'file:./b', '--concurrency', '4'],
+      {
+        cwd: base,
+        env: cliEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
@@ -125,6 +129,68 @@ describe('memdir copy, export, import (the built CLI)', () => {
     expect(view.stdout).toBe(
       "Here's the content of /memories/notes.md with line numbers:\n     1\ttea\n     2\t\n",
     );
+  }, 60_000);
+
+  it.each(['0', '257', 'many', '1.5', ''])(
+    '--concurrency %j is a usage error (exit 2) before any store opens',
+    async (value) => {
+      const base = await folder();
+      for (const args of [
+        ['copy', '--from', 'file:./a', '--to', 'file:./b'],
+        ['import', '--store', 'file:./b'],
+        ['export', '--store', 'file:./a'],
+      ]) {
+        const result = await runCli([...args, '--concurrency', value], { cwd: base });
+        expect(result.code).toBe(2);
+        expect(result.stderr).toBe(
+          `memdir: --concurrency expects an integer from 1 to 256, got ${JSON.stringify(value)}\n`,
+        );
+      }
+      expect(await readdir(base)).toEqual([]);
+    },
+  );
+
+  it('--concurrency 1 and 64 copy every file once, verified; an export is the same bytes at any concurrency', async () => {
+    const base = await folder();
+    const source = createFsStore({ root: join(base, 'a') });
+    for (let index = 0; index < 120; index++) {
+      await source.create({
+        command: 'create',
+        path: `/memories/d${index % 6}/f${index}.md`,
+        file_text: `file ${index}\n`,
+      });
+    }
+    await source.close();
+    for (const concurrency of ['1', '64']) {
+      const result = await runCli(
+        ['copy', '--from', 'file:./a', '--to', `file:./c${concurrency}`, '--concurrency', concurrency],
+        { cwd: base },
+      );
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain(': 120 files (');
+      expect(result.stderr).toContain(
+        'memdir: verified: every file is in the target with the same size and SHA-256',
+      );
+      expect(await countFiles(join(base, `c${concurrency}`, 'memories'))).toBe(120);
+    }
+    const exports = await Promise.all(
+      ['1', '64'].map(
+        (concurrency) =>
+          new Promise<Buffer>((resolve, reject) => {
+            const child = spawn(
+              process.execPath,
+              [BIN, 'export', '--store', 'file:./a', '--concurrency', concurrency],
+              { cwd: base, env: cliEnv() },
+            );
+            const chunks: Buffer[] = [];
+            child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+            child.on('error', reject);
+            child.on('close', () => resolve(Buffer.concat(chunks)));
+          }),
+      ),
+    );
+    expect(exports[0]!.length).toBeGreaterThan(120 * 512);
+    expect(exports[1]!.equals(exports[0]!)).toBe(true);
   }, 60_000);
 
   it('a mistyped source folder is a usage error (exit 2), and creates nothing', async () => {

@@ -155,6 +155,64 @@ describe('copyStore', () => {
     );
   });
 
+  it('reads the target once per file, to verify it, when the target did not hold the file', async () => {
+    const from = createMemoryStore(createInMemoryDriver());
+    const many: Record<string, string> = {};
+    for (let index = 0; index < 50; index++) many[`/memories/d${index % 5}/f${index}.md`] = `file ${index}`;
+    await seed(from, many);
+    const inner = createInMemoryDriver();
+    let reads = 0;
+    const counting: MemoryDriver = {
+      ...inner,
+      capabilities: inner.capabilities,
+      namespace: () => counting,
+      read(path, options) {
+        reads++;
+        return inner.read(path, options);
+      },
+    };
+    const report = await copyStore(from, counting, { concurrency: 4 });
+    expect(report).toMatchObject({ copied: 50, verified: true });
+    expect(reads).toBe(50);
+    // Run again: each file is read to compare it, then to verify it.
+    reads = 0;
+    expect(await copyStore(from, counting)).toMatchObject({ identical: 50, verified: true });
+    expect(reads).toBe(100);
+  });
+
+  it('holds at most 4 MiB of file content in flight, whatever the concurrency (one larger file goes alone)', async () => {
+    const backend = createInMemoryDriver();
+    let inFlight = 0;
+    let most = 0;
+    const watched: MemoryDriver = {
+      ...backend,
+      capabilities: backend.capabilities,
+      namespace: () => watched,
+      async read(path, options) {
+        const node = await backend.read(path, options);
+        const size = node?.kind === 'file' ? node.content.length : 0;
+        inFlight += size;
+        most = Math.max(most, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight -= size;
+        return node;
+      },
+    };
+    const from = createMemoryStore(watched, { maxFileBytes: 8 * 1024 * 1024 });
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 12; index++) files[`/memories/big${index}.md`] = 'x'.repeat(1024 * 1024);
+    files['/memories/huge.md'] = 'y'.repeat(5 * 1024 * 1024);
+    await seed(from, files);
+    most = 0;
+    const report = await copyStore(from, createInMemoryDriver(), {
+      concurrency: 16,
+      maxFileBytes: 8 * 1024 * 1024,
+    });
+    expect(report).toMatchObject({ copied: 13, verified: true });
+    expect(most).toBeLessThanOrEqual(5 * 1024 * 1024);
+    expect(most).toBeGreaterThanOrEqual(2 * 1024 * 1024);
+  });
+
   it('a path the target cannot take (a file or directory in the way, or too long) is reported', async () => {
     const from = createMemoryStore(createInMemoryDriver());
     await seed(from, {

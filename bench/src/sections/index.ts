@@ -3,6 +3,7 @@
 import type { BenchArgs } from '../args.js';
 import { copySection } from './copy.js';
 import { driverCallsSection } from './driver-calls.js';
+import { engineSection } from './engine.js';
 import { fsReferenceSection } from './fs-reference.js';
 import { postgresSection } from './postgres.js';
 import { redisSection } from './redis.js';
@@ -15,6 +16,7 @@ export function benchSections(args: BenchArgs): BenchSection[] {
   return [
     fsReferenceSection(args),
     driverCallsSection(),
+    engineSection(),
     postgresSection(),
     redisSection(),
     s3Section(),

@@ -216,9 +216,14 @@ export async function copyStore(
     maxFileBytes: Number.MAX_SAFE_INTEGER,
     maxViewChars: 1,
     timeoutMs,
+    quota: undefined,
+    history: undefined,
+    touch: false,
+    actor: undefined,
   };
-  const source = new Engine(driverOf(from, 'source'), engineOptions);
-  const target = new Engine(driverOf(to, 'target'), engineOptions);
+  const nothingToRelease = async () => {};
+  const source = new Engine(driverOf(from, 'source'), engineOptions, nothingToRelease);
+  const target = new Engine(driverOf(to, 'target'), engineOptions, nothingToRelease);
   const limits: TargetLimits = {
     pathBytes: target.capabilities.maxPathBytes ?? Number.POSITIVE_INFINITY,
     fileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
@@ -248,8 +253,8 @@ export async function copyStore(
   // listing, so a file it does not hold is written without reading the target first (a round trip
   // per file saved); one that appears there meanwhile is caught by the write's `{ absent }`.
   const [entries, targetEntries] = await Promise.all([
-    source.operation().list('' as DriverPath, { skipHidden: false }),
-    target.operation().list('' as DriverPath, { skipHidden: false }),
+    source.operation('import').list('' as DriverPath, { skipHidden: false }),
+    target.operation('import').list('' as DriverPath, { skipHidden: false }),
   ]);
   const inTarget = new Set<string>(targetEntries.map((entry) => entry.path));
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -265,7 +270,7 @@ export async function copyStore(
   const sizeOf = (entry: DriverEntry) => entry.size;
   await forEach(entries, concurrency, stopped, sizeOf, async (entry) => {
     const copy = { entry, listed: inTarget.has(entry.path), options, limits };
-    const problem = await copyOne(source.operation(), target.operation(), copy, (kind) => {
+    const problem = await copyOne(source.operation('import'), target.operation('import'), copy, (kind) => {
       if (kind === 'copied') state.copied++;
       else state.identical++;
     }).catch((error: unknown) => ({ reason: reasonOf(error) }));
@@ -292,7 +297,7 @@ export async function copyStore(
       ([, expected]) => expected.size,
       async ([path, expected]) => {
         try {
-          const node = await target.operation().read(path as DriverPath);
+          const node = await target.operation('import').read(path as DriverPath);
           if (node?.kind !== 'file') {
             mismatches.push({ path: memoryPath(path), reason: 'missing in the target' });
           } else if (

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { wrapDriver } from '../src/driver/index.js';
 import {
   type CopyProgress,
   copyStore,
@@ -75,15 +76,13 @@ describe('copyStore', () => {
     const controller = new AbortController();
     // Stops the copy as the 50th file is read from the source (Ctrl-C in the CLI does the same).
     let reads = 0;
-    const interrupting: MemoryDriver = {
-      ...backend,
-      capabilities: backend.capabilities,
+    const interrupting: MemoryDriver = wrapDriver(backend, {
       namespace: () => interrupting,
       read(path, options) {
         if (++reads === 50) controller.abort();
         return backend.read(path, options);
       },
-    };
+    });
     const from = createMemoryStore(interrupting);
     const to = createMemoryStore(createInMemoryDriver());
     const many: Record<string, string> = {};
@@ -221,11 +220,10 @@ describe('copyStore', () => {
       [`/memories/${'l'.repeat(60)}`]: 'too long for the target',
     });
     const inner = createInMemoryDriver();
-    const small: MemoryDriver = {
-      ...inner,
+    const small: MemoryDriver = wrapDriver(inner, {
       capabilities: { atomicRename: true, maxPathBytes: 50 },
       namespace: () => small,
-    };
+    });
     const to = createMemoryStore(small);
     await seed(to, { '/memories/x': 'file', '/memories/dir/inside.md': 'd' });
     const report = await copyStore(from, to);

@@ -9,6 +9,7 @@ import {
   refuseLink,
   refuseNotFound,
   refusePathConflict,
+  validateNamespace,
 } from '@memdir/core/driver';
 import { type Dir, kindAt, openEntry, openFolder } from './dir.js';
 import { backendFailure } from './errors.js';
@@ -366,7 +367,7 @@ function driverAt(root: string, segments: readonly string[], lock: LockOptions):
     capabilities: { atomicRename: true },
 
     namespace(name) {
-      return driverAt(root, [...segments, 'namespaces', name], lock);
+      return driverAt(root, [...segments, 'namespaces', validateNamespace(name)], lock);
     },
 
     read(path) {

@@ -1,9 +1,5 @@
-import {
-  createMemoryStore,
-  type MemoryDriver,
-  type MemoryStore,
-  type MemoryStoreOptions,
-} from '@memdir/core';
+import type { MemdirStore, MemoryDriver, MemoryStoreOptions } from '@memdir/core';
+import { createOwningStore, splitStoreOptions } from '@memdir/core/driver';
 import pg from 'pg';
 import { PostgresDriver as Driver } from './driver.js';
 
@@ -84,7 +80,7 @@ export interface PostgresDriver extends MemoryDriver {
 }
 
 /** A memory store in PostgreSQL, with its setup. */
-export interface PostgresMemoryStore extends MemoryStore {
+export interface PostgresMemoryStore extends MemdirStore {
   /** See {@link PostgresDriver.setup}. */
   setup(): Promise<void>;
 }
@@ -173,38 +169,8 @@ export function createPostgresDriver(options: PostgresDriverOptions): PostgresDr
  * @throws TypeError for an invalid option.
  */
 export function createPostgresStore(options: PostgresStoreOptions): PostgresMemoryStore {
-  const { pool, connectionString, schema, maxConnections, connectionTimeoutMs, queryTimeoutMs } = options;
-  const driver = createPostgresDriver({
-    pool,
-    connectionString,
-    schema,
-    maxConnections,
-    connectionTimeoutMs,
-    queryTimeoutMs,
-    statementTimeoutMs: options.statementTimeoutMs,
-    preparedStatements: options.preparedStatements,
-  });
-  let store: MemoryStore;
-  try {
-    store = createMemoryStore(driver, {
-      namespace: options.namespace,
-      overwrite: options.overwrite,
-      maxFileBytes: options.maxFileBytes,
-      maxViewChars: options.maxViewChars,
-      timeoutMs: options.timeoutMs,
-    });
-  } catch (error) {
-    void driver.close();
-    throw error;
-  }
-  // With a namespace the engine works on driver.namespace(...), whose close leaves the pool open:
-  // the store closes the driver it made.
-  const closeEngine = store.close.bind(store);
-  return Object.assign(store, {
-    setup: () => driver.setup(),
-    close: async () => {
-      await closeEngine();
-      await driver.close();
-    },
-  });
+  const { store: storeOptions, driver: driverOptions } = splitStoreOptions(options);
+  const driver = createPostgresDriver(driverOptions);
+  const store = createOwningStore(driver, storeOptions);
+  return Object.assign(store, { setup: () => driver.setup() });
 }

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import {
-  createMemoryStore,
   DEFAULT_TIMEOUT_MS,
   type DriverCallOptions,
   type DriverChangeOptions,
@@ -13,8 +12,6 @@ import {
   type DriverPath,
   type DriverWriteOptions,
   type MemoryDriver,
-  type MemoryStore,
-  type MemoryStoreOptions,
   validateNamespace,
 } from '@memdir/core';
 import {
@@ -209,16 +206,6 @@ class RedisMemoryDriver implements RedisDriver {
     return new RedisMemoryDriver(this.#shared, childChain(this.#chain, validateNamespace(name)), false);
   }
 
-  /** Namespace `name` of `driver`, whose `close()` closes what `driver`'s would (for stores). */
-  static owning(driver: RedisDriver, name: string): RedisDriver {
-    const parent = driver as RedisMemoryDriver;
-    return new RedisMemoryDriver(
-      parent.#shared,
-      childChain(parent.#chain, validateNamespace(name)),
-      parent.#root,
-    );
-  }
-
   ready(): Promise<void> {
     return this.#shared.connection.ready();
   }
@@ -391,16 +378,6 @@ class RedisMemoryDriver implements RedisDriver {
   async close(): Promise<void> {
     if (this.#root) await this.#shared.connection.close();
   }
-}
-
-/**
- * A store on `driver` whose `close()` closes the driver, also under a namespace (a namespaced
- * driver made by `createMemoryStore` would leave the client open).
- */
-export function storeOn(driver: RedisDriver, options: MemoryStoreOptions): MemoryStore {
-  const { namespace, ...rest } = options;
-  const files = namespace === undefined ? driver : RedisMemoryDriver.owning(driver, namespace);
-  return createMemoryStore(files, rest);
 }
 
 /**

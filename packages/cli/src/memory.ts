@@ -6,6 +6,7 @@
 // transfers ask for a collection every 4 MiB of content they read. Only the `memdir` executable provides the collector (bin.ts); a program that embeds the CLI
 // with `run()` keeps its own garbage collection as it is.
 import type { MemoryDriver } from '@memdir/core';
+import { wrapDriver } from '@memdir/core/driver';
 
 /** Bytes moved between two collections. */
 const COLLECT_EVERY_BYTES = 4 * 1024 * 1024;
@@ -37,16 +38,11 @@ export function collectAsBytesMove(): (bytes: number) => void {
  * they move. Every other member is the driver's own.
  */
 export function countingReads(driver: MemoryDriver, moved: (bytes: number) => void): MemoryDriver {
-  const read: MemoryDriver['read'] = async (path, options) => {
-    const node = await driver.read(path, options);
-    if (node?.kind === 'file') moved(node.content.length);
-    return node;
-  };
-  return new Proxy(driver, {
-    get(target, key) {
-      if (key === 'read') return read;
-      const value = Reflect.get(target, key, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+  return wrapDriver(driver, {
+    async read(path, options) {
+      const node = await driver.read(path, options);
+      if (node?.kind === 'file') moved(node.content.length);
+      return node;
     },
   });
 }

@@ -161,15 +161,13 @@ describe('copyStore', () => {
     await seed(from, many);
     const inner = createInMemoryDriver();
     let reads = 0;
-    const counting: MemoryDriver = {
-      ...inner,
-      capabilities: inner.capabilities,
+    const counting: MemoryDriver = wrapDriver(inner, {
       namespace: () => counting,
       read(path, options) {
         reads++;
         return inner.read(path, options);
       },
-    };
+    });
     const report = await copyStore(from, counting, { concurrency: 4 });
     expect(report).toMatchObject({ copied: 50, verified: true });
     expect(reads).toBe(50);
@@ -183,9 +181,7 @@ describe('copyStore', () => {
     const backend = createInMemoryDriver();
     let inFlight = 0;
     let most = 0;
-    const watched: MemoryDriver = {
-      ...backend,
-      capabilities: backend.capabilities,
+    const watched: MemoryDriver = wrapDriver(backend, {
       namespace: () => watched,
       async read(path, options) {
         const node = await backend.read(path, options);
@@ -196,7 +192,7 @@ describe('copyStore', () => {
         inFlight -= size;
         return node;
       },
-    };
+    });
     const from = createMemoryStore(watched, { maxFileBytes: 8 * 1024 * 1024 });
     const files: Record<string, string> = {};
     for (let index = 0; index < 12; index++) files[`/memories/big${index}.md`] = 'x'.repeat(1024 * 1024);

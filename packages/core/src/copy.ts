@@ -8,7 +8,14 @@ import { isMemoryToolError } from './errors.js';
 import { MEMORY_ROOT, utf8Length } from './path.js';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_TIMEOUT_MS } from './store.js';
 import { storeDriver } from './store-driver.js';
-import type { DriverEntry, DriverPath, MemoryDriver, MemoryStore } from './types.js';
+import type {
+  DriverEntry,
+  DriverPath,
+  DriverQuota,
+  MemoryDriver,
+  MemoryStore,
+  QuotaOptions,
+} from './types.js';
 
 /** Where {@link copyStore} reports progress. */
 export interface CopyProgress {
@@ -58,6 +65,13 @@ export interface CopyOptions {
    * @default 1048576, every store's default
    */
   maxFileBytes?: number | undefined;
+  /**
+   * The target's quota (the `quota` its store is opened with): a file that would take the target
+   * past it is not written, and is reported with the text its commands would give. Needs a target
+   * driver that enforces quotas (`capabilities.quotas`).
+   * @default no quota
+   */
+  quota?: QuotaOptions | undefined;
 }
 
 /** A file that was not copied, or that the verification found different. */
@@ -132,6 +146,22 @@ async function sha256(content: string): Promise<string> {
 
 function memoryPath(path: string): string {
   return `${MEMORY_ROOT}/${path}`;
+}
+
+/** `quota` checked, for the target's engine; undefined for none. @throws TypeError */
+function targetQuota(quota: QuotaOptions | undefined, driver: MemoryDriver): DriverQuota | undefined {
+  if (quota === undefined || (quota.maxBytes === undefined && quota.maxFiles === undefined)) return undefined;
+  for (const [name, value] of Object.entries(quota)) {
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 1)) {
+      throw new TypeError(`copyStore: quota.${name} must be a positive integer, got ${String(value)}`);
+    }
+  }
+  if (!driver.capabilities.quotas) {
+    throw new TypeError(
+      "copyStore: the target's driver cannot enforce quotas (capabilities.quotas is not set)",
+    );
+  }
+  return { maxBytes: quota.maxBytes, maxFiles: quota.maxFiles };
 }
 
 /** What the target holds: its longest path and its largest file, in UTF-8 bytes. */
@@ -222,8 +252,11 @@ export async function copyStore(
     actor: undefined,
   };
   const nothingToRelease = async () => {};
+  const targetDriver = driverOf(to, 'target');
   const source = new Engine(driverOf(from, 'source'), engineOptions, nothingToRelease);
-  const target = new Engine(driverOf(to, 'target'), engineOptions, nothingToRelease);
+  // The target's own quota, judged by its driver in the same step as each write.
+  const quota = targetQuota(options.quota, targetDriver);
+  const target = new Engine(targetDriver, { ...engineOptions, quota }, nothingToRelease);
   const limits: TargetLimits = {
     pathBytes: target.capabilities.maxPathBytes ?? Number.POSITIVE_INFINITY,
     fileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
@@ -391,11 +424,12 @@ async function copyOne(
         entry.path,
         file.content,
         existing ? { version: existing.version } : { absent: true },
-        ['CONFLICT', 'PATH_CONFLICT'],
+        ['CONFLICT', 'PATH_CONFLICT', 'QUOTA_EXCEEDED'],
       );
       done('copied');
       return { hash, size };
     } catch (error) {
+      if (isMemoryToolError(error) && error.code === 'QUOTA_EXCEEDED') return { reason: error.message };
       if (isMemoryToolError(error) && error.code === 'PATH_CONFLICT') {
         if (error.path === entry.path) return { reason: 'the target has a directory at this path' };
         return {

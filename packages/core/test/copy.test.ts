@@ -154,6 +154,37 @@ describe('copyStore', () => {
     );
   });
 
+  it("keeps the target's quota: a file past it is not written and is reported as its commands would say", async () => {
+    const from = createMemoryStore(createInMemoryDriver());
+    await seed(from, { '/memories/a.md': 'aaaa', '/memories/b.md': 'bbbb', '/memories/c.md': 'cccc' });
+    const byCount = createInMemoryDriver();
+    const counted = await copyStore(from, byCount, { quota: { maxFiles: 2 }, concurrency: 1 });
+    expect(counted.problems).toEqual([
+      {
+        path: '/memories/c.md',
+        reason: 'The memory directory is full: it holds 2 of 2 files. Delete files in /memories first.',
+      },
+    ]);
+    expect(counted).toMatchObject({ copied: 2, verified: false });
+    expect(Object.keys(await filesOf(byCount))).toEqual(['a.md', 'b.md']);
+    const byBytes = createInMemoryDriver();
+    const sized = await copyStore(from, byBytes, { quota: { maxBytes: 10 }, concurrency: 1 });
+    expect(sized.problems).toEqual([
+      {
+        path: '/memories/c.md',
+        reason:
+          'The memory directory is full: saving /memories/c.md would use 12 of 10 bytes. Delete or shorten files in /memories first.',
+      },
+    ]);
+    await expect(copyStore(from, createInMemoryDriver(), { quota: { maxFiles: 0 } })).rejects.toThrow(
+      'copyStore: quota.maxFiles must be a positive integer, got 0',
+    );
+    const noQuotas = wrapDriver(createInMemoryDriver(), { capabilities: { atomicRename: true } });
+    await expect(copyStore(from, noQuotas, { quota: { maxFiles: 5 } })).rejects.toThrow(
+      "copyStore: the target's driver cannot enforce quotas (capabilities.quotas is not set)",
+    );
+  });
+
   it('reads the target once per file, to verify it, when the target did not hold the file', async () => {
     const from = createMemoryStore(createInMemoryDriver());
     const many: Record<string, string> = {};

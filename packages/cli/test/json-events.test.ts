@@ -15,7 +15,14 @@ function rebuild(text: string, cuts: number[]): unknown {
       result = value;
       done = true;
     } else if (Array.isArray(top.value)) top.value.push(value);
-    else top.value[top.key!] = value;
+    // As JSON.parse does: an own property, also for a key named __proto__.
+    else
+      Object.defineProperty(top.value, top.key!, {
+        value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   };
   const reader = new JsonEvents((event: JsonEvent) => {
     if (event.type === 'begin') {
@@ -66,7 +73,7 @@ describe('the streaming JSON reader', () => {
           );
         },
       ),
-      { numRuns: 500 },
+      { numRuns: 500, examples: [[{ ['__proto__']: {} }, false, []]] },
     );
   });
 

@@ -30,6 +30,8 @@ export interface ArchiveLimits {
   maxEntries?: number;
   /** The folder the staging folder is made in. @default os.tmpdir() ($TMPDIR) */
   stagingParent?: string;
+  /** Stops the reading (Ctrl-C): the staged files are removed, and it rejects with an ArchiveError. */
+  signal?: AbortSignal | undefined;
 }
 
 /** A checked archive, staged on disk: its files as a driver, until `discard()`. */
@@ -245,11 +247,17 @@ async function pipeContent(
  */
 export async function stageArchive(input: Readable, limits: ArchiveLimits): Promise<StagedArchive> {
   const staging = await Staging.create(limits.stagingParent);
+  // Ctrl-C: the input is closed, which ends the wait for its next piece.
+  const stop = () => input.destroy();
+  limits.signal?.addEventListener('abort', stop, { once: true });
   try {
     await readInto(new Input(input), staging, limits);
+    if (limits.signal?.aborted) throw new ArchiveError('interrupted');
   } catch (error) {
     await staging.discard();
-    throw error;
+    throw limits.signal?.aborted ? new ArchiveError('interrupted') : error;
+  } finally {
+    limits.signal?.removeEventListener('abort', stop);
   }
   return {
     driver: staging.driver(),

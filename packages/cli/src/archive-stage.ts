@@ -7,7 +7,7 @@
 // folder a file lies in, so that a path twice, or a path that is a file and a folder, is found on
 // disk rather than in memory. The paths themselves are appended to one index file.
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, rmSync } from 'node:fs';
 import {
   appendFile,
   type FileHandle,
@@ -62,8 +62,12 @@ export class Staging {
   /** Folders whose marker is on disk already (a bounded cache: skips the syscalls for siblings). */
   readonly #folders = new Set<string>();
 
+  /** Removes the folder if the process exits first (a second Ctrl-C, `process.exit`). */
+  readonly #atExit = () => rmSync(this.#root, { recursive: true, force: true });
+
   private constructor(root: string) {
     this.#root = root;
+    process.once('exit', this.#atExit);
   }
 
   /** Makes a staging folder (mode 0700) in `parent`. */
@@ -220,6 +224,7 @@ export class Staging {
         throw new ArchiveError(`${path} is in the archive but not in its manifest`);
       }
     }
+    throw new ArchiveError('the archive and its manifest do not list the same files');
   }
 
   async *#paths(): AsyncGenerator<string> {
@@ -272,6 +277,7 @@ export class Staging {
 
   /** Removes the staging folder and everything in it. */
   async discard(): Promise<void> {
+    process.off('exit', this.#atExit);
     await rm(this.#root, { recursive: true, force: true });
   }
 }

@@ -360,12 +360,19 @@ export async function runImport(args: string[], io: CliIo): Promise<number> {
   // The archive is read and checked whole, staged on disk, before the store is even opened:
   // nothing is written for an archive that is refused.
   let staged: StagedArchive;
+  const { signal, dispose } = interruption(io);
   try {
-    staged = await stageArchive(io.stdin, { maxFileBytes: limit ?? DEFAULT_MAX_FILE_BYTES });
+    staged = await stageArchive(io.stdin, { maxFileBytes: limit ?? DEFAULT_MAX_FILE_BYTES, signal });
   } catch (error) {
     if (!(error instanceof ArchiveError)) throw error;
+    if (signal.aborted) {
+      await write(io.stderr, 'memdir: import stopped while reading the archive. Nothing was written.\n');
+      return EXIT_INTERRUPTED;
+    }
     await write(io.stderr, `memdir: import refused: ${error.message}. Nothing was written.\n`);
     return EXIT_FAILED;
+  } finally {
+    dispose();
   }
   try {
     const { store, driver } = await openDriver(

@@ -1,10 +1,11 @@
 // memdir copy / export / import as a user runs them: the built CLI in a child process.
 import { spawn } from 'node:child_process';
-import { readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createFsStore } from '@memdir/fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, cliEnv, runCli, tempFolder } from './helpers.js';
+import { craftHeader } from './tar-craft.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -191,6 +192,35 @@ describe('memdir copy, export, import (the built CLI)', () => {
     );
     expect(exports[0]!.length).toBeGreaterThan(120 * 512);
     expect(exports[1]!.equals(exports[0]!)).toBe(true);
+  }, 60_000);
+
+  it('import stopped by SIGINT while it reads the archive exits 130, writes nothing and leaves no staging', async () => {
+    const base = await folder();
+    const staging = join(base, 'tmp');
+    await mkdir(staging);
+    const child = spawn(process.execPath, [BIN, 'import', '--store', 'file:./target'], {
+      cwd: base,
+      env: cliEnv({ TMPDIR: staging }),
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    // The start of an archive: a file of 1 MiB announced, half of it sent, and the rest never comes.
+    child.stdin.write(craftHeader('memories/slow.md', 1024 * 1024, '0'));
+    child.stdin.write(Buffer.alloc(512 * 1024, 0x61));
+    const started = Date.now();
+    while ((await readdir(staging)).length === 0 && Date.now() - started < 20_000) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(await readdir(staging)).toHaveLength(1);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toContain('memdir: import stopped while reading the archive. Nothing was written.\n');
+    expect(await readdir(staging)).toEqual([]);
+    expect(await readdir(base)).toEqual(['tmp']);
   }, 60_000);
 
   it('a mistyped source folder is a usage error (exit 2), and creates nothing', async () => {

@@ -70,7 +70,7 @@ function member(path: string): string {
 
 /**
  * Checks every namespace under `prefix` against the layout's invariants: one content per version,
- * each file's size; the index exactly the files, their ancestors, and the ancestors again in the directory
+ * each file's size, the namespace's total bytes; the index exactly the files, their ancestors, and the ancestors again in the directory
  * region; each directory's size the total of the files visible from it; receipts and their times
  * in step; on a Cluster, every key of a namespace in one slot.
  */
@@ -78,7 +78,7 @@ export async function checkLayout(client: Redis | Cluster, prefix: string): Prom
   const keys = await keysUnder(client, prefix);
   const chains = new Map<string, string[]>();
   for (const key of keys) {
-    const match = /^(.*?)\{([^}]*)\}:([fvisrq])$/.exec(key);
+    const match = /^(.*?)\{([^}]*)\}:([fvisrqt])$/.exec(key);
     expect(match, `unexpected key ${key}`).not.toBeNull();
     expect(match![1]).toBe(prefix);
     expect(match![2]!.startsWith(`${prefix}/`), `the tag of ${key} starts with the prefix`).toBe(true);
@@ -95,6 +95,7 @@ export async function checkLayout(client: Redis | Cluster, prefix: string): Prom
     const index = await client.zrange(`${base}:i`, 0, -1);
     const receipts = await client.hkeys(`${base}:r`);
     const receiptTimes = await client.zrange(`${base}:q`, 0, -1);
+    const totalBytes = await client.hget(`${base}:t`, 'bytes');
     expect(Object.values(versions).sort(), `contents of ${chain}, by version`).toEqual(
       Object.keys(files).sort(),
     );
@@ -125,6 +126,11 @@ export async function checkLayout(client: Redis | Cluster, prefix: string): Prom
     }
     for (const path of Object.keys(versions)) {
       expect(directories.has(path), `${path} is both a file and a directory in ${chain}`).toBe(false);
+    }
+    // The namespace's total, which quotas are judged by: every file's bytes, hidden ones too.
+    const allBytes = Object.values(versions).reduce((sum, version) => sum + Buffer.byteLength(files[version] ?? ''), 0);
+    if (Object.keys(versions).length > 0 || totalBytes !== null) {
+      expect(Number(totalBytes), `total bytes of ${chain}`).toBe(allBytes);
     }
     expect(index.sort(), `index of ${chain}`).toEqual([...expectedIndex].sort());
     for (const [path, size] of Object.entries(sizes)) {

@@ -168,7 +168,8 @@ end
 /**
  * `write`. ARGV: path, content, new version, op, fence, expect ('' | 'absent' | 'version'),
  * expected version, max bytes, max files, receipt ('' records the version). Returns
- * {'ok', version or receipt} or {'E', code, path} ({'E', 'QUOTA', kind, n, max} past the quota).
+ * {'ok', version or receipt, 'new'} ({'ok', recorded} for a replay) or {'E', code, path}
+ * ({'E', 'QUOTA', kind, n, max} past the quota).
  */
 export const WRITE = script(
   'write',
@@ -209,7 +210,7 @@ add_size(node, delta)
 add_bytes(delta)
 local outcome = ARGV[10] ~= '' and ARGV[10] or version
 receipt(op, now, outcome)
-return { 'ok', outcome }
+return { 'ok', outcome, 'new' }
 `,
 );
 

@@ -100,6 +100,13 @@ export interface CallBounds {
 }
 
 /**
+ * How long after the deadline a request gives up: a moment after the engine, which reports the
+ * command at the deadline in its own words (the request's own failure then only drops the
+ * connection); a driver called on its own fails at once after it.
+ */
+const REQUEST_GRACE_MS = 20;
+
+/**
  * A request of ioredis that gives up at the deadline ("Command timed out"), counted in `stats`.
  * Nothing is sent once the deadline passed. (The deadline is read, never the engine's signal:
  * reading that would make an AbortController for every call.)
@@ -108,7 +115,7 @@ function request(name: string, args: ReadonlyArray<string | number>, bounds: Cal
   const left = bounds.deadline - Date.now();
   if (left <= 0) throw storeUnavailable('the command ran out of time', undefined, 'timeout');
   const command = new Command(name, args as Array<string | number>, { replyEncoding: 'utf8' });
-  command.setTimeout(left);
+  command.setTimeout(left + REQUEST_GRACE_MS);
   if (bounds.stats) {
     bounds.stats.roundTrips++;
     bounds.stats.requests++;

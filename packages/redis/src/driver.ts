@@ -282,11 +282,19 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
   }
 
   async write(path: DriverPath, content: string, options: DriverWriteOptions): Promise<{ version: string }> {
-    return { version: await this.#write(path, content, options, '') };
+    return { version: (await this.#write(path, content, options, '')).recorded };
   }
 
-  /** The write script; resolves to the version written, or to `receipt` when one was given. */
-  async #write(path: DriverPath, content: string, options: DriverWriteOptions, receipt: string): Promise<string> {
+  /**
+   * The write script; resolves to what it recorded (the version written, or `receipt` when one
+   * was given), and whether that was this call's write or the first one's (a replay).
+   */
+  async #write(
+    path: DriverPath,
+    content: string,
+    options: DriverWriteOptions,
+    receipt: string,
+  ): Promise<{ recorded: string; replayed: boolean }> {
     const { expect, op } = options;
     const stored = toStored(path);
     const version = newVersion();
@@ -298,49 +306,46 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
       (fence) => [stored, content, version, op, fence, kind, expected, ...quota, receipt],
       options,
     );
-    if (reply[0] === 'ok') return reply[1] as string;
+    if (reply[0] === 'ok') return { recorded: reply[1] as string, replayed: reply[2] !== 'new' };
     throw this.#refusal(reply, path);
   }
 
   /**
-   * `str_replace` and `insert` in one script, one round trip (see edit-script.ts); the few edits the
-   * script cannot take are applied here instead, between a read and a compare-and-swap write.
+   * `str_replace` and `insert` in one script, one round trip (see edit-script.ts). The few edits
+   * the script cannot apply come back with the file; they are applied here and written with a
+   * compare-and-swap (two round trips), which starts over on fresh content when another writer got
+   * there first. Every round goes through the script, so a replay answers its first outcome.
    */
   async edit(path: DriverPath, edit: DriverEdit, options: DriverEditOptions): Promise<DriverEditOutcome> {
-    if (editsOnServer(edit)) {
-      const args = editArgs(edit);
-      const quota = quotaArgs(options.quota);
-      const max = String(options.maxFileBytes);
+    const stored = toStored(path);
+    const quota = quotaArgs(options.quota);
+    const max = String(options.maxFileBytes);
+    let onServer = editsOnServer(edit);
+    for (let attempt = 0; ; attempt++) {
+      const args = editArgs(edit, onServer);
       const version = newVersion();
       const reply = await this.#change(
         EDIT,
-        (fence) => [toStored(path), ...args, max, options.op, fence, version, ...quota],
+        (fence) => [stored, ...args, max, options.op, fence, version, ...quota],
         options,
       );
       const outcome = editOutcome(edit, reply);
       if (outcome === 'late') throw arrivedTooLate();
-      if (outcome !== 'slow') return outcome;
-      this.#backend.log.debug('edit applied in this process: the script would take too long');
-    }
-    return this.#editHere(path, edit, options);
-  }
-
-  async #editHere(path: DriverPath, edit: DriverEdit, options: DriverEditOptions): Promise<DriverEditOutcome> {
-    for (let attempt = 0; ; attempt++) {
-      const node = await this.read(path, options);
-      if (node === null || node.kind === 'directory') return { outcome: 'missing', kind: node?.kind ?? null };
-      const applied = editHere(node.content, edit, options.maxFileBytes);
+      if ('outcome' in outcome) return outcome;
+      if (onServer) this.#backend.log.debug('edit applied in this process: the script would take too long');
+      onServer = false;
+      const applied = editHere(outcome.content, edit, options.maxFileBytes);
       if (applied.content === null) return applied.outcome;
+      const write: DriverWriteOptions = {
+        op: options.op,
+        deadline: options.deadline,
+        stats: options.stats,
+        quota: options.quota,
+        expect: { version: outcome.version },
+      };
       try {
-        const write: DriverWriteOptions = {
-          op: options.op,
-          deadline: options.deadline,
-          stats: options.stats,
-          quota: options.quota,
-          expect: { version: node.version },
-        };
-        const recorded = await this.#write(path, applied.content, write, applied.receipt);
-        return recorded === applied.receipt ? applied.outcome : receiptOutcome(edit, recorded);
+        const { recorded, replayed } = await this.#write(path, applied.content, write, applied.receipt);
+        return replayed ? receiptOutcome(edit, recorded) : applied.outcome;
       } catch (error) {
         if (isRefusal(error, 'QUOTA_EXCEEDED')) return { outcome: 'quota', breach: error.quota! };
         // The file changed or became a folder since it was read: look again.

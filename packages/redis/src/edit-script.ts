@@ -125,11 +125,13 @@ end
 `;
 
 /**
- * `edit`. ARGV: path, kind ('s' str_replace | 'i' insert), old string | line, new string | text,
- * max file bytes, op, fence, new version, max bytes, max files. Returns {'ok', first line, snippet}
- * (for an insert: {'ok', 0, ''}), or {'E', code, ...}: MISSING (kind: 'directory' or ''),
- * NO_MATCH, MULTIPLE (count, lines...), INVALID_LINE (lines), TOO_LARGE (bytes), QUOTA (kind, n,
- * max), LATE (server time), SLOW (the budget ran out: nothing was written).
+ * `edit`. ARGV: path, kind ('s' str_replace | 'i' insert | 'x' none: the edit is applied in
+ * JavaScript), old string | line, new string | text, max file bytes, op, fence, new version, max
+ * bytes, max files. Returns {'ok', first line, snippet} (for an insert: {'ok', 0, ''}), or
+ * {'E', code, ...}: MISSING (kind: 'directory' or ''), NO_MATCH, MULTIPLE (count, lines...),
+ * INVALID_LINE (lines), TOO_LARGE (bytes), QUOTA (kind, n, max), LATE (server time), SLOW
+ * (version, content: the file, for an edit in JavaScript; nothing was written). A replay answers
+ * the recorded outcome whatever the kind, so an edit applied in JavaScript is replay-safe too.
  */
 export const EDIT = script(
   'edit',
@@ -231,11 +233,12 @@ if now > tonumber(ARGV[7]) then return { 'E', 'LATE', now } end
 local current = redis.call('HGET', V, path)
 if not current then return { 'E', 'MISSING', is_dir(path) and 'directory' or '' } end
 local content = redis.call('HGET', F, current)
+if ARGV[2] == 'x' then return { 'E', 'SLOW', current, content } end
 local updated, first, snippet, start
 if ARGV[2] == 's' then
   local old, new = ARGV[3], ARGV[4]
   local count, offsets = occurrences(content, old)
-  if count == nil then return { 'E', 'SLOW' } end
+  if count == nil then return { 'E', 'SLOW', current, content } end
   if count == 0 then return { 'E', 'NO_MATCH' } end
   if count > 1 then
     local reply = { 'E', 'MULTIPLE', count }

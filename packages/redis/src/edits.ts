@@ -1,7 +1,7 @@
-// `edit` on the driver's side: the edit script's arguments and replies, and the path taken when the
-// script cannot be used for an edit (a needle with a lone surrogate, which has no UTF-8 form to
-// match on, or text built to exhaust the script's budget): the edit is applied here by the kit's
-// applyEdit, between a read and a compare-and-swap write (two round trips).
+// `edit` on the driver's side: the edit script's arguments and replies, and what the driver needs
+// when the script cannot apply an edit (text with a lone surrogate, which has no UTF-8 form, or
+// text built to exhaust the script's budget): the script then sends the file, the kit's applyEdit
+// runs here, and a compare-and-swap write records the outcome (two round trips).
 import type { DriverEdit, DriverEditOutcome, DriverQuota } from '@memdir/core';
 import { applyEdit } from '@memdir/core/driver';
 import { unexpectedReply } from './errors.js';
@@ -24,15 +24,25 @@ export function quotaArgs(quota: DriverQuota | undefined): [string, string] {
   ];
 }
 
-/** ARGV 2 to 4 of the edit script: the kind and its two operands. */
-export function editArgs(edit: DriverEdit): [string, string, string] {
+/** ARGV 2 to 4 of the edit script: the kind and its two operands ('x': send the file instead). */
+export function editArgs(edit: DriverEdit, onServer: boolean): [string, string, string] {
+  if (!onServer) return ['x', '', ''];
   return edit.kind === 'str_replace'
     ? ['s', edit.oldStr, edit.newStr]
     : ['i', String(edit.line), edit.text];
 }
 
-/** The outcome an edit script's reply stands for, or 'slow' (apply it here), or a refusal to map. */
-export function editOutcome(edit: DriverEdit, reply: unknown[]): DriverEditOutcome | 'slow' | 'late' {
+/** The file as the edit script sends it when the edit is to be applied here. */
+export interface FileToEdit {
+  readonly version: string;
+  readonly content: string;
+}
+
+/**
+ * The outcome an edit script's reply stands for; or the file, to apply the edit here; or 'late'
+ * (the fence had passed).
+ */
+export function editOutcome(edit: DriverEdit, reply: unknown[]): DriverEditOutcome | FileToEdit | 'late' {
   if (reply[0] === 'ok') {
     const snippet = reply[2];
     return {
@@ -55,7 +65,7 @@ export function editOutcome(edit: DriverEdit, reply: unknown[]): DriverEditOutco
     case 'QUOTA':
       return { outcome: 'quota', breach: quotaBreach(reply.slice(2)) };
     case 'SLOW':
-      return 'slow';
+      return { version: String(reply[2]), content: String(reply[3]) };
     case 'LATE':
       return 'late';
     default:

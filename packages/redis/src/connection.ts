@@ -56,7 +56,10 @@ interface ServerState {
   checked: boolean;
   /** Set when the server must not be used: every later call gets it. */
   refused: Error | undefined;
-  /** Server clock minus this process's clock, in ms, as last measured. */
+  /**
+   * Server clock minus this process's clock, in ms, as last measured: a lower bound (the server's
+   * time against the moment its answer arrived), so that fences err early, never late.
+   */
   clockOffsetMs: number;
 }
 
@@ -255,10 +258,17 @@ export class Connection {
   }
 
   async #check(bounds: CallBounds): Promise<void> {
-    const started = Date.now();
     let info: Map<string, string>;
+    let session = '';
     try {
-      info = parseInfo((await this.#send('info', [], bounds)) as string);
+      // Both at once (one round trip): the server, and this connection's database, since ioredis
+      // carries on in database 0 when the URL's database does not exist.
+      const [text, client] = await Promise.all([
+        this.#send('info', [], bounds),
+        this.#send('client', ['info'], bounds).catch(() => ''),
+      ]);
+      info = parseInfo(text as string);
+      session = client as string;
     } catch (error) {
       if (error instanceof Error && error.message === TIMED_OUT) this.#timedOut();
       const failure = error as Error;
@@ -266,9 +276,18 @@ export class Connection {
         ? redisFailure(error, false)
         : storeUnavailable('cannot connect to Redis', error);
     }
+    // The server read its clock at some moment between `started` and now: taking the latest, the
+    // offset is never overestimated, so a fence (the deadline on the server's clock) is never late.
     const serverTime = Number(info.get('server_time_usec')) / 1000;
-    if (Number.isFinite(serverTime)) this.clockOffsetMs = serverTime - (started + Date.now()) / 2;
+    if (Number.isFinite(serverTime)) this.clockOffsetMs = serverTime - Date.now();
 
+    const selected = /(?:^| )db=(\d+)/.exec(session)?.[1];
+    const wanted = (this.#client.options as RedisOptions).db ?? 0;
+    if (selected !== undefined && Number(selected) !== wanted && !isCluster(this.#client)) {
+      this.#refuse(
+        `it has no database ${wanted} (the number after the address): use one of the databases its databases setting allows`,
+      );
+    }
     const nodes = [info];
     if (info.get('cluster_enabled') === '1' && !isCluster(this.#client)) {
       if (!this.#owned) {
@@ -318,7 +337,8 @@ export class Connection {
   }
 
   #refuse(reason: string): never {
-    this.#state.refused = unusableServer(reason);
+    // The cause says the same for operators (the CLI shows causes), as what the check found.
+    this.#state.refused = unusableServer(reason, new Error(`the Redis server check refused the server: ${reason}`));
     this.#log.error('server refused', { reason });
     throw this.#state.refused;
   }

@@ -207,21 +207,22 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
   }
 
   /**
-   * Runs a change script with its fence: the call's deadline on the server's clock, past which the
-   * change must not apply. When Redis answers that the fence has passed although the deadline has
-   * not, its clock is ahead of the one measured: learn it and send again (nothing was applied).
+   * Runs a change script with its fence: the call's deadline on the server's clock (as far as it is
+   * known: never later), past which the change must not apply. When Redis answers that the fence
+   * has passed although the deadline has not, its clock is further ahead than measured: learn it
+   * and send again (nothing was applied).
    */
   async #change(script: Script, args: (fence: string) => string[], call: DriverChangeOptions): Promise<unknown[]> {
     const { connection } = this.#backend;
     const deadline = deadlineOf(call);
     for (let attempt = 0; ; attempt++) {
-      const sent = Date.now();
-      const fence = String(Math.ceil(deadline + connection.clockOffsetMs));
+      const fence = String(Math.floor(deadline + connection.clockOffsetMs));
       const reply = await this.#run(script, this.#changeKeys, args(fence), call, true, deadline);
       if (!Array.isArray(reply) || reply[0] !== 'E' || reply[1] !== 'LATE') return reply as unknown[];
       const received = Date.now();
       if (attempt > 0 || received >= deadline) throw arrivedTooLate();
-      connection.clockOffsetMs = Number(reply[2]) - (sent + received) / 2;
+      // The server's clock then against the moment its answer arrived: again a lower bound.
+      connection.clockOffsetMs = Number(reply[2]) - received;
       this.#backend.log.info('the server clock is ahead: corrected, sending again', {
         offsetMs: Math.round(connection.clockOffsetMs),
       });

@@ -120,6 +120,36 @@ for (const [label, url, client] of [
       await store.close();
     }, 120_000);
 
+    it('4 processes racing to fill a namespace never pass its quota, not by one byte, nor by one file', async () => {
+      // 4 x 25 creates of 37 bytes against 1,000 bytes: exactly 27 fit; 4 x 10 of one byte against 12 files.
+      const bytesBatches = ['a', 'b', 'c', 'd'].map((who) =>
+        Array.from({ length: 25 }, (_, index) => ({
+          command: 'create',
+          path: `/memories/${who}/${String(index).padStart(2, '0')}.md`,
+          file_text: `${who}${'x'.repeat(36)}`,
+        })),
+      );
+      const filesBatches = ['a', 'b', 'c', 'd'].map((who) =>
+        Array.from({ length: 10 }, (_, index) => ({ command: 'create', path: `/memories/${who}${index}`, file_text: 'x' })),
+      );
+      const [bytesOutcomes, filesOutcomes] = await Promise.all([
+        runWorkers(url(), prefix, 'full-bytes', bytesBatches, { quota: { maxBytes: 1_000 } }),
+        runWorkers(url(), prefix, 'full-files', filesBatches, { quota: { maxFiles: 12 } }),
+      ]);
+      const ok = (outcomes: Outcome[][]) => outcomes.flat().filter((outcome) => outcome.ok !== undefined);
+      expect(ok(bytesOutcomes)).toHaveLength(27);
+      expect(ok(filesOutcomes)).toHaveLength(12);
+      for (const outcome of [...bytesOutcomes.flat(), ...filesOutcomes.flat()]) {
+        if (outcome.ok === undefined) expect(outcome.code).toBe('QUOTA_EXCEEDED');
+      }
+      const store = createRedisStore({ url: url(), keyPrefix: prefix, namespace: 'full-bytes' });
+      expect(await store.view({ command: 'view', path: '/memories' })).toMatch(/^.*\n999B\t\/memories\n/);
+      await store.close();
+      const totals = await client.hget(`${prefix}{${prefix}/full-bytes}:t`, 'bytes');
+      expect(Number(totals)).toBe(999);
+      expect(await client.hlen(`${prefix}{${prefix}/full-files}:v`)).toBe(12);
+    }, 120_000);
+
     it('racing creates with overwrite: false in 4 processes have exactly one winner per path', async () => {
       const namespace = 'claims';
       const paths = Array.from({ length: 10 }, (_, index) => `/memories/claims/${index}.md`);

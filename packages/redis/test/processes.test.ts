@@ -120,34 +120,27 @@ for (const [label, url, client] of [
       await store.close();
     }, 120_000);
 
-    it('4 processes racing to fill a namespace never pass its quota, not by one byte, nor by one file', async () => {
-      // 4 x 25 creates of 37 bytes against 1,000 bytes: exactly 27 fit; 4 x 10 of one byte against 12 files.
-      const bytesBatches = ['a', 'b', 'c', 'd'].map((who) =>
+    it('4 processes racing to fill a namespace never pass its quota, not by one byte', async () => {
+      // 4 x 25 creates of 37 bytes against 1,000 bytes: exactly 27 fit, the rest are refused.
+      const batches = ['a', 'b', 'c', 'd'].map((who) =>
         Array.from({ length: 25 }, (_, index) => ({
           command: 'create',
           path: `/memories/${who}/${String(index).padStart(2, '0')}.md`,
           file_text: `${who}${'x'.repeat(36)}`,
         })),
       );
-      const filesBatches = ['a', 'b', 'c', 'd'].map((who) =>
-        Array.from({ length: 10 }, (_, index) => ({ command: 'create', path: `/memories/${who}${index}`, file_text: 'x' })),
-      );
-      const [bytesOutcomes, filesOutcomes] = await Promise.all([
-        runWorkers(url(), prefix, 'full-bytes', bytesBatches, { quota: { maxBytes: 1_000 } }),
-        runWorkers(url(), prefix, 'full-files', filesBatches, { quota: { maxFiles: 12 } }),
-      ]);
-      const ok = (outcomes: Outcome[][]) => outcomes.flat().filter((outcome) => outcome.ok !== undefined);
-      expect(ok(bytesOutcomes)).toHaveLength(27);
-      expect(ok(filesOutcomes)).toHaveLength(12);
-      for (const outcome of [...bytesOutcomes.flat(), ...filesOutcomes.flat()]) {
-        if (outcome.ok === undefined) expect(outcome.code).toBe('QUOTA_EXCEEDED');
+      const outcomes = (await runWorkers(url(), prefix, 'full', batches, { quota: { maxBytes: 1_000 } })).flat();
+      expect(outcomes.filter((outcome) => outcome.ok !== undefined)).toHaveLength(27);
+      for (const outcome of outcomes) {
+        if (outcome.ok === undefined) {
+          expect(outcome.code).toBe('QUOTA_EXCEEDED');
+          expect(outcome.error).toMatch(/^The memory directory is full: saving \/memories\/.* would use 1036 of 1000 bytes\./);
+        }
       }
-      const store = createRedisStore({ url: url(), keyPrefix: prefix, namespace: 'full-bytes' });
-      expect(await store.view({ command: 'view', path: '/memories' })).toMatch(/^.*\n999B\t\/memories\n/);
+      const store = createRedisStore({ url: url(), keyPrefix: prefix, namespace: 'full' });
+      expect((await store.view({ command: 'view', path: '/memories' })).split('\n')[1]).toBe('999B\t/memories');
       await store.close();
-      const totals = await client.hget(`${prefix}{${prefix}/full-bytes}:t`, 'bytes');
-      expect(Number(totals)).toBe(999);
-      expect(await client.hlen(`${prefix}{${prefix}/full-files}:v`)).toBe(12);
+      expect(Number(await client.hget(`${prefix}{${prefix}/full}:t`, 'bytes'))).toBe(999);
     }, 120_000);
 
     it('racing creates with overwrite: false in 4 processes have exactly one winner per path', async () => {

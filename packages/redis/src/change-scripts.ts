@@ -164,7 +164,6 @@ local function index_add(members)
 end
 `;
 
-
 /**
  * `write`. ARGV: path, content, new version, op, fence, expect ('' | 'absent' | 'version'),
  * expected version, max bytes, max files, receipt ('' records the version). Returns

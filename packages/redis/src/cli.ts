@@ -26,7 +26,9 @@ export async function openStore(url: string, options: MemoryStoreOptions): Promi
   }
   const driver = createRedisDriver({ url: address, keyPrefix, logger: options.logger });
   try {
-    await driver.ready(options.timeoutMs === undefined ? undefined : { deadline: Date.now() + options.timeoutMs });
+    await driver.ready(
+      options.timeoutMs === undefined ? undefined : { deadline: Date.now() + options.timeoutMs },
+    );
   } catch (error) {
     await driver.close();
     throw error;

@@ -177,9 +177,9 @@ export class Connection {
    * (host, port and database; the first node of a Cluster) and the prefix.
    */
   identity(prefix: string): string {
-    const options = this.#client.options as RedisOptions & { startupNodes?: unknown };
+    const options = this.#client.options as RedisOptions;
     const where = isCluster(this.#client)
-      ? JSON.stringify((this.#client as unknown as { startupNodes: unknown[] }).startupNodes[0])
+      ? `cluster ${JSON.stringify((this.#client as unknown as { startupNodes?: unknown[] }).startupNodes?.[0] ?? null)}`
       : `${options.host}:${options.port}/${options.db ?? 0}`;
     return createHash('sha256').update(`${where}\u0000${prefix}`).digest('hex').slice(0, 16);
   }
@@ -272,7 +272,9 @@ export class Connection {
     } catch (error) {
       if (error instanceof Error && error.message === TIMED_OUT) this.#timedOut();
       const failure = error as Error;
-      throw failure instanceof MemoryToolError || failure.name === 'ReplyError' || failure.message === TIMED_OUT
+      throw failure instanceof MemoryToolError ||
+        failure.name === 'ReplyError' ||
+        failure.message === TIMED_OUT
         ? redisFailure(error, false)
         : storeUnavailable('cannot connect to Redis', error);
     }
@@ -338,7 +340,10 @@ export class Connection {
 
   #refuse(reason: string): never {
     // The cause says the same for operators (the CLI shows causes), as what the check found.
-    this.#state.refused = unusableServer(reason, new Error(`the Redis server check refused the server: ${reason}`));
+    this.#state.refused = unusableServer(
+      reason,
+      new Error(`the Redis server check refused the server: ${reason}`),
+    );
     this.#log.error('server refused', { reason });
     throw this.#state.refused;
   }

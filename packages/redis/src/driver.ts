@@ -212,7 +212,11 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
    * has passed although the deadline has not, its clock is further ahead than measured: learn it
    * and send again (nothing was applied).
    */
-  async #change(script: Script, args: (fence: string) => string[], call: DriverChangeOptions): Promise<unknown[]> {
+  async #change(
+    script: Script,
+    args: (fence: string) => string[],
+    call: DriverChangeOptions,
+  ): Promise<unknown[]> {
     const { connection } = this.#backend;
     const deadline = deadlineOf(call);
     for (let attempt = 0; ; attempt++) {

@@ -24,7 +24,7 @@ import { CHANGE_PRELUDE } from './change-scripts.js';
 import { script } from './scripts.js';
 
 /** The occurrence finder, on its own so that tests can time it. Defines `occurrences(hay, needle)`. */
-export const MATCHER = String.raw`
+export const MATCHER = `
 local find, sub, floor, min, max = string.find, string.sub, math.floor, math.min, math.max
 local KEEP = 100
 local MAX_STEPS = 10000

@@ -27,9 +27,7 @@ export function quotaArgs(quota: DriverQuota | undefined): [string, string] {
 /** ARGV 2 to 4 of the edit script: the kind and its two operands ('x': send the file instead). */
 export function editArgs(edit: DriverEdit, onServer: boolean): [string, string, string] {
   if (!onServer) return ['x', '', ''];
-  return edit.kind === 'str_replace'
-    ? ['s', edit.oldStr, edit.newStr]
-    : ['i', String(edit.line), edit.text];
+  return edit.kind === 'str_replace' ? ['s', edit.oldStr, edit.newStr] : ['i', String(edit.line), edit.text];
 }
 
 /** The file as the edit script sends it when the edit is to be applied here. */
@@ -91,13 +89,16 @@ export function editHere(
 ): { outcome: DriverEditOutcome; content: string | null; receipt: string } {
   const applied = applyEdit(content, edit, maxFileBytes);
   const { outcome } = applied;
-  const receipt =
-    outcome.outcome === 'edited' ? `#${outcome.firstLine}\n${outcome.lines.join('\n')}` : '';
+  const receipt = outcome.outcome === 'edited' ? `#${outcome.firstLine}\n${outcome.lines.join('\n')}` : '';
   return { outcome, content: applied.content, receipt };
 }
 
 /** The outcome recorded by a write of {@link editHere}, when a replay of that write answers. */
 export function receiptOutcome(edit: DriverEdit, receipt: string): DriverEditOutcome {
   const newline = receipt.indexOf('\n');
-  return editOutcome(edit, ['ok', receipt.slice(1, newline), receipt.slice(newline + 1)]) as DriverEditOutcome;
+  return editOutcome(edit, [
+    'ok',
+    receipt.slice(1, newline),
+    receipt.slice(newline + 1),
+  ]) as DriverEditOutcome;
 }

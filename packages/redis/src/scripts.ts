@@ -206,4 +206,3 @@ end
 return table.concat(lines, '\n')
 `,
 );
-

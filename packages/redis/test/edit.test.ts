@@ -50,7 +50,19 @@ describe('the edit script gives applyEdit\u2019s outcome and content', () => {
 
   // Pieces that stress UTF-8 against UTF-16: multi-byte, astral (a surrogate pair in JavaScript),
   // CRLF, NUL, and letters that make overlapping runs.
-  const piece = fc.constantFrom('a', 'b', 'ab', 'aab', '\n', '\r\n', '\u00e9', '\u20ac', '\u{1F600}', '\u0000', ' ');
+  const piece = fc.constantFrom(
+    'a',
+    'b',
+    'ab',
+    'aab',
+    '\n',
+    '\r\n',
+    '\u00e9',
+    '\u20ac',
+    '\u{1F600}',
+    '\u0000',
+    ' ',
+  );
   const text = (most: number) => fc.array(piece, { maxLength: most }).map((parts) => parts.join(''));
   /** Text that mostly repeats one unit (periodic runs), with some noise. */
   const periodic = fc
@@ -110,10 +122,14 @@ describe('the edit script gives applyEdit\u2019s outcome and content', () => {
     const body = Array.from({ length: 300 }, (_, index) => `${index % 3 === 0 ? 'aaaa' : 'b'}`).join('\n');
     await agrees(body, { kind: 'str_replace', oldStr: 'aa', newStr: 'x' });
     await agrees('\u{1F600}'.repeat(500), { kind: 'str_replace', oldStr: '\u{1F600}\u{1F600}', newStr: '' });
-    const outcome = await driver.edit(p('f.md'), { kind: 'str_replace', oldStr: '\u{1F600}', newStr: '' }, {
-      op: op(),
-      maxFileBytes: MAX,
-    });
+    const outcome = await driver.edit(
+      p('f.md'),
+      { kind: 'str_replace', oldStr: '\u{1F600}', newStr: '' },
+      {
+        op: op(),
+        maxFileBytes: MAX,
+      },
+    );
     expect(outcome).toMatchObject({ outcome: 'multiple', count: 500 });
     expect((outcome as unknown as { lines: number[] }).lines).toHaveLength(MAX_MATCH_LINES);
   });
@@ -149,7 +165,9 @@ describe('inputs built to make matching slow', () => {
     await driver.write(p('big.md'), content, { op: op() });
     await admin.call('SLOWLOG', 'RESET');
     const expected = applyEdit(content, edit, 2 * MAX);
-    expect(await driver.edit(p('big.md'), edit, { op: op(), maxFileBytes: 2 * MAX })).toEqual(expected.outcome);
+    expect(await driver.edit(p('big.md'), edit, { op: op(), maxFileBytes: 2 * MAX })).toEqual(
+      expected.outcome,
+    );
     const log = (await admin.call('SLOWLOG', 'GET', '100')) as Array<[number, number, number, string[]]>;
     const scripts = log.filter(([, , , args]) => /^eval/i.test(args[0] ?? ''));
     expect(scripts.length).toBeGreaterThan(0);
@@ -195,7 +213,9 @@ describe('inputs built to make matching slow', () => {
     const unit = `${'0123456789abcdef'.repeat(4)}Z`;
     const needle = `${unit}${'0123456789abcdef'.repeat(40)}Y`;
     const body = `${unit.repeat(16_000)}${needle}`;
-    expect(await scriptTime(body, { kind: 'str_replace', oldStr: needle, newStr: 'found' })).toBeLessThan(250);
+    expect(await scriptTime(body, { kind: 'str_replace', oldStr: needle, newStr: 'found' })).toBeLessThan(
+      250,
+    );
     expect(await driver.read(p('big.md'))).toMatchObject({ content: `${unit.repeat(16_000)}found` });
     const many = 'the end. '.repeat(100_000);
     expect(await scriptTime(many, { kind: 'str_replace', oldStr: 'the', newStr: 'a' })).toBeLessThan(250);
@@ -254,7 +274,12 @@ describe('replays and round trips', () => {
     const store = createRedisStore({ url: counter.url, keyPrefix: prefix });
     try {
       await store.create({ command: 'create', path: '/memories/a.md', file_text: 'one\ntwo' });
-      await store.str_replace({ command: 'str_replace', path: '/memories/a.md', old_str: 'one', new_str: '1' });
+      await store.str_replace({
+        command: 'str_replace',
+        path: '/memories/a.md',
+        old_str: 'one',
+        new_str: '1',
+      });
       await store.insert({ command: 'insert', path: '/memories/a.md', insert_line: 0, insert_text: '0' });
       const turns: number[] = [];
       for (const command of [

@@ -128,7 +128,10 @@ export async function checkLayout(client: Redis | Cluster, prefix: string): Prom
       expect(directories.has(path), `${path} is both a file and a directory in ${chain}`).toBe(false);
     }
     // The namespace's total, which quotas are judged by: every file's bytes, hidden ones too.
-    const allBytes = Object.values(versions).reduce((sum, version) => sum + Buffer.byteLength(files[version] ?? ''), 0);
+    const allBytes = Object.values(versions).reduce(
+      (sum, version) => sum + Buffer.byteLength(files[version] ?? ''),
+      0,
+    );
     if (Object.keys(versions).length > 0 || totalBytes !== null) {
       expect(Number(totalBytes), `total bytes of ${chain}`).toBe(allBytes);
     }

@@ -129,16 +129,22 @@ for (const [label, url, client] of [
           file_text: `${who}${'x'.repeat(36)}`,
         })),
       );
-      const outcomes = (await runWorkers(url(), prefix, 'full', batches, { quota: { maxBytes: 1_000 } })).flat();
+      const outcomes = (
+        await runWorkers(url(), prefix, 'full', batches, { quota: { maxBytes: 1_000 } })
+      ).flat();
       expect(outcomes.filter((outcome) => outcome.ok !== undefined)).toHaveLength(27);
       for (const outcome of outcomes) {
         if (outcome.ok === undefined) {
           expect(outcome.code).toBe('QUOTA_EXCEEDED');
-          expect(outcome.error).toMatch(/^The memory directory is full: saving \/memories\/.* would use 1036 of 1000 bytes\./);
+          expect(outcome.error).toMatch(
+            /^The memory directory is full: saving \/memories\/.* would use 1036 of 1000 bytes\./,
+          );
         }
       }
       const store = createRedisStore({ url: url(), keyPrefix: prefix, namespace: 'full' });
-      expect((await store.view({ command: 'view', path: '/memories' })).split('\n')[1]).toBe('999B\t/memories');
+      expect((await store.view({ command: 'view', path: '/memories' })).split('\n')[1]).toBe(
+        '999B\t/memories',
+      );
       await store.close();
       expect(Number(await client.hget(`${prefix}{${prefix}/full}:t`, 'bytes'))).toBe(999);
     }, 120_000);

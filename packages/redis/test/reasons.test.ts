@@ -109,11 +109,20 @@ describe('unavailable, busy, closed', () => {
       await store.view(view);
       await blocker.connect();
       await admin.connect();
-      const spinning = blocker.eval('local t = tonumber(redis.call("TIME")[1]) + 2 while tonumber(redis.call("TIME")[1]) < t do end', 0).catch(() => {});
+      const spinning = blocker
+        .eval(
+          'local t = tonumber(redis.call("TIME")[1]) + 2 while tonumber(redis.call("TIME")[1]) < t do end',
+          0,
+        )
+        .catch(() => {});
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const error = await failure(store.create({ command: 'create', path: '/memories/a.md', file_text: 'x' }));
+      const error = await failure(
+        store.create({ command: 'create', path: '/memories/a.md', file_text: 'x' }),
+      );
       expect(error).toMatchObject({ code: 'BACKEND', reason: 'busy', outcome: 'not-applied' });
-      expect(error.message).toBe('The memory store is unavailable: Redis is busy running another script. Try again.');
+      expect(error.message).toBe(
+        'The memory store is unavailable: Redis is busy running another script. Try again.',
+      );
       await admin.call('SCRIPT', 'KILL').catch(() => {});
       await spinning;
       await expect(store.view({ command: 'view', path: '/memories/a.md' })).rejects.toMatchObject({

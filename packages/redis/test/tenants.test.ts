@@ -1,5 +1,8 @@
-// Cheap tenant handles: the server check is made once per client, so a store per namespace on one
-// client costs no round trip beyond its own commands. Counted on the wire by a loopback proxy.
+// What a call costs: the server check is made once per client, so a store per namespace on one
+// client costs no round trip beyond its own commands (counted on the wire by a loopback proxy);
+// and each call's round trips as the driver reports them to telemetry.
+import diagnostics from 'node:diagnostics_channel';
+import type { DriverTrace } from '@memdir/core';
 import { startRoundTripCounter } from '@memdir/test-support';
 import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
@@ -41,3 +44,54 @@ it('1,000 namespaces x one view each, on one client: at most 1,002 round trips',
     await deleteUnder(admin, prefix);
   }
 }, 120_000);
+
+it('telemetry: the driver channel reports one round trip for a view, a str_replace and an insert', async () => {
+  const seen: Array<{
+    method: string;
+    roundTrips: number;
+    requests: number;
+    retries: number;
+    outcome: unknown;
+  }> = [];
+  const channel = diagnostics.tracingChannel<unknown, DriverTrace & object>('memdir:driver');
+  const handlers = {
+    start: () => {},
+    end: () => {},
+    asyncStart: () => {},
+    asyncEnd: (context: DriverTrace) => {
+      const { method, roundTrips, requests, retries, outcome } = context;
+      seen.push({ method, roundTrips, requests, retries, outcome });
+    },
+    error: () => {},
+  };
+  // Driver calls are traced within traced commands: listen to both.
+  const commands = diagnostics.tracingChannel('memdir:command');
+  const quiet = { start() {}, end() {}, asyncStart() {}, asyncEnd() {}, error() {} };
+  commands.subscribe(quiet);
+  channel.subscribe(handlers);
+  const prefix = uniquePrefix('n');
+  const store = createRedisStore({ url: redisUrl(), keyPrefix: prefix });
+  try {
+    await store.create({ command: 'create', path: '/memories/a.md', file_text: 'one' });
+    seen.length = 0;
+    await store.view({ command: 'view', path: '/memories/a.md' });
+    await store.str_replace({
+      command: 'str_replace',
+      path: '/memories/a.md',
+      old_str: 'one',
+      new_str: 'two',
+    });
+    await store.insert({ command: 'insert', path: '/memories/a.md', insert_line: 1, insert_text: 'x' });
+    expect(seen).toEqual([
+      { method: 'describe', roundTrips: 1, requests: 1, retries: 0, outcome: 'ok' },
+      { method: 'edit', roundTrips: 1, requests: 1, retries: 0, outcome: 'ok' },
+      { method: 'edit', roundTrips: 1, requests: 1, retries: 0, outcome: 'ok' },
+    ]);
+  } finally {
+    channel.unsubscribe(handlers);
+    commands.unsubscribe(quiet);
+    await store.close();
+    await admin.connect().catch(() => {});
+    await deleteUnder(admin, prefix);
+  }
+});

@@ -248,8 +248,15 @@ describe('a server of the tests\u2019 own', () => {
   afterAll(() => server.close());
   afterEach(() => store.close());
 
-  it('killed: BACKEND within 5 s; restarted (empty): the same store works again', async () => {
-    store = createRedisStore({ url: server.url });
+  it('killed: BACKEND within 5 s; restarted (empty): the same store works again, and the logger says so', async () => {
+    const logged: Array<[string, string, Record<string, unknown> | undefined]> = [];
+    const logger = Object.fromEntries(
+      (['debug', 'info', 'warn', 'error'] as const).map((level) => [
+        level,
+        (message: string, fields?: Record<string, unknown>) => logged.push([level, message, fields]),
+      ]),
+    );
+    store = createRedisStore({ url: server.url, logger });
     await store.create(create('/memories/a.md'));
     await server.kill();
     const read = await timed(store.view(view('/memories/a.md')));
@@ -269,6 +276,12 @@ describe('a server of the tests\u2019 own', () => {
     // Redis came back without its data (no persistence) and without the scripts: EVAL again.
     await eventually(() => store.create(create('/memories/c.md', 'back')));
     expect(await store.view(view('/memories'))).toContain('/memories/c.md');
+    const messages = logged.map(([level, message]) => `${level} ${message}`);
+    expect(messages).toContain('debug redis: server checked');
+    expect(messages).toContain('warn redis: connection lost, reconnecting');
+    expect(messages).toContain('info redis: connection regained');
+    // Events and counts, never a path or content.
+    expect(JSON.stringify(logged)).not.toMatch(/memories|a\.md|back/);
   }, 30_000);
 
   it('CLIENT PAUSE ALL: BACKEND within 5 s, then the same store works; CLIENT PAUSE WRITE still serves views', async () => {

@@ -211,23 +211,28 @@ export class Connection {
    * (never SCRIPT LOAD), checking the server first on the first call. Each request gets the time
    * left before the call's deadline; nothing is sent once it passed.
    */
-  async run(
+  run(
     script: Script,
     keys: readonly string[],
     args: readonly string[],
     bounds: CallBounds,
     change: boolean,
   ): Promise<unknown> {
-    if (!this.#state.checked) await this.ready(bounds);
-    try {
-      try {
-        return await this.#send('evalsha', [script.sha, keys.length, ...keys, ...args], bounds);
-      } catch (error) {
-        if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) throw error;
-        return await this.#send('eval', [script.source, keys.length, ...keys, ...args], bounds);
-      }
-    } catch (error) {
+    // Plain promises, no async layers: this is every call's path, and each layer costs.
+    if (!this.#state.checked)
+      return this.ready(bounds).then(() => this.run(script, keys, args, bounds, change));
+    const fail = (error: unknown) => {
       throw this.#failure(error, change);
+    };
+    try {
+      return this.#send('evalsha', [script.sha, keys.length, ...keys, ...args], bounds).catch(
+        (error: unknown) => {
+          if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) return fail(error);
+          return this.#send('eval', [script.source, keys.length, ...keys, ...args], bounds).catch(fail);
+        },
+      );
+    } catch (error) {
+      return Promise.reject(this.#failure(error, change));
     }
   }
 

@@ -188,7 +188,7 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
     return this.#backend.connection.ready({ deadline: deadlineOf(options) });
   }
 
-  async #run(
+  #run(
     script: Script,
     keys: string[],
     args: string[],
@@ -197,13 +197,12 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
     deadline = deadlineOf(call),
   ): Promise<unknown> {
     const started = Date.now();
-    try {
-      const bounds = { deadline, stats: call?.stats };
-      return await this.#backend.connection.run(script, keys, args, bounds, change);
-    } finally {
+    const bounds = { deadline, stats: call?.stats };
+    return this.#backend.connection.run(script, keys, args, bounds, change).then((reply) => {
       const ms = Date.now() - started;
       if (ms >= SLOW_CALL_MS) this.#backend.log.warn('slow call', { script: script.name, ms });
-    }
+      return reply;
+    });
   }
 
   /**

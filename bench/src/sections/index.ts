@@ -4,6 +4,7 @@ import type { BenchArgs } from '../args.js';
 import { driverCallsSection } from './driver-calls.js';
 import { engineSection } from './engine.js';
 import { fsReferenceSection } from './fs-reference.js';
+import { otelSection } from './otel.js';
 import { postgresSection } from './postgres.js';
 import { redisSection } from './redis.js';
 import { s3Section } from './s3.js';
@@ -19,5 +20,6 @@ export function benchSections(args: BenchArgs): BenchSection[] {
     postgresSection(),
     redisSection(),
     s3Section(),
+    otelSection(),
   ];
 }

@@ -365,6 +365,8 @@ function driverAt(root: string, segments: readonly string[], lock: LockOptions):
 
   return {
     capabilities: { atomicRename: true },
+    // For telemetry: the store kind and a short hash of the root folder (no host path in it).
+    identity: { kind: 'fs', id: `fs-${createHash('sha256').update(root).digest('hex').slice(0, 12)}` },
 
     namespace(name) {
       return driverAt(root, [...segments, 'namespaces', validateNamespace(name)], lock);

@@ -181,7 +181,7 @@ export class Connection {
     const where = isCluster(this.#client)
       ? `cluster ${JSON.stringify((this.#client as unknown as { startupNodes?: unknown[] }).startupNodes?.[0] ?? null)}`
       : `${options.host}:${options.port}/${options.db ?? 0}`;
-    return createHash('sha256').update(`${where}\u0000${prefix}`).digest('hex').slice(0, 16);
+    return `redis-${createHash('sha256').update(`${where}\u0000${prefix}`).digest('hex').slice(0, 12)}`;
   }
 
   get clockOffsetMs(): number {

@@ -43,20 +43,24 @@ function globEscape(text: string): string {
 /** Every key under `prefix`, from every master. */
 export async function keysUnder(client: Redis | Cluster, prefix: string): Promise<string[]> {
   const nodes = client instanceof Cluster ? client.nodes('master') : [client];
-  const keys: string[] = [];
-  for (const node of nodes) {
-    let cursor = '0';
-    do {
-      const [next, found] = await node.scan(cursor, 'MATCH', `${globEscape(prefix)}*`, 'COUNT', 1000);
-      keys.push(...found);
-      cursor = next;
-    } while (cursor !== '0');
-  }
-  return keys;
+  // The masters side by side: this runs after every conformance test.
+  const perNode = await Promise.all(
+    nodes.map(async (node) => {
+      const keys: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, found] = await node.scan(cursor, 'MATCH', `${globEscape(prefix)}*`, 'COUNT', 1000);
+        keys.push(...found);
+        cursor = next;
+      } while (cursor !== '0');
+      return keys;
+    }),
+  );
+  return perNode.flat();
 }
 
 export async function deleteUnder(client: Redis | Cluster, prefix: string): Promise<void> {
-  for (const key of await keysUnder(client, prefix)) await client.del(key);
+  await Promise.all((await keysUnder(client, prefix)).map((key) => client.del(key)));
 }
 
 function isHidden(name: string): boolean {
@@ -89,13 +93,16 @@ export async function checkLayout(client: Redis | Cluster, prefix: string): Prom
   }
   for (const [chain, chainKeys] of chains) {
     const base = `${prefix}{${prefix}${chain}}`;
-    const files = await client.hgetall(`${base}:f`);
-    const versions = await client.hgetall(`${base}:v`);
-    const sizes = await client.hgetall(`${base}:s`);
-    const index = await client.zrange(`${base}:i`, 0, -1);
-    const receipts = await client.hkeys(`${base}:r`);
-    const receiptTimes = await client.zrange(`${base}:q`, 0, -1);
-    const totalBytes = await client.hget(`${base}:t`, 'bytes');
+    // All at once (one round trip): this runs after every conformance test.
+    const [files, versions, sizes, index, receipts, receiptTimes, totalBytes] = await Promise.all([
+      client.hgetall(`${base}:f`),
+      client.hgetall(`${base}:v`),
+      client.hgetall(`${base}:s`),
+      client.zrange(`${base}:i`, 0, -1),
+      client.hkeys(`${base}:r`),
+      client.zrange(`${base}:q`, 0, -1),
+      client.hget(`${base}:t`, 'bytes'),
+    ]);
     expect(Object.values(versions).sort(), `contents of ${chain}, by version`).toEqual(
       Object.keys(files).sort(),
     );

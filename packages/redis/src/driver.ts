@@ -152,6 +152,10 @@ const CAPABILITIES = {
   quotas: true,
 } as const;
 
+/**
+ * The driver over one namespace of one Redis backend (made by {@link createRedisDriver}; its
+ * namespaces share the backend's client). Exported for `instanceof` and subclassing in tests.
+ */
 export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriver {
   readonly capabilities = CAPABILITIES;
   readonly #backend: Backend;
@@ -172,6 +176,7 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
     this.#changeKeys = [...this.#describeKeys, keys.receipts, keys.receiptTimes, keys.totals];
   }
 
+  /** For telemetry: `redis` and a hash of the address and key prefix (no secret). */
   get identity(): { readonly kind: string; readonly id: string } {
     return this.#backend.identity;
   }
@@ -188,6 +193,7 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
     return this.#backend.connection.ready({ deadline: deadlineOf(options) });
   }
 
+  /** One script, one round trip (two when the node lacks the script), bounded by the deadline. */
   #run(
     script: Script,
     keys: string[],

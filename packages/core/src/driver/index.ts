@@ -35,6 +35,7 @@ export {
   versionSequence,
 } from './history.js';
 export { compareListingPaths, compareNames, foldListing, ListingFold } from './listing.js';
+export { type DriverLog, driverLog } from './log.js';
 export {
   optionError,
   positiveInteger,

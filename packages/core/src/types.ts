@@ -400,7 +400,9 @@ export interface DriverCallOptions {
   /**
    * Aborted when the engine stops waiting (the deadline passed). A driver should give up the request
    * (an HTTP abort, say); the engine has already reported the command as failed. Made only when
-   * read, so a driver that never reads it costs nothing.
+   * read, so a driver that never reads it costs nothing. It is a getter of the engine's options
+   * object: pass the options on as they are, or read `signal` before copying them (a spread copy
+   * keeps every other field, not this one).
    */
   readonly signal?: AbortSignal | undefined;
   /** Telemetry counters to fill in, when someone listens (see {@link DriverCallStats}). */

@@ -143,6 +143,39 @@ function closedError(): MemoryToolError {
 }
 
 /**
+ * The options of one driver call. One class for every call, with every field its own property (one
+ * shape, cheap to make: an object literal with a getter costs a couple of microseconds), except
+ * `signal`, a getter on the prototype that makes the command's AbortController only when a driver
+ * reads it. A driver that copies the options (`{ ...options }`) keeps `deadline` and the rest, not
+ * `signal`: pass the object on, or read `signal` first.
+ */
+class CallOptions {
+  op: string | undefined = undefined;
+  quota: DriverQuota | undefined = undefined;
+  record: ChangeRecord | undefined = undefined;
+  expect: WriteExpectation | undefined = undefined;
+  fileId: string | undefined = undefined;
+  limit: number | undefined = undefined;
+  skipHidden: boolean | undefined = undefined;
+  maxFileBytes: number | undefined = undefined;
+  readonly deadline: number;
+  readonly #operation: Operation;
+
+  constructor(
+    operation: Operation,
+    readonly stats: DriverCallStats | undefined,
+    public touch: true | undefined,
+  ) {
+    this.#operation = operation;
+    this.deadline = operation.deadline;
+  }
+
+  get signal(): AbortSignal {
+    return this.#operation.signal;
+  }
+}
+
+/**
  * The driver calls of one command. The command has one deadline (`timeoutMs` after it started):
  * every call carries it, and past it the call's signal is aborted and the command fails with
  * `BACKEND` (for a change: "may or may not have been saved"). Refusals the caller expects come
@@ -208,99 +241,51 @@ export class Operation {
     return this.engine.driver;
   }
 
-  // The options of each call are one object literal with `signal` as a getter of its own, built
-  // here and never spread: reading `signal` is what makes the AbortController.
-
   /** The options of a read: deadline and signal, and `touch` for a file read when reads refresh expiry. */
-  #readOptions(touch: boolean) {
-    const operation = this;
-    return {
-      deadline: this.deadline,
-      get signal() {
-        return operation.signal;
-      },
-      stats: this.#current,
-      touch: touch && this.engine.options.touch ? true : undefined,
-    };
+  #readOptions(touch: boolean): CallOptions {
+    return new CallOptions(this, this.#current, touch && this.engine.options.touch ? true : undefined);
   }
 
   /** `list`'s options: a read's, and whether hidden subtrees may be folded. */
-  #listOptions(skipHidden: boolean) {
-    const operation = this;
-    return {
-      deadline: this.deadline,
-      get signal() {
-        return operation.signal;
-      },
-      stats: this.#current,
-      touch: undefined,
-      skipHidden,
-    };
+  #listOptions(skipHidden: boolean): CallOptions {
+    const options = new CallOptions(this, this.#current, undefined);
+    options.skipHidden = skipHidden;
+    return options;
   }
 
   /** `describe`'s options: a read's, and the listing's limit. */
-  #describeOptions(limit: number) {
-    const operation = this;
-    return {
-      deadline: this.deadline,
-      get signal() {
-        return operation.signal;
-      },
-      stats: this.#current,
-      touch: this.engine.options.touch ? true : undefined,
-      limit,
-    };
+  #describeOptions(limit: number): CallOptions & { limit: number } {
+    const options = new CallOptions(this, this.#current, this.engine.options.touch ? true : undefined);
+    options.limit = limit;
+    return options as CallOptions & { limit: number };
   }
 
   /** The options of a change: those of a read, and the operation id, quota and history record. */
-  #changeOptions() {
-    const operation = this;
-    return {
-      deadline: this.deadline,
-      get signal() {
-        return operation.signal;
-      },
-      stats: this.#current,
-      touch: this.engine.options.touch ? true : undefined,
-      op: this.id,
-      quota: this.engine.options.quota,
-      record: this.record,
-    };
+  #changeOptions(): CallOptions & { op: string } {
+    const options = new CallOptions(this, this.#current, this.engine.options.touch ? true : undefined);
+    options.op = this.id;
+    options.quota = this.engine.options.quota;
+    options.record = this.record;
+    return options as CallOptions & { op: string };
   }
 
   /** `write`'s options: a change's, and the expectation and file id. */
-  #writeOptions(expect: WriteExpectation | undefined, fileId: string | undefined) {
-    const operation = this;
-    return {
-      deadline: this.deadline,
-      get signal() {
-        return operation.signal;
-      },
-      stats: this.#current,
-      touch: undefined,
-      op: this.id,
-      quota: this.engine.options.quota,
-      record: this.record,
-      expect,
-      fileId,
-    };
+  #writeOptions(
+    expect: WriteExpectation | undefined,
+    fileId: string | undefined,
+  ): CallOptions & { op: string } {
+    const options = this.#changeOptions();
+    options.touch = undefined;
+    options.expect = expect;
+    options.fileId = fileId;
+    return options;
   }
 
   /** `edit`'s options: a change's, and the file limit. */
-  #editOptions() {
-    const operation = this;
-    return {
-      deadline: this.deadline,
-      get signal() {
-        return operation.signal;
-      },
-      stats: this.#current,
-      touch: this.engine.options.touch ? true : undefined,
-      op: this.id,
-      quota: this.engine.options.quota,
-      record: this.record,
-      maxFileBytes: this.engine.options.maxFileBytes,
-    };
+  #editOptions(): CallOptions & { op: string; maxFileBytes: number } {
+    const options = this.#changeOptions();
+    options.maxFileBytes = this.engine.options.maxFileBytes;
+    return options as CallOptions & { op: string; maxFileBytes: number };
   }
 
   read(path: DriverPath): Promise<DriverFile | DriverDirectory | null> {

@@ -43,7 +43,12 @@ function sender(client: pg.PoolClient, options: DriverCallOptions | undefined) {
  * (see the top of this file), within the call's deadline.
  */
 export async function runSetup({ share, sql, log, options }: SetupContext): Promise<void> {
-  const lease = await share.lease(options);
+  let lease: Awaited<ReturnType<PoolShare['lease']>>;
+  try {
+    lease = await share.lease(options);
+  } catch (error) {
+    throw setupError(error);
+  }
   let failed: unknown;
   try {
     const query = sender(lease.client, options);

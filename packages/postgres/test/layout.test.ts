@@ -66,13 +66,31 @@ describe('layout', () => {
       `SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 ORDER BY 1`,
       [schema],
     );
+    // Layout 2's functions, and layout 1's change functions as wrappers (an older release goes on).
     expect(rows.map((row) => row.proname)).toEqual([
+      'borders_v2',
+      'bulk_count_v2',
+      'edit_v2',
+      'find_v2',
       'installed_v1',
+      'installed_v2',
+      'kmp_v2',
+      'line_start_v2',
+      'lines_of_v2',
       'listing_key_v1',
       'move_v1',
+      'move_v2',
+      'newline_after_v2',
+      'newline_before_v2',
+      'newlines_v2',
+      'occurrences_v2',
       'remove_v1',
+      'remove_v2',
+      'run_end_v2',
+      'snippet_v2',
       'utf16_key_v1',
       'write_v1',
+      'write_v2',
     ]);
   });
 
@@ -222,7 +240,7 @@ describe('operation ids', () => {
 });
 
 describe('a busy file', () => {
-  it('concurrent edits of one file run in batches under its lock: each gets its own outcome, every op id is recorded', async () => {
+  it('concurrent edits of one file, each one call of edit_v2 ordered by the row lock: each gets its own outcome, every op id is recorded', async () => {
     const { store, schema } = openStore();
     const tokens = Array.from({ length: 40 }, (_, index) => `t${String(index).padStart(2, '0')}`);
     await store.create({ command: 'create', path: '/memories/busy.md', file_text: tokens.join('\n') });
@@ -356,8 +374,9 @@ describe('the server', () => {
       refused.create({ command: 'create', path: '/memories/a.md', file_text: 'a' }),
     ).rejects.toMatchObject({
       code: 'BACKEND',
+      reason: 'misconfigured',
       message:
-        'The memory store is unavailable: the database session uses repeatable read isolation; memdir needs read committed or serializable. Try again.',
+        "The memory store is unavailable: the database session uses repeatable read isolation; memdir needs read committed or serializable. Trying again will not help until the store's configuration is fixed.",
     });
     const store = createPostgresStore({ pool: serializable, schema });
     const other = createPostgresStore({ pool: serializable, schema, overwrite: false });

@@ -5,7 +5,8 @@
 // as each change, so a quota is judged in that call and `usage` reads one row. Every change takes
 // its locks in one order (the namespace's advisory lock, then file rows, then the totals row, last,
 // so it is held only from the final statement to the commit): no two changes can deadlock.
-import { type ChangeParts, editFunction, editFunctions } from './edit-sql.js';
+import { type ChangeParts, editFunction, lineFunctions } from './edit-sql.js';
+import { matchFunctions } from './match-sql.js';
 import { functionBody, NAMESPACE_LOCK_CLASS } from './sql.js';
 
 /** The pieces of PL/pgSQL the change functions share, for the quoted schema `s`. */
@@ -93,7 +94,8 @@ export function functions(s: string): string[] {
   const v = functionBody;
   return [
     ...listingFunctions(s),
-    ...editFunctions(s, v),
+    ...matchFunctions(s, v),
+    ...lineFunctions(s, v),
     editFunction(s, v, parts),
     // Writes a whole file. p_expect: NULL creates or replaces, '' requires that no file is there,
     // anything else is the version the file must have. Returns 'v' || the new version, 'c' when

@@ -4,7 +4,7 @@
 // connection while time is left, and every failure turned into BACKEND with its reason.
 import { createHash } from 'node:crypto';
 import { type DriverCallOptions, isMemoryToolError } from '@memdir/core';
-import { checkTime, type DriverLog, sleep, storeUnavailable, timeLeft } from '@memdir/core/driver';
+import { type DriverLog, sleep, storeUnavailable, timeLeft } from '@memdir/core/driver';
 import type pg from 'pg';
 import { backendError, classify, isMissingLayout, isServerError } from './errors.js';
 import { type PoolShare, poolShare } from './pool.js';
@@ -193,8 +193,11 @@ export class Backend {
 
   #checkOpen(options: DriverCallOptions | undefined): void {
     if (this.#closed) throw storeUnavailable('the store was closed', undefined, 'closed');
-    // The engine stopped waiting (its deadline passed) and has reported the command: send nothing.
-    checkTime(options);
+    // The deadline passed, so the engine stopped waiting and reported the command: send nothing.
+    // (The deadline alone, not the signal: reading the engine's signal makes an AbortController.)
+    if (options?.deadline !== undefined && Date.now() >= options.deadline) {
+      throw storeUnavailable('the command ran out of time', undefined, 'timeout');
+    }
   }
 
   #retried(options: DriverCallOptions | undefined, message: string, reason: string): void {

@@ -3,7 +3,7 @@
 // within the pool's size, and the setup of each schema. And how one call gets a connection and sends
 // a query within its deadline.
 import type { DriverCallOptions } from '@memdir/core';
-import { checkTime, storeUnavailable, timeLeft } from '@memdir/core/driver';
+import { storeUnavailable, timeLeft } from '@memdir/core/driver';
 import type pg from 'pg';
 
 /** Everything the drivers of one pool share. */
@@ -124,7 +124,6 @@ export class Gate {
       this.#free--;
       return Promise.resolve();
     }
-    checkTime(options);
     return new Promise((resolve, reject) => {
       const admit = () => {
         clearTimeout(timer);

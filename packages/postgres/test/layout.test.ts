@@ -1,6 +1,7 @@
 // What only the PostgreSQL store does: its layout, exact content, literal names, UTF-16 order under
 // a cut listing, operation ids, collations, privileges and isolation levels.
 import { createInMemoryStore, type DriverPath, type MemoryStoreOptions } from '@memdir/core';
+import { createOwningStore, wrapDriver } from '@memdir/core/driver';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createPostgresDriver, createPostgresStore, type PostgresMemoryStore } from '../src/index.js';
 import { databaseUrl, dropSchema, freshSchema, otherDatabase, testPool } from './helpers.js';
@@ -240,54 +241,75 @@ describe('operation ids', () => {
 });
 
 describe('a busy file', () => {
-  it('concurrent edits of one file, each one call of edit_v2 ordered by the row lock: each gets its own outcome, every op id is recorded', async () => {
-    const { store, schema } = openStore();
-    const tokens = Array.from({ length: 40 }, (_, index) => `t${String(index).padStart(2, '0')}`);
-    await store.create({ command: 'create', path: '/memories/busy.md', file_text: tokens.join('\n') });
-    const results = await Promise.allSettled([
-      ...tokens.map((token) =>
+  /** The store of the test, or the same through `update` (edit hidden): the EditQueue's batches. */
+  const stores = {
+    'each one call of edit_v2, ordered by the row lock': (schema: string) =>
+      createPostgresStore({ connectionString: databaseUrl(), schema }),
+    "through update (edit hidden), in the EditQueue's batches of reads and version-checked writes": (
+      schema: string,
+    ) => {
+      const driver = createPostgresDriver({ connectionString: databaseUrl(), schema });
+      return createOwningStore(wrapDriver(driver, { edit: undefined }), {});
+    },
+  };
+  it.each(Object.entries(stores))(
+    'concurrent edits of one file, %s: each gets its own outcome, every op id is recorded',
+    async (_, make) => {
+      const schema = freshSchema();
+      const store = make(schema);
+      cleanups.push(() => dropSchema(admin, schema));
+      cleanups.push(() => store.close());
+      const tokens = Array.from({ length: 40 }, (_, index) => `t${String(index).padStart(2, '0')}`);
+      await store.create({ command: 'create', path: '/memories/busy.md', file_text: tokens.join('\n') });
+      const results = await Promise.allSettled([
+        ...tokens.map((token) =>
+          store.str_replace({
+            command: 'str_replace',
+            path: '/memories/busy.md',
+            old_str: token,
+            new_str: `${token}-done`,
+          }),
+        ),
         store.str_replace({
           command: 'str_replace',
           path: '/memories/busy.md',
-          old_str: token,
-          new_str: `${token}-done`,
+          old_str: 'missing',
+          new_str: 'x',
         }),
-      ),
-      store.str_replace({
-        command: 'str_replace',
-        path: '/memories/busy.md',
-        old_str: 'missing',
-        new_str: 'x',
-      }),
-      ...Array.from({ length: 10 }, (_, index) =>
-        store.insert({
-          command: 'insert',
-          path: '/memories/busy.md',
-          insert_line: 0,
-          insert_text: `top ${index}`,
-        }),
-      ),
-    ]);
-    const failed = results.filter((result) => result.status === 'rejected');
-    expect(failed).toHaveLength(1);
-    expect((failed[0] as PromiseRejectedResult).reason).toMatchObject({
-      code: 'NO_MATCH',
-      message:
-        'No replacement was performed, old_str `missing` did not appear verbatim in /memories/busy.md.',
-    });
-    for (const [index, result] of results.slice(0, 40).entries()) {
-      expect((result as PromiseFulfilledResult<string>).value).toContain(`${tokens[index]}-done`);
-    }
-    const { rows } = await admin.query(`SELECT convert_from(content, 'UTF8') AS text FROM "${schema}".files`);
-    const lines = (rows[0].text as string).split('\n');
-    expect(lines.filter((line) => line.startsWith('top ')).sort()).toEqual(
-      Array.from({ length: 10 }, (_, index) => `top ${index}`).sort(),
-    );
-    expect(lines.filter((line) => !line.startsWith('top '))).toEqual(tokens.map((token) => `${token}-done`));
-    // One op per command that changed the file (the create, 40 replacements, 10 inserts).
-    const ops = await admin.query(`SELECT count(*)::int AS n FROM "${schema}".ops`);
-    expect(ops.rows[0].n).toBe(51);
-  });
+        ...Array.from({ length: 10 }, (_, index) =>
+          store.insert({
+            command: 'insert',
+            path: '/memories/busy.md',
+            insert_line: 0,
+            insert_text: `top ${index}`,
+          }),
+        ),
+      ]);
+      const failed = results.filter((result) => result.status === 'rejected');
+      expect(failed).toHaveLength(1);
+      expect((failed[0] as PromiseRejectedResult).reason).toMatchObject({
+        code: 'NO_MATCH',
+        message:
+          'No replacement was performed, old_str `missing` did not appear verbatim in /memories/busy.md.',
+      });
+      for (const [index, result] of results.slice(0, 40).entries()) {
+        expect((result as PromiseFulfilledResult<string>).value).toContain(`${tokens[index]}-done`);
+      }
+      const { rows } = await admin.query(
+        `SELECT convert_from(content, 'UTF8') AS text FROM "${schema}".files`,
+      );
+      const lines = (rows[0].text as string).split('\n');
+      expect(lines.filter((line) => line.startsWith('top ')).sort()).toEqual(
+        Array.from({ length: 10 }, (_, index) => `top ${index}`).sort(),
+      );
+      expect(lines.filter((line) => !line.startsWith('top '))).toEqual(
+        tokens.map((token) => `${token}-done`),
+      );
+      // One op per command that changed the file (the create, 40 replacements, 10 inserts).
+      const ops = await admin.query(`SELECT count(*)::int AS n FROM "${schema}".ops`);
+      expect(ops.rows[0].n).toBe(51);
+    },
+  );
 });
 
 describe('the server', () => {

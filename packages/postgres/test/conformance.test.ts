@@ -1,10 +1,11 @@
 import { describeMemoryStore } from '@memdir/core/conformance';
 import { afterAll } from 'vitest';
 import { createPostgresDriver, createPostgresStore } from '../src/index.js';
-import { databaseUrl, dropSchema, testPool } from './helpers.js';
+import { databaseUrl, dropSchema, freshSchema, testPool } from './helpers.js';
 
-// One schema per backend name: two stores opened with the same name share it, as two processes
-// pointed at one database would.
+// A backend is a schema of its own (the first two runs: each test sets one up, as a new database
+// would), or a namespace of one schema (the bare driver: the suite's namespaces nest inside it).
+// Two stores opened with the same name share it, as two processes pointed at one database would.
 const admin = testPool();
 afterAll(() => admin.end());
 
@@ -55,8 +56,10 @@ describeMemoryStore({
   destroy: (backend) => dropSchema(admin, backend),
 });
 
-// The user's own pool, shared by every store and never ended by them.
-const shared = testPool({ max: 10 });
+// The user's own pool, shared by every store and never ended by them. Its connections are renewed
+// now and then: a session that has run the functions of a thousand schemas keeps a thousand sets of
+// plans, which every schema dropped by a later test makes it look through.
+const shared = testPool({ max: 10, maxLifetimeSeconds: 20 } as never);
 afterAll(async () => {
   // Still usable after every store on it was closed.
   await shared.query('SELECT 1');
@@ -70,10 +73,25 @@ describeMemoryStore({
   destroy: (backend) => dropSchema(admin, `${backend}_u`),
 });
 
-// The bare driver: the suite's driver group, operation-id replays included (replaySafe).
+// The bare driver (the suite's driver group, operation-id replays included): each backend is a
+// namespace of one schema, removed row by row after its test.
+const driverSchema = freshSchema('mdt_conf');
+const driver = createPostgresDriver({ pool: shared, schema: driverSchema });
+afterAll(async () => {
+  await driver.close();
+  await dropSchema(admin, driverSchema);
+});
+
 describeMemoryStore({
   name: 'postgres (the driver)',
-  createDriver: (backend) => createPostgresDriver({ pool: shared, schema: `${backend}_d` }),
-  check: (backend) => checkSchema(`${backend}_d`),
-  destroy: (backend) => dropSchema(admin, `${backend}_d`),
+  createDriver: (backend) => driver.namespace(backend),
+  check: () => checkSchema(driverSchema),
+  destroy: async (backend) => {
+    for (const table of ['files', 'totals']) {
+      await admin.query(
+        `DELETE FROM "${driverSchema}".${table} WHERE ns = $1 OR (ns >= $1 || '/' AND ns < $1 || '0')`,
+        [backend],
+      );
+    }
+  },
 });

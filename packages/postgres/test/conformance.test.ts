@@ -87,6 +87,8 @@ describeMemoryStore({
   createDriver: (backend) => driver.namespace(backend),
   check: () => checkSchema(driverSchema),
   destroy: async (backend) => {
+    // The suite may destroy a backend before anything set the schema up (its probe does).
+    await driver.setup();
     for (const table of ['files', 'totals']) {
       await admin.query(
         `DELETE FROM "${driverSchema}".${table} WHERE ns = $1 OR (ns >= $1 || '/' AND ns < $1 || '0')`,

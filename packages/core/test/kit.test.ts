@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   applyEdit,
+  driverLog,
   EditQueue,
   judgeQuota,
   newFileId,
@@ -253,5 +254,17 @@ describe('EditQueue: group commit of the edits of one file', () => {
       code: 'BACKEND',
       reason: 'unexpected',
     });
+  });
+});
+
+describe('driverLog', () => {
+  it('is exported by the kit and writes through the logger, prefixed with the package', () => {
+    const lines: Array<[string, unknown]> = [];
+    driverLog('postgres', { warn: (message, fields) => lines.push([message, fields]) }).warn('connection lost', {
+      reason: 'unavailable',
+    });
+    expect(lines).toEqual([
+      ['postgres: connection lost', { package: '@memdir/postgres', reason: 'unavailable' }],
+    ]);
   });
 });

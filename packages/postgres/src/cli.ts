@@ -7,6 +7,7 @@
  * @module
  */
 import type { MemoryStoreOptions } from '@memdir/core';
+import { positiveInteger } from '@memdir/core/driver';
 import { createPostgresDriver, createPostgresStore, type PostgresMemoryStore } from './store.js';
 
 const SCHEMES = new Set(['postgres:', 'postgresql:']);
@@ -45,7 +46,16 @@ export interface MigrateOptions {
    * @default 'memdir'
    */
   schema?: string | undefined;
+  /**
+   * How long the setup may take: an upgrade counts the totals of every namespace from the files,
+   * which takes a while on a large table (changes wait meanwhile).
+   * @default 300000 (5 minutes)
+   */
+  timeoutMs?: number | undefined;
 }
+
+/** Default of {@link MigrateOptions.timeoutMs}. */
+export const DEFAULT_MIGRATE_TIMEOUT_MS = 300_000;
 
 /**
  * Creates memdir's schema, tables and functions in the database (what the store does by itself
@@ -56,9 +66,10 @@ export interface MigrateOptions {
 export async function migrate(url: string, options: MigrateOptions = {}): Promise<string> {
   const parsed = parseStoreUrl(url);
   const schema = parsed.schema ?? options.schema ?? 'memdir';
+  const timeoutMs = positiveInteger('postgres', 'timeoutMs', options.timeoutMs, DEFAULT_MIGRATE_TIMEOUT_MS);
   const driver = createPostgresDriver({ connectionString: parsed.connectionString, schema });
   try {
-    await driver.setup();
+    await driver.setup({ deadline: Date.now() + timeoutMs });
   } finally {
     await driver.close();
   }

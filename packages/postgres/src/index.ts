@@ -1,6 +1,7 @@
 /**
  * Claude's memory tool (`memory_20250818`) in PostgreSQL: every command one transaction and one
- * round trip (two for `str_replace` and `insert`), names taken literally, content exact.
+ * round trip (edits applied on the server), quotas judged in the same step, names taken literally,
+ * content exact.
  *
  * ```ts
  * import pg from 'pg';
@@ -17,9 +18,7 @@ export {
   createPostgresStore,
   DEFAULT_CONNECTION_TIMEOUT_MS,
   DEFAULT_MAX_CONNECTIONS,
-  DEFAULT_QUERY_TIMEOUT_MS,
   DEFAULT_SCHEMA,
-  DEFAULT_STATEMENT_TIMEOUT_MS,
   type PostgresDriver,
   type PostgresDriverOptions,
   type PostgresMemoryStore,

@@ -1,14 +1,29 @@
-// Everything the store says to PostgreSQL: the layout (tables and the functions of layout 1) and the
-// statements the driver sends. One statement or one function call per driver call, so each is one
-// round trip and one transaction.
+// The statements the driver sends: one statement or one function call per driver call, so each is
+// one round trip and one transaction (the layout they call is in layout.ts).
 //
 // Names are literal (SPEC section 3): no statement builds a LIKE pattern or a regular expression
 // from a name. A subtree is a range on the primary key: with COLLATE "C" (byte order, whatever the
 // database's collation), the paths beneath `d` are exactly those in [d || '/', d || '0'), because
 // '0' is the character right after '/'.
 
+import { type Deadlined, timeLeft } from '@memdir/core/driver';
+
 /** The layout version. Functions carry it in their names, so two releases can run side by side. */
-export const LAYOUT = 1;
+export const LAYOUT = 2;
+
+/** The bounds of the subtree beneath `path`: [path/, path0) in byte order. */
+export function subtree(path: string): [string, string] {
+  return [`${path}/`, `${path}0`];
+}
+
+/**
+ * How long a change function may wait for locks (its `lock_timeout`, set for its transaction): the
+ * call's time left, less a margin for the refusal to come back before the deadline.
+ */
+export function lockWait(options: Deadlined | undefined): number {
+  const left = timeLeft(options);
+  return Math.max(1, Math.floor(left - Math.min(250, left / 5)));
+}
 
 /** `"schema"`, quoted for SQL. */
 export function quoteIdentifier(name: string): string {
@@ -32,15 +47,13 @@ export function functionBody(body: string): string {
  * collides with an application's one-key (bigint) advisory locks.
  */
 const SETUP_LOCK_CLASS = 0x6d640001; // 'md' 0001
-const NAMESPACE_LOCK_CLASS = 0x6d640002;
+export const NAMESPACE_LOCK_CLASS = 0x6d640002;
 
 /** The statements of one schema. */
 export interface Statements {
   readonly schema: string;
-  /** One round trip: is layout 1 installed in the schema? ($1: schema name). */
+  /** One round trip: which layouts are installed in the schema? ($1: schema name). */
   readonly installed: string;
-  /** The setup, run inside one transaction by `setup()`. */
-  readonly setup: readonly string[];
   readonly read: string;
   readonly stat: string;
   readonly describeRoot: string;
@@ -48,20 +61,12 @@ export interface Statements {
   readonly listRoot: string;
   readonly listDirectory: string;
   /**
-   * The locked path of an edit, as simple queries (values written in as SQL literals, already
-   * escaped): `BEGIN` and the row under its lock; then the write and `COMMIT`.
+   * What an edit batch (`update`) reads: the file, which of its op ids ($5) are recorded (a
+   * replay), the namespace's bytes, and whether the path is a directory.
    */
-  lockedRead(ns: string, path: string): string;
-  lockedWrite(
-    ns: string,
-    path: string,
-    content: string,
-    version: string,
-    op: string,
-    ancestors: string,
-    otherOps: string,
-  ): string;
+  readonly batchRead: string;
   readonly write: string;
+  readonly edit: string;
   readonly remove: string;
   readonly move: string;
 }
@@ -69,10 +74,10 @@ export interface Statements {
 /** The statements for tables and functions in `schema`. */
 export function statements(schema: string): Statements {
   const s = quoteIdentifier(schema);
+  const v = `_v${LAYOUT}`;
   return {
     schema,
-    installed: `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = 'installed_v${LAYOUT}') AS installed`,
-    setup: setupStatements(s),
+    installed: `SELECT string_agg(p.proname, ',') AS installed FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname IN ('installed_v1', 'installed_v2')`,
     // $1 ns, $2 path, $3 path || '/', $4 path || '0'. A file, else a directory marker, else nothing.
     read: `SELECT 'f' AS kind, content, version FROM ${s}.files WHERE ns = $1 AND path = $2
 UNION ALL
@@ -87,19 +92,17 @@ LIMIT 1`,
     // $1 ns [, $2 lower, $3 upper].
     listRoot: `SELECT path, size FROM ${s}.files WHERE ns = $1`,
     listDirectory: `SELECT path, size FROM ${s}.files WHERE ns = $1 AND path >= $2 AND path < $3`,
-    lockedRead: (ns, path) =>
-      'BEGIN; SET LOCAL idle_in_transaction_session_timeout = 5000; SET LOCAL lock_timeout = 3000; ' +
-      `SELECT content, version FROM ${s}.files WHERE ns = ${ns} AND path = ${path} FOR UPDATE`,
-    // The write records the first edit's op id; the other edits of the batch are recorded with the
-    // same outcome, so that a replay of any of them is recognised.
-    lockedWrite: (ns, path, content, version, op, ancestors, otherOps) =>
-      `WITH written AS (SELECT ${s}.write_v${LAYOUT}(${ns}, ${path}, ${content}, ${version}, ${op}, ${ancestors}) AS outcome),
-recorded AS (INSERT INTO ${s}.ops (op, outcome) SELECT other, written.outcome FROM written, unnest(${otherOps}) AS other
-  WHERE left(written.outcome, 1) = 'v' ON CONFLICT (op) DO NOTHING)
-SELECT outcome FROM written; COMMIT`,
-    write: `SELECT ${s}.write_v${LAYOUT}($1, $2, $3, $4, $5, $6) AS outcome`,
-    remove: `SELECT ${s}.remove_v${LAYOUT}($1, $2, $3) AS outcome`,
-    move: `SELECT ${s}.move_v${LAYOUT}($1, $2, $3, $4, $5) AS outcome`,
+    // $1 ns, $2 path, $3 path || '/', $4 path || '0', $5 op ids.
+    batchRead: `SELECT f.content, f.version,
+  (SELECT string_agg(op, ',') FROM ${s}.ops WHERE op = ANY ($5::text[])) AS replayed,
+  (SELECT bytes::text FROM ${s}.totals WHERE ns = $1) AS bytes,
+  CASE WHEN f.version IS NULL AND EXISTS (SELECT 1 FROM ${s}.files WHERE ns = $1 AND path >= $3 AND path < $4)
+    THEN 'd' END AS directory
+FROM (SELECT 1) AS one LEFT JOIN ${s}.files f ON f.ns = $1 AND f.path = $2`,
+    write: `SELECT ${s}.write${v}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS outcome`,
+    edit: `SELECT o_outcome, o_info, o_snippet FROM ${s}.edit${v}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    remove: `SELECT ${s}.remove${v}($1, $2, $3, $4) AS outcome`,
+    move: `SELECT ${s}.move${v}($1, $2, $3, $4, $5, $6) AS outcome`,
   };
 }
 
@@ -123,7 +126,7 @@ function describe(s: string, root: boolean): string {
   // ASCII names are their own key, decided here rather than in listing_key, which the planner
   // cannot inline (convert_to is only stable) and which costs a function call per name.
   const key = (name: string) =>
-    `CASE WHEN ${name} IS NULL OR octet_length(${name}) = char_length(${name}) THEN ${name} ELSE ${s}.listing_key_v${LAYOUT}(${name}) END`;
+    `CASE WHEN ${name} IS NULL OR octet_length(${name}) = char_length(${name}) THEN ${name} ELSE ${s}.listing_key_v1(${name}) END`;
   const anyHidden = `(position('/.' IN '/' || rel) > 0 OR position('/node_modules/' IN '/' || rel || '/') > 0)`;
   return `WITH target AS (
   SELECT content, version FROM ${s}.files WHERE ns = $1 AND path = $2
@@ -154,159 +157,6 @@ SELECT 'd', NULL, NULL,
   (SELECT count(*) FROM entries)::text,
   (SELECT string_agg(CASE WHEN dir THEN 'd' ELSE 'f' END || size || E'\\t' || s1 || coalesce('/' || s2, ''), E'\\n') FROM cut)
 WHERE NOT EXISTS (SELECT 1 FROM target)${root ? '' : ' AND EXISTS (SELECT 1 FROM beneath)'}`;
-}
-
-/**
- * Layout 1, created under one advisory lock (so processes starting at once on an empty database
- * take turns) in one transaction (so a crash leaves nothing half made). `installed_v1` is created
- * last: once it exists, everything of layout 1 does.
- */
-function setupStatements(s: string): string[] {
-  const lock = `pg_catalog.pg_advisory_xact_lock(${NAMESPACE_LOCK_CLASS}, pg_catalog.hashtext(p_ns))`;
-  const isolation = `IF pg_catalog.current_setting('transaction_isolation') = 'repeatable read' THEN
-    RAISE EXCEPTION 'memdir needs read committed or serializable isolation, not repeatable read'
-      USING ERRCODE = 'MD001';
-  END IF;`;
-  // A change whose op id is on record already happened: a replayed call returns what it returned.
-  const replay = `SELECT outcome INTO v_outcome FROM ${s}.ops WHERE op = p_op;
-  IF FOUND THEN RETURN v_outcome; END IF;`;
-  const record = `INSERT INTO ${s}.ops (op, outcome) VALUES (p_op, v_outcome);
-  IF pg_catalog.random() < 0.02 THEN
-    DELETE FROM ${s}.ops WHERE op IN (
-      SELECT op FROM ${s}.ops WHERE at < pg_catalog.now() - interval '10 minutes'
-      ORDER BY at LIMIT 200 FOR UPDATE SKIP LOCKED);
-  END IF;`;
-  return [
-    `CREATE TABLE IF NOT EXISTS ${s}.files (
-  ns text COLLATE "C" NOT NULL,
-  path text COLLATE "C" NOT NULL,
-  content bytea NOT NULL,
-  size integer GENERATED ALWAYS AS (octet_length(content)) STORED,
-  version text COLLATE "C" NOT NULL,
-  CONSTRAINT files_pkey PRIMARY KEY (ns, path) INCLUDE (size)
-)`,
-    `COMMENT ON TABLE ${s}.files IS 'memdir: one row per memory file. ns is the namespace chain ('''' for none, ''a/b'' nested), path the memory path without /memories/, content its UTF-8 bytes.'`,
-    `CREATE TABLE IF NOT EXISTS ${s}.ops (
-  op text COLLATE "C" PRIMARY KEY,
-  outcome text NOT NULL,
-  at timestamptz NOT NULL DEFAULT pg_catalog.now()
-)`,
-    `COMMENT ON TABLE ${s}.ops IS 'memdir: the outcome of each recent change by operation id, so a replayed call is not applied twice. Rows older than 10 minutes are removed.'`,
-    `CREATE INDEX IF NOT EXISTS ops_at ON ${s}.ops (at)`,
-    // UTF-16 order as byte order: characters above U+FFFF move down to just after U+D7FF, and
-    // U+E000-U+FFFF move up above them (a bijection of U+E000-U+10FFFF). Other names are their
-    // own key, found without a per-character walk: only bytes 0xEE-0xF4 start such characters in
-    // UTF-8.
-    `CREATE OR REPLACE FUNCTION ${s}.utf16_key_v1(name text) RETURNS text
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS ${functionBody(`
-  SELECT string_agg(CASE WHEN c < 57344 THEN chr(c) WHEN c < 65536 THEN chr(c + 1048576) ELSE chr(c - 8192) END,
-                    '' ORDER BY i)
-  FROM (SELECT i, ascii(substr(name, i, 1)) AS c FROM generate_series(1, char_length(name)) AS i) AS chars
-`)}`,
-    `CREATE OR REPLACE FUNCTION ${s}.listing_key_v1(name text) RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS ${functionBody(`
-  SELECT CASE
-    WHEN octet_length(name) = char_length(name) THEN name
-    WHEN position('\\xee'::bytea IN convert_to(name, 'UTF8')) = 0
-      AND position('\\xef'::bytea IN convert_to(name, 'UTF8')) = 0
-      AND position('\\xf0'::bytea IN convert_to(name, 'UTF8')) = 0
-      AND position('\\xf1'::bytea IN convert_to(name, 'UTF8')) = 0
-      AND position('\\xf2'::bytea IN convert_to(name, 'UTF8')) = 0
-      AND position('\\xf3'::bytea IN convert_to(name, 'UTF8')) = 0
-      AND position('\\xf4'::bytea IN convert_to(name, 'UTF8')) = 0 THEN name
-    ELSE ${s}.utf16_key_v1(name)
-  END
-`)}`,
-    // Writes a whole file. p_expect: NULL creates or replaces, '' requires that no file is there,
-    // anything else is the version the file must have. Returns 'v' || the new version, 'c' when
-    // the expectation fails, 'p' || path for a PATH_CONFLICT at path.
-    `CREATE OR REPLACE FUNCTION ${s}.write_v1(p_ns text, p_path text, p_content bytea, p_expect text, p_op text, p_ancestors text[])
-RETURNS text LANGUAGE plpgsql VOLATILE AS ${functionBody(`
-DECLARE
-  v_outcome text;
-  v_conflict text;
-  v_version text := replace(gen_random_uuid()::text, '-', '');
-BEGIN
-  ${isolation}
-  ${replay}
-  -- A file that exists has no file above it and is no directory: replacing it needs only its row
-  -- lock, never the namespace lock.
-  IF p_expect IS NULL OR p_expect <> '' THEN
-    UPDATE ${s}.files SET content = p_content, version = v_version
-      WHERE ns = p_ns AND path = p_path AND (p_expect IS NULL OR version = p_expect);
-    IF FOUND THEN
-      v_outcome := 'v' || v_version;
-      ${record}
-      RETURN v_outcome;
-    END IF;
-    IF p_expect IS NOT NULL THEN RETURN 'c'; END IF;
-  END IF;
-  -- A new path: the structural checks of one namespace take turns. Each statement below takes a
-  -- new snapshot (VOLATILE, read committed), so it sees what earlier lock holders committed.
-  PERFORM ${lock};
-  SELECT path INTO v_conflict FROM ${s}.files WHERE ns = p_ns AND path = ANY (p_ancestors) LIMIT 1;
-  IF FOUND THEN RETURN 'p' || v_conflict; END IF;
-  IF EXISTS (SELECT 1 FROM ${s}.files WHERE ns = p_ns AND path >= p_path || '/' AND path < p_path || '0') THEN
-    RETURN 'p' || p_path;
-  END IF;
-  IF p_expect IS NULL THEN
-    INSERT INTO ${s}.files AS f (ns, path, content, version) VALUES (p_ns, p_path, p_content, v_version)
-      ON CONFLICT (ns, path) DO UPDATE SET content = excluded.content, version = excluded.version;
-  ELSE
-    INSERT INTO ${s}.files (ns, path, content, version) VALUES (p_ns, p_path, p_content, v_version)
-      ON CONFLICT (ns, path) DO NOTHING;
-    IF NOT FOUND THEN RETURN 'c'; END IF;
-  END IF;
-  v_outcome := 'v' || v_version;
-  ${record}
-  RETURN v_outcome;
-END
-`)}`,
-    // Removes a file or a directory with everything beneath it. Returns 't', or 'f' for nothing.
-    `CREATE OR REPLACE FUNCTION ${s}.remove_v1(p_ns text, p_path text, p_op text)
-RETURNS text LANGUAGE plpgsql VOLATILE AS ${functionBody(`
-DECLARE
-  v_outcome text;
-BEGIN
-  ${isolation}
-  ${replay}
-  PERFORM ${lock};
-  DELETE FROM ${s}.files WHERE ns = p_ns AND (path = p_path OR (path >= p_path || '/' AND path < p_path || '0'));
-  IF NOT FOUND THEN RETURN 'f'; END IF;
-  v_outcome := 't';
-  ${record}
-  RETURN v_outcome;
-END
-`)}`,
-    // Moves a file or a directory. Returns 't', 'n' (nothing at p_from), 'p' || path (a file above
-    // p_to) or 'e' (something at p_to), checked in that order.
-    `CREATE OR REPLACE FUNCTION ${s}.move_v1(p_ns text, p_from text, p_to text, p_op text, p_ancestors text[])
-RETURNS text LANGUAGE plpgsql VOLATILE AS ${functionBody(`
-DECLARE
-  v_outcome text;
-  v_conflict text;
-BEGIN
-  ${isolation}
-  ${replay}
-  PERFORM ${lock};
-  IF NOT EXISTS (SELECT 1 FROM ${s}.files WHERE ns = p_ns AND (path = p_from OR (path >= p_from || '/' AND path < p_from || '0'))) THEN
-    RETURN 'n';
-  END IF;
-  SELECT path INTO v_conflict FROM ${s}.files WHERE ns = p_ns AND path = ANY (p_ancestors) LIMIT 1;
-  IF FOUND THEN RETURN 'p' || v_conflict; END IF;
-  IF EXISTS (SELECT 1 FROM ${s}.files WHERE ns = p_ns AND (path = p_to OR (path >= p_to || '/' AND path < p_to || '0'))) THEN
-    RETURN 'e';
-  END IF;
-  UPDATE ${s}.files SET path = p_to || substr(path, char_length(p_from) + 1),
-                        version = replace(gen_random_uuid()::text, '-', '')
-    WHERE ns = p_ns AND (path = p_from OR (path >= p_from || '/' AND path < p_from || '0'));
-  v_outcome := 't';
-  ${record}
-  RETURN v_outcome;
-END
-`)}`,
-    `CREATE OR REPLACE FUNCTION ${s}.installed_v1() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 1'`,
-  ];
 }
 
 /** Taken around the setup: processes that start at once on an empty database take turns. */

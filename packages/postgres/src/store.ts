@@ -1,18 +1,28 @@
-import type { MemdirStore, MemoryDriver, MemoryStoreOptions } from '@memdir/core';
-import { createOwningStore, splitStoreOptions } from '@memdir/core/driver';
+import { createHash } from 'node:crypto';
+import type {
+  DriverCallOptions,
+  MemdirLogger,
+  MemdirStore,
+  MemoryDriver,
+  MemoryStoreOptions,
+} from '@memdir/core';
+import {
+  createOwningStore,
+  driverLog,
+  optionError,
+  positiveInteger,
+  splitStoreOptions,
+} from '@memdir/core/driver';
 import pg from 'pg';
-import { PostgresDriver as Driver } from './driver.js';
+import { Backend } from './backend.js';
+import { PostgresMemoryDriver } from './driver.js';
 
 /** Default of {@link PostgresDriverOptions.schema}. */
 export const DEFAULT_SCHEMA = 'memdir';
 /** Default of {@link PostgresDriverOptions.maxConnections}. */
 export const DEFAULT_MAX_CONNECTIONS = 10;
 /** Default of {@link PostgresDriverOptions.connectionTimeoutMs}. */
-export const DEFAULT_CONNECTION_TIMEOUT_MS = 2_000;
-/** Default of {@link PostgresDriverOptions.queryTimeoutMs}. */
-export const DEFAULT_QUERY_TIMEOUT_MS = 4_000;
-/** Default of {@link PostgresDriverOptions.statementTimeoutMs}. */
-export const DEFAULT_STATEMENT_TIMEOUT_MS = 3_500;
+export const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
 
 /** Where the store keeps its files, and how it reaches PostgreSQL. */
 export interface PostgresDriverOptions {
@@ -23,8 +33,7 @@ export interface PostgresDriverOptions {
    */
   pool?: pg.Pool | undefined;
   /**
-   * A `postgres://` URL; the store then creates its own pool with the timeouts below (and ends it
-   * on `close()`).
+   * A `postgres://` URL; the store then creates its own pool (and ends it on `close()`).
    */
   connectionString?: string | undefined;
   /**
@@ -39,31 +48,24 @@ export interface PostgresDriverOptions {
    */
   maxConnections?: number | undefined;
   /**
-   * How long the pool the store creates waits for a connection (a new one, or a free one when all
-   * are busy) before the command fails with `BACKEND` (not used with `pool`: set pg's
-   * `connectionTimeoutMillis` on yours).
-   * @default 2000
+   * A backstop for opening a connection in the pool the store creates (not used with `pool`): a
+   * command waits for a connection only until its own deadline (`timeoutMs`), and a connect it gave
+   * up on is abandoned after this long. Keep it above `timeoutMs`.
+   * @default 10000
    */
   connectionTimeoutMs?: number | undefined;
-  /**
-   * How long the store waits for the answer to one query, on any pool (pg's `query_timeout`,
-   * given with each query): past it the connection is dropped and the command fails with
-   * `BACKEND`. Keep it below the store's `timeoutMs` (5 s).
-   * @default 4000
-   */
-  queryTimeoutMs?: number | undefined;
-  /**
-   * The server-side `statement_timeout`, `lock_timeout` just below it, of the pool the store
-   * creates (not used with `pool`).
-   * @default 3500
-   */
-  statementTimeoutMs?: number | undefined;
   /**
    * Send the store's statements as named prepared statements, planned once per connection. Turn
    * it off behind PgBouncer in transaction mode older than 1.21 (or without `max_prepared_statements`).
    * @default true
    */
   preparedStatements?: boolean | undefined;
+  /**
+   * Where the driver reports connections lost and regained, retries, lock waits, setup and slow
+   * calls (never a path or content). The store passes its own `logger` here.
+   * @default `NODE_DEBUG=memdir` output
+   */
+  logger?: MemdirLogger | undefined;
 }
 
 /** {@link PostgresDriverOptions} and the options of every memdir store. */
@@ -72,27 +74,19 @@ export interface PostgresStoreOptions extends PostgresDriverOptions, MemoryStore
 /** The driver, with its setup. */
 export interface PostgresDriver extends MemoryDriver {
   /**
-   * Creates the schema, tables and functions when they are missing (one round trip when they are
-   * there). Runs by itself before the first command; call it at deploy time to fail early. Safe to
+   * Creates the schema, tables and functions when they are missing, or upgrades a schema of an
+   * older layout in place (one round trip when all is there; none once a driver on the same pool
+   * saw it). Runs by itself before the first command; call it at deploy time to fail early. Safe to
    * run from many processes at once.
+   * @param options.deadline when to give up (`Date.now()` ms). @default 5 s from the call
    */
-  setup(): Promise<void>;
+  setup(options?: Pick<DriverCallOptions, 'deadline'>): Promise<void>;
 }
 
 /** A memory store in PostgreSQL, with its setup. */
 export interface PostgresMemoryStore extends MemdirStore {
   /** See {@link PostgresDriver.setup}. */
-  setup(): Promise<void>;
-}
-
-function positive(value: number | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new TypeError(
-      `Invalid @memdir/postgres option ${name}: expected a positive integer, got ${String(value)}`,
-    );
-  }
-  return value;
+  setup(options?: Pick<DriverCallOptions, 'deadline'>): Promise<void>;
 }
 
 /**
@@ -100,7 +94,7 @@ function positive(value: number | undefined, name: string, fallback: number): nu
  * share one schema), no NUL, and no `$`, which could end the dollar-quoted function bodies the name is
  * written into (they pick a tag the body does not contain as well; the rule keeps it simple to see).
  */
-function checkSchema(schema: string): string {
+function checkSchema(schema: unknown): string {
   if (
     typeof schema !== 'string' ||
     schema.length === 0 ||
@@ -108,11 +102,28 @@ function checkSchema(schema: string): string {
     schema.includes('\0') ||
     schema.includes('$')
   ) {
-    throw new TypeError(
-      `Invalid @memdir/postgres option schema: expected a name of 1 to 63 bytes without "$" or NUL, got ${JSON.stringify(schema)}`,
+    throw optionError(
+      'postgres',
+      'schema',
+      `expected a name of 1 to 63 bytes without "$" or NUL, got ${JSON.stringify(schema)}`,
     );
   }
   return schema;
+}
+
+/** A stable, low-cardinality id of the database and schema for telemetry: no user, no password. */
+function identityOf(pool: pg.Pool, schema: string): string {
+  const config = (pool as { options?: pg.PoolConfig }).options ?? {};
+  let where = `${config.host ?? ''}:${config.port ?? ''}/${config.database ?? ''}`;
+  if (config.connectionString) {
+    try {
+      const url = new URL(config.connectionString);
+      where = `${url.hostname}:${url.port}${url.pathname}`;
+    } catch {
+      where = 'unparsed';
+    }
+  }
+  return createHash('sha256').update(`${where}\u0000${schema}`).digest('hex').slice(0, 16);
 }
 
 /**
@@ -122,41 +133,43 @@ function checkSchema(schema: string): string {
  */
 export function createPostgresDriver(options: PostgresDriverOptions): PostgresDriver {
   const schema = checkSchema(options.schema ?? DEFAULT_SCHEMA);
-  const queryTimeoutMs = positive(options.queryTimeoutMs, 'queryTimeoutMs', DEFAULT_QUERY_TIMEOUT_MS);
   const prepare = options.preparedStatements ?? true;
+  if (typeof prepare !== 'boolean') {
+    throw optionError('postgres', 'preparedStatements', `expected a boolean, got ${String(prepare)}`);
+  }
+  const log = driverLog('postgres', options.logger);
+  let pool: pg.Pool;
   if (options.pool !== undefined) {
     if (options.connectionString !== undefined) {
-      throw new TypeError('@memdir/postgres: give either pool or connectionString, not both');
+      throw optionError('postgres', 'pool', 'give either pool or connectionString, not both');
     }
-    return Driver.open({ pool: options.pool, ownsPool: false, queryTimeoutMs, prepare }, schema);
+    pool = options.pool;
+  } else {
+    if (typeof options.connectionString !== 'string' || options.connectionString === '') {
+      throw optionError(
+        'postgres',
+        'connectionString',
+        'give a pool (pg.Pool) or a connectionString (postgres://...)',
+      );
+    }
+    pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: positiveInteger('postgres', 'maxConnections', options.maxConnections, DEFAULT_MAX_CONNECTIONS),
+      connectionTimeoutMillis: positiveInteger(
+        'postgres',
+        'connectionTimeoutMs',
+        options.connectionTimeoutMs,
+        DEFAULT_CONNECTION_TIMEOUT_MS,
+      ),
+      keepAlive: true,
+      application_name: 'memdir',
+    });
+    // An idle connection that breaks (the server restarted, a proxy dropped it) is removed by the
+    // pool; the next command opens another. Without a listener pg would crash the process.
+    pool.on('error', () => {});
   }
-  if (typeof options.connectionString !== 'string' || options.connectionString === '') {
-    throw new TypeError('@memdir/postgres: give a pool (pg.Pool) or a connectionString (postgres://...)');
-  }
-  const statementTimeout = positive(
-    options.statementTimeoutMs,
-    'statementTimeoutMs',
-    DEFAULT_STATEMENT_TIMEOUT_MS,
-  );
-  const pool = new pg.Pool({
-    connectionString: options.connectionString,
-    max: positive(options.maxConnections, 'maxConnections', DEFAULT_MAX_CONNECTIONS),
-    connectionTimeoutMillis: positive(
-      options.connectionTimeoutMs,
-      'connectionTimeoutMs',
-      DEFAULT_CONNECTION_TIMEOUT_MS,
-    ),
-    query_timeout: queryTimeoutMs,
-    statement_timeout: statementTimeout,
-    lock_timeout: Math.max(1, statementTimeout - 500),
-    idle_in_transaction_session_timeout: 5_000,
-    keepAlive: true,
-    application_name: 'memdir',
-  });
-  // An idle connection that breaks (the server restarted, a proxy dropped it) is removed by the
-  // pool; the next command opens another. Without a listener pg would crash the process.
-  pool.on('error', () => {});
-  return Driver.open({ pool, ownsPool: true, queryTimeoutMs, prepare }, schema);
+  const backend = new Backend(pool, options.pool === undefined, prepare, schema, log);
+  return new PostgresMemoryDriver(backend, identityOf(pool, schema));
 }
 
 /**
@@ -172,5 +185,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresMemo
   const { store: storeOptions, driver: driverOptions } = splitStoreOptions(options);
   const driver = createPostgresDriver(driverOptions);
   const store = createOwningStore(driver, storeOptions);
-  return Object.assign(store, { setup: () => driver.setup() });
+  return Object.assign(store, {
+    setup: (setup?: Pick<DriverCallOptions, 'deadline'>) => driver.setup(setup),
+  });
 }

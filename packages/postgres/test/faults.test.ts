@@ -1,5 +1,5 @@
-// Failures with the fault proxy and the real server: a silent server, dropped connections, a
-// restart, a backend terminated mid-command. Bounds are generous (the machine is shared); what is
+// Failures with the fault proxy and the real server: a dead server, dropped connections, a
+// restart, a backend terminated mid-command (a silent or slow one: deadline.test.ts). Bounds are generous (the machine is shared); what is
 // asserted is the error, its words, and that the store goes on.
 import { isMemoryToolError } from '@memdir/core';
 import { startFaultProxy, startPrivatePostgres } from '@memdir/test-support';
@@ -17,14 +17,14 @@ afterEach(async () => {
 /** The outcome of a command and how long it took. */
 async function timed(
   promise: Promise<string>,
-): Promise<{ ms: number; ok?: string; code?: string; message?: string }> {
+): Promise<{ ms: number; ok?: string; code?: string; message?: string; reason?: string }> {
   const started = Date.now();
   try {
     const ok = await promise;
     return { ms: Date.now() - started, ok };
   } catch (error) {
     if (!isMemoryToolError(error)) throw error;
-    return { ms: Date.now() - started, code: error.code, message: error.message };
+    return { ms: Date.now() - started, code: error.code, message: error.message, reason: error.reason };
   }
 }
 
@@ -40,35 +40,7 @@ async function proxiedStore(options: { timeoutMs?: number } = {}) {
 
 const view = (store: PostgresMemoryStore, path = '/memories') => store.view({ command: 'view', path });
 
-describe('a silent or dead server', () => {
-  it('a server that stops answering gives BACKEND within 5 s for a view and for a change, and the store goes on', async () => {
-    const { store, proxy } = await proxiedStore();
-    await store.create({ command: 'create', path: '/memories/a.md', file_text: 'a' });
-    proxy.setMode('stall');
-    // The change goes out on the open connection: its outcome is unknown, and the model is told.
-    const change = await timed(store.create({ command: 'create', path: '/memories/b.md', file_text: 'b' }));
-    expect(change.code).toBe('BACKEND');
-    expect(change.ms).toBeLessThan(6_500);
-    expect(change.message).toMatch(
-      /^The memory store is unavailable: .+\. The change may or may not have been saved/,
-    );
-    const read = await timed(view(store, '/memories/a.md'));
-    expect(read.code).toBe('BACKEND');
-    expect(read.ms).toBeLessThan(6_500);
-    expect(read.message).toMatch(/^The memory store is unavailable: .+\. Try again\.$/);
-    proxy.setMode('pass');
-    expect((await timed(view(store, '/memories/a.md'))).ok).toContain('     1\ta');
-  });
-
-  it('a server that accepts connections and never answers gives BACKEND within 5 s on the first command', async () => {
-    const { store, proxy } = await proxiedStore();
-    proxy.setMode('stall');
-    const first = await timed(view(store));
-    expect(first.code).toBe('BACKEND');
-    expect(first.ms).toBeLessThan(6_500);
-    proxy.setMode('pass');
-  });
-
+describe('a dead server', () => {
   it('a server that is down gives BACKEND at once, in plain words without host, port or password', async () => {
     const proxy = await startFaultProxy({ target: databaseUrl() });
     const url = new URL(proxy.url);
@@ -81,6 +53,7 @@ describe('a silent or dead server', () => {
     expect(outcome.code).toBe('BACKEND');
     expect(outcome.ms).toBeLessThan(5_000);
     expect(outcome.message).toBe('The memory store is unavailable: cannot connect to PostgreSQL. Try again.');
+    expect(outcome.reason).toBe('unavailable');
     for (const secret of ['s3cret', 'someone', url.port, '127.0.0.1'])
       expect(outcome.message).not.toContain(secret);
   });
@@ -159,7 +132,7 @@ describe('the server itself', () => {
     cleanups.push(() => dropSchema(admin, schema));
     cleanups.push(() => store.close());
     await store.create({ command: 'create', path: '/memories/dir/a.md', file_text: 'a' });
-    // Hold the namespace's lock so the rename waits inside move_v1, then kill its backend.
+    // Hold the namespace's lock so the rename waits inside move_v2, then kill its backend.
     const holder = await admin.connect();
     try {
       await holder.query('BEGIN');
@@ -171,7 +144,7 @@ describe('the server itself', () => {
       for (let tries = 0; tries < 100 && killed === 0; tries++) {
         await new Promise((resolve) => setTimeout(resolve, 20));
         const { rows } = await admin.query(
-          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%move_v1%' AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%move_v2%' AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
         );
         killed = rows.length;
       }

@@ -1,6 +1,7 @@
 // What only the PostgreSQL store does: its layout, exact content, literal names, UTF-16 order under
 // a cut listing, operation ids, collations, privileges and isolation levels.
 import { createInMemoryStore, type DriverPath, type MemoryStoreOptions } from '@memdir/core';
+import { createOwningStore, wrapDriver } from '@memdir/core/driver';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createPostgresDriver, createPostgresStore, type PostgresMemoryStore } from '../src/index.js';
 import { databaseUrl, dropSchema, freshSchema, otherDatabase, testPool } from './helpers.js';
@@ -66,13 +67,31 @@ describe('layout', () => {
       `SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 ORDER BY 1`,
       [schema],
     );
+    // Layout 2's functions, and layout 1's change functions as wrappers (an older release goes on).
     expect(rows.map((row) => row.proname)).toEqual([
+      'borders_v2',
+      'bulk_count_v2',
+      'edit_v2',
+      'find_v2',
       'installed_v1',
+      'installed_v2',
+      'kmp_v2',
+      'line_start_v2',
+      'lines_of_v2',
       'listing_key_v1',
       'move_v1',
+      'move_v2',
+      'newline_after_v2',
+      'newline_before_v2',
+      'newlines_v2',
+      'occurrences_v2',
       'remove_v1',
+      'remove_v2',
+      'run_end_v2',
+      'snippet_v2',
       'utf16_key_v1',
       'write_v1',
+      'write_v2',
     ]);
   });
 
@@ -222,54 +241,75 @@ describe('operation ids', () => {
 });
 
 describe('a busy file', () => {
-  it('concurrent edits of one file run in batches under its lock: each gets its own outcome, every op id is recorded', async () => {
-    const { store, schema } = openStore();
-    const tokens = Array.from({ length: 40 }, (_, index) => `t${String(index).padStart(2, '0')}`);
-    await store.create({ command: 'create', path: '/memories/busy.md', file_text: tokens.join('\n') });
-    const results = await Promise.allSettled([
-      ...tokens.map((token) =>
+  /** The store of the test, or the same through `update` (edit hidden): the EditQueue's batches. */
+  const stores = {
+    'each one call of edit_v2, ordered by the row lock': (schema: string) =>
+      createPostgresStore({ connectionString: databaseUrl(), schema }),
+    "through update (edit hidden), in the EditQueue's batches of reads and version-checked writes": (
+      schema: string,
+    ) => {
+      const driver = createPostgresDriver({ connectionString: databaseUrl(), schema });
+      return createOwningStore(wrapDriver(driver, { edit: undefined }), {});
+    },
+  };
+  it.each(Object.entries(stores))(
+    'concurrent edits of one file, %s: each gets its own outcome, every op id is recorded',
+    async (_, make) => {
+      const schema = freshSchema();
+      const store = make(schema);
+      cleanups.push(() => dropSchema(admin, schema));
+      cleanups.push(() => store.close());
+      const tokens = Array.from({ length: 40 }, (_, index) => `t${String(index).padStart(2, '0')}`);
+      await store.create({ command: 'create', path: '/memories/busy.md', file_text: tokens.join('\n') });
+      const results = await Promise.allSettled([
+        ...tokens.map((token) =>
+          store.str_replace({
+            command: 'str_replace',
+            path: '/memories/busy.md',
+            old_str: token,
+            new_str: `${token}-done`,
+          }),
+        ),
         store.str_replace({
           command: 'str_replace',
           path: '/memories/busy.md',
-          old_str: token,
-          new_str: `${token}-done`,
+          old_str: 'missing',
+          new_str: 'x',
         }),
-      ),
-      store.str_replace({
-        command: 'str_replace',
-        path: '/memories/busy.md',
-        old_str: 'missing',
-        new_str: 'x',
-      }),
-      ...Array.from({ length: 10 }, (_, index) =>
-        store.insert({
-          command: 'insert',
-          path: '/memories/busy.md',
-          insert_line: 0,
-          insert_text: `top ${index}`,
-        }),
-      ),
-    ]);
-    const failed = results.filter((result) => result.status === 'rejected');
-    expect(failed).toHaveLength(1);
-    expect((failed[0] as PromiseRejectedResult).reason).toMatchObject({
-      code: 'NO_MATCH',
-      message:
-        'No replacement was performed, old_str `missing` did not appear verbatim in /memories/busy.md.',
-    });
-    for (const [index, result] of results.slice(0, 40).entries()) {
-      expect((result as PromiseFulfilledResult<string>).value).toContain(`${tokens[index]}-done`);
-    }
-    const { rows } = await admin.query(`SELECT convert_from(content, 'UTF8') AS text FROM "${schema}".files`);
-    const lines = (rows[0].text as string).split('\n');
-    expect(lines.filter((line) => line.startsWith('top ')).sort()).toEqual(
-      Array.from({ length: 10 }, (_, index) => `top ${index}`).sort(),
-    );
-    expect(lines.filter((line) => !line.startsWith('top '))).toEqual(tokens.map((token) => `${token}-done`));
-    // One op per command that changed the file (the create, 40 replacements, 10 inserts).
-    const ops = await admin.query(`SELECT count(*)::int AS n FROM "${schema}".ops`);
-    expect(ops.rows[0].n).toBe(51);
-  });
+        ...Array.from({ length: 10 }, (_, index) =>
+          store.insert({
+            command: 'insert',
+            path: '/memories/busy.md',
+            insert_line: 0,
+            insert_text: `top ${index}`,
+          }),
+        ),
+      ]);
+      const failed = results.filter((result) => result.status === 'rejected');
+      expect(failed).toHaveLength(1);
+      expect((failed[0] as PromiseRejectedResult).reason).toMatchObject({
+        code: 'NO_MATCH',
+        message:
+          'No replacement was performed, old_str `missing` did not appear verbatim in /memories/busy.md.',
+      });
+      for (const [index, result] of results.slice(0, 40).entries()) {
+        expect((result as PromiseFulfilledResult<string>).value).toContain(`${tokens[index]}-done`);
+      }
+      const { rows } = await admin.query(
+        `SELECT convert_from(content, 'UTF8') AS text FROM "${schema}".files`,
+      );
+      const lines = (rows[0].text as string).split('\n');
+      expect(lines.filter((line) => line.startsWith('top ')).sort()).toEqual(
+        Array.from({ length: 10 }, (_, index) => `top ${index}`).sort(),
+      );
+      expect(lines.filter((line) => !line.startsWith('top '))).toEqual(
+        tokens.map((token) => `${token}-done`),
+      );
+      // One op per command that changed the file (the create, 40 replacements, 10 inserts).
+      const ops = await admin.query(`SELECT count(*)::int AS n FROM "${schema}".ops`);
+      expect(ops.rows[0].n).toBe(51);
+    },
+  );
 });
 
 describe('the server', () => {
@@ -356,8 +396,9 @@ describe('the server', () => {
       refused.create({ command: 'create', path: '/memories/a.md', file_text: 'a' }),
     ).rejects.toMatchObject({
       code: 'BACKEND',
+      reason: 'misconfigured',
       message:
-        'The memory store is unavailable: the database session uses repeatable read isolation; memdir needs read committed or serializable. Try again.',
+        "The memory store is unavailable: the database session uses repeatable read isolation; memdir needs read committed or serializable. Trying again will not help until the store's configuration is fixed.",
     });
     const store = createPostgresStore({ pool: serializable, schema });
     const other = createPostgresStore({ pool: serializable, schema, overwrite: false });

@@ -146,4 +146,77 @@ describe('several processes on one database', () => {
       await dropSchema(admin, schema);
     }
   }, 120_000);
+
+  it('4 processes racing to fill a namespace never pass its quota, not by one byte, nor by one file', async () => {
+    const schema = freshSchema();
+    try {
+      // Bytes: creates of new files, inserts and growing replacements, 4 x 120 changes of 9 to 40
+      // bytes against a quota of 3,000 bytes. Files: 4 x 60 new files against a quota of 100.
+      const grow = (who: number) =>
+        Array.from({ length: 120 }, (_, index) =>
+          index % 3 === 0
+            ? {
+                command: 'create',
+                path: `/memories/p${who}/f${index}.md`,
+                file_text: 'x'.repeat(31 + (index % 10)),
+              }
+            : index % 3 === 1
+              ? {
+                  command: 'insert',
+                  path: '/memories/shared.md',
+                  insert_line: 0,
+                  insert_text: `p${who}-${index}`,
+                }
+              : { command: 'create', path: `/memories/p${who}/grow.md`, file_text: 'g'.repeat(index) },
+        );
+      const many = (who: number) =>
+        Array.from({ length: 60 }, (_, index) => ({
+          command: 'create',
+          path: `/memories/f/${who}-${index}.md`,
+          file_text: 'f',
+        }));
+      const store = createPostgresStore({ connectionString: databaseUrl(), schema, namespace: 'bytes' });
+      await store.create({ command: 'create', path: '/memories/shared.md', file_text: 'shared' });
+      await store.close();
+      const results = (await runWorkers([
+        ...[0, 1, 2, 3].map((who) => [
+          databaseUrl(),
+          schema,
+          'run',
+          JSON.stringify(grow(who)),
+          JSON.stringify({ namespace: 'bytes', quota: { maxBytes: 3_000 } }),
+        ]),
+        ...[0, 1, 2, 3].map((who) => [
+          databaseUrl(),
+          schema,
+          'run',
+          JSON.stringify(many(who)),
+          JSON.stringify({ namespace: 'files', quota: { maxFiles: 100 } }),
+        ]),
+      ])) as WorkerResult[][];
+      for (const result of results.flat()) {
+        if (result.code !== undefined) expect(result.code).toBe('QUOTA_EXCEEDED');
+      }
+      const { rows } = await admin.query(
+        `SELECT ns, sum(size)::int AS bytes, count(*)::int AS files FROM "${schema}".files GROUP BY ns ORDER BY ns`,
+      );
+      const [bytes, files] = rows;
+      expect(bytes.bytes).toBeLessThanOrEqual(3_000);
+      // Full up to less than the smallest change that could have been made.
+      expect(bytes.bytes).toBeGreaterThan(3_000 - 60);
+      expect(files).toEqual({ ns: 'files', bytes: 100, files: 100 });
+      const refused = results
+        .slice(4)
+        .flat()
+        .filter((result) => result.code === 'QUOTA_EXCEEDED');
+      expect(refused).toHaveLength(140);
+      expect(refused[0]?.error).toBe(
+        'The memory directory is full: it holds 100 of 100 files. Delete files in /memories first.',
+      );
+      const kept = await admin.query(`SELECT ns, bytes::int, files::int FROM "${schema}".totals ORDER BY ns`);
+      expect(kept.rows).toEqual(rows);
+    } finally {
+      await dropSchema(admin, schema);
+    }
+  }, 120_000);
 });

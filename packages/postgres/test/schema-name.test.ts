@@ -2,7 +2,8 @@
 // bodies too): a hostile name must neither run as SQL nor reach another store's tables.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresDriver, createPostgresStore } from '../src/index.js';
-import { functionBody, quoteIdentifier, statements } from '../src/sql.js';
+import { functions, tables } from '../src/layout.js';
+import { functionBody, quoteIdentifier } from '../src/sql.js';
 import { databaseUrl, testPool } from './helpers.js';
 
 const admin = testPool();
@@ -41,7 +42,8 @@ describe('the schema option', () => {
       await client.query('BEGIN');
       await client.query('SET LOCAL check_function_bodies = off');
       await client.query(`CREATE SCHEMA ${quoteIdentifier(schema)}`);
-      for (const statement of statements(schema).setup) await client.query(statement);
+      const s = quoteIdentifier(schema);
+      for (const statement of [...tables(s), ...functions(s)]) await client.query(statement);
       const { rows } = await client.query('SELECT to_regclass($1) AS found', [table]);
       expect(rows[0].found).toBeNull();
       const bodies = await client.query(

@@ -10,6 +10,8 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
+  readFileSync,
+  writeFileSync,
 } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createConnection } from 'node:net';
@@ -68,6 +70,14 @@ export interface PrivatePostgresOptions extends PrivateServerOptions {
    * @default {}
    */
   settings?: Record<string, string>;
+  /**
+   * `pg_hba.conf` lines put before initdb's own (which trust every local login), for tests of
+   * authentication: e.g. `['host all postgres 127.0.0.1/32 trust', 'host all all 127.0.0.1/32
+   * scram-sha-256']` keeps the superuser of the URL trusted and asks every other role for its
+   * password.
+   * @default []
+   */
+  hba?: readonly string[];
 }
 
 // Killed with the test process, however it ends: a private server never outlives its test run.
@@ -314,6 +324,11 @@ export async function startPrivatePostgres(options: PrivatePostgresOptions = {})
     await rm(dir, { recursive: true, force: true });
     const output = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
     throw new Error(`initdb for a private postgres failed: ${output || (error as Error).message}`);
+  }
+  if (options.hba && options.hba.length > 0) {
+    // The first matching line wins: these go before initdb's.
+    const hba = join(data, 'pg_hba.conf');
+    writeFileSync(hba, `${options.hba.join('\n')}\n${readFileSync(hba, 'utf8')}`);
   }
   const settings = {
     listen_addresses: '127.0.0.1',

@@ -1,0 +1,157 @@
+// Creating layout 2 in a schema, or upgrading layout 1 (wave 2) to it in place. Needs no superuser:
+// the role must be able to create the schema (CREATE on the database) or own one that exists.
+//
+// Processes that start at once take turns under an advisory lock (two-key form, transaction-scoped,
+// so it works behind PgBouncer), and the later ones find everything made. A new schema is made in one
+// transaction. An upgrade is two: the first adds the totals table and the layout 2 functions and
+// turns layout 1's functions into wrappers over them (so an older release that is still running keeps
+// the totals right from then on); the second, once changes already inside an old function body have
+// ended, counts the totals from the files with every change held out, and marks layout 2 complete.
+// A crash between the two leaves layout 1 working, and the next setup finishes the job.
+import type { DriverCallOptions } from '@memdir/core';
+import { backendFailure, type DriverLog, timeLeft } from '@memdir/core/driver';
+import type pg from 'pg';
+import { backendError, classify, errorCode, isServerError } from './errors.js';
+import { functions, installedMarker, recountTotals, tables } from './layout.js';
+import type { PoolShare } from './pool.js';
+import { quoteIdentifier, type Statements, setupLock } from './sql.js';
+
+/** How long changes already running inside a layout 1 function body get before the totals are counted. */
+const UPGRADE_SETTLE_MS = 200;
+
+/** What a setup call needs. */
+export interface SetupContext {
+  readonly share: PoolShare;
+  readonly sql: Statements;
+  readonly log: DriverLog;
+  readonly options: DriverCallOptions | undefined;
+}
+
+/** Sends one query within the call's deadline, counted in its stats. */
+function sender(client: pg.PoolClient, options: DriverCallOptions | undefined) {
+  return async (text: string, values?: unknown[]): Promise<pg.QueryResult> => {
+    if (options?.stats) {
+      options.stats.roundTrips++;
+      options.stats.requests++;
+    }
+    return client.query({ text, values, query_timeout: Math.max(1, timeLeft(options)) } as pg.QueryConfig);
+  };
+}
+
+/**
+ * Makes sure layout 2 is in the schema: one round trip when it is. Otherwise installs or upgrades it
+ * (see the top of this file), within the call's deadline.
+ */
+export async function runSetup({ share, sql, log, options }: SetupContext): Promise<void> {
+  let lease: Awaited<ReturnType<PoolShare['lease']>>;
+  try {
+    lease = await share.lease(options);
+  } catch (error) {
+    throw setupError(error);
+  }
+  let failed: unknown;
+  try {
+    const query = sender(lease.client, options);
+    const layouts = async () => String((await query(sql.installed, [sql.schema])).rows[0]?.installed ?? '');
+    if ((await layouts()).includes('installed_v2')) return;
+    const s = quoteIdentifier(sql.schema);
+    const upgrade = await transaction(query, options, sql, async (found) => {
+      if (found.includes('installed_v2')) return false;
+      await checkServer(query);
+      const exists = await query('SELECT pg_catalog.to_regnamespace($1) IS NOT NULL AS found', [s]);
+      if (!exists.rows[0]?.found) await query(`CREATE SCHEMA ${s}`);
+      // The bodies were checked when this release was tested; not parsing them again makes the
+      // setup about twice as fast (pg_dump restores the same way). Their quoting holds either way.
+      await query(['SET LOCAL check_function_bodies = off', ...tables(s), ...functions(s)].join(';\n'));
+      if (found.includes('installed_v1')) return true;
+      await query([...recountTotals(s), installedMarker(s)].join(';\n'));
+      return false;
+    });
+    if (upgrade) {
+      await new Promise((resolve) => setTimeout(resolve, UPGRADE_SETTLE_MS));
+      await transaction(query, options, sql, async (found) => {
+        if (found.includes('installed_v2')) return false;
+        // Waits for every change in flight (each reads ops first) and holds new ones, and writers
+        // of files, until the totals are counted.
+        await query(`LOCK TABLE ${s}.ops IN ACCESS EXCLUSIVE MODE`);
+        await query(`LOCK TABLE ${s}.files IN SHARE MODE`);
+        await query([...recountTotals(s), installedMarker(s)].join(';\n'));
+        return false;
+      });
+    }
+    log.info(
+      upgrade ? 'setup: upgraded the schema from layout 1 to layout 2' : 'setup: layout 2 is installed',
+    );
+  } catch (error) {
+    failed = error;
+    throw setupError(error);
+  } finally {
+    // After a refusal from the server the connection is fine (rolled back); after anything else it
+    // may be half way through a reply, so the pool drops it.
+    lease.release(failed === undefined || isServerError(failed) ? undefined : failed);
+  }
+}
+
+/**
+ * Runs `work` in one transaction under the setup lock, with lock waits bounded by the deadline;
+ * `work` gets the layouts installed as seen under the lock. Rolls back on any failure.
+ */
+async function transaction<T>(
+  query: ReturnType<typeof sender>,
+  options: DriverCallOptions | undefined,
+  sql: Statements,
+  work: (layouts: string) => Promise<T>,
+): Promise<T> {
+  await query('BEGIN');
+  try {
+    // The server gives up by the deadline too: on a lock, a statement, or a client that went silent.
+    const left = Math.max(1, timeLeft(options) - 100);
+    await query(
+      `SET LOCAL lock_timeout = ${left}; SET LOCAL statement_timeout = ${left}; SET LOCAL idle_in_transaction_session_timeout = ${left}`,
+    );
+    const lock = setupLock(sql.schema);
+    await query(lock.text, lock.values);
+    const found = String((await query(sql.installed, [sql.schema])).rows[0]?.installed ?? '');
+    const result = await work(found);
+    await query('COMMIT');
+    return result;
+  } catch (error) {
+    await query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}
+
+async function checkServer(query: ReturnType<typeof sender>): Promise<void> {
+  const { rows } = await query(
+    "SELECT current_setting('server_version_num')::int AS version, current_setting('server_encoding') AS encoding",
+  );
+  const { version, encoding } = rows[0] as { version: number; encoding: string };
+  if (version < 130000) {
+    throw new SetupError(
+      `memdir needs PostgreSQL 13 or later (this server is ${Math.floor(version / 10000)})`,
+    );
+  }
+  if (encoding !== 'UTF8') {
+    throw new SetupError(`memdir needs a database with UTF8 encoding (this one is ${encoding})`);
+  }
+}
+
+/** A server memdir cannot use, said in plain words. */
+class SetupError extends Error {
+  override readonly name = 'SetupError';
+}
+
+function setupError(error: unknown): Error {
+  if (error instanceof SetupError)
+    return backendFailure({ detail: error.message, reason: 'misconfigured', cause: error });
+  if (errorCode(error) === '42501') {
+    return backendFailure({
+      detail:
+        'memdir cannot create its tables in PostgreSQL (permission denied: run setup as a role that may create the schema, or create it and give this role its ownership)',
+      reason: 'misconfigured',
+      cause: error,
+    });
+  }
+  if (error instanceof Error && error.name === 'MemoryToolError') return error;
+  return backendError(classify(error, false), false, error);
+}

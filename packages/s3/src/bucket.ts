@@ -1,5 +1,7 @@
-// The S3 requests the driver makes, each bounded in time, with conditions written the way the
-// server understands them (probe.ts) and failures turned into memdir errors (errors.ts).
+// The S3 requests the driver makes. Each is aborted at the time its call has left (one deadline per
+// command), sent again while that time allows when it failed for a passing reason (a dropped
+// connection, a 5xx, throttling) and the client is the store's own, written with conditions the
+// way the server understands them (probe.ts), and turned into memdir errors (errors.ts).
 import { createHash } from 'node:crypto';
 import {
   CopyObjectCommand,
@@ -12,19 +14,19 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { storeUnavailable, utf8Length } from '@memdir/core/driver';
-import { isNotFound, isPreconditionFailed, s3Failure } from './errors.js';
+import { isMemoryToolError } from '@memdir/core';
+import { backendFailure, checkTime, sleep, storeUnavailable, utf8Length } from '@memdir/core/driver';
+import type { Call } from './call.js';
+import { attemptsOf, diagnose, isNotFound, isPreconditionFailed } from './errors.js';
 import { copySource, decodeListedKey, MAX_KEY_BYTES, xmlSafe } from './keys.js';
 
-/**
- * The longest one request may take, on top of the engine's deadline: the SDK's own defaults can
- * hang for minutes, and a driver used without the engine has no other bound.
- */
-export const REQUEST_DEADLINE_MS = 5_000;
-/** Tries of a GET whose body is cut off. */
-const BODY_ATTEMPTS = 3;
 /** Keys per `ListObjectsV2` page and per `DeleteObjects` call: S3's maximum for both. */
 export const PAGE_SIZE = 1000;
+/** The first retry waits up to this (full jitter), doubling to {@link MAX_BACKOFF_MS}. */
+const BASE_BACKOFF_MS = 25;
+/** Throttling (503 SlowDown) starts from a longer wait, as S3 asks. */
+const THROTTLED_BACKOFF_MS = 200;
+const MAX_BACKOFF_MS = 1_000;
 
 const OPS_HEADER = 'memdir-op';
 const SOURCE_HEADER = 'memdir-source';
@@ -37,13 +39,13 @@ const MAX_OPS_BYTES = 1_600;
 const TEXT = 'text/plain; charset=utf-8';
 
 /**
- * What stands in for a file between its copy and its delete in a move (move.ts): bytes that can
- * never be a memory file, since they are not UTF-8 (a 0xFF byte), so readers and listings know it.
+ * What stands in for a file between its copy and its delete in a move (structure.ts): bytes that
+ * can never be a memory file, since they are not UTF-8 (a 0xFF byte), so readers and listings know it.
  */
 export const TOMBSTONE = new Uint8Array([0xff, ...Buffer.from(' memdir: moved away')]);
 export const TOMBSTONE_ETAG = createHash('md5').update(TOMBSTONE).digest('hex');
 
-/** What a HEAD, a GET or a listing tells about one object. */
+/** What a HEAD or a GET tells about one object. */
 export interface ObjectInfo {
   /** The ETag without its quotes: a file's version. */
   readonly etag: string;
@@ -131,23 +133,13 @@ function infoOf(reply: HeadLike): ObjectInfo {
   };
 }
 
-function requestSignal(signal: AbortSignal | undefined): AbortSignal {
-  const deadline = AbortSignal.timeout(REQUEST_DEADLINE_MS);
-  return signal ? AbortSignal.any([signal, deadline]) : deadline;
-}
-
 /**
- * A conditional request whose condition did not hold. `resent` when the SDK sent it more than
+ * A conditional request whose condition did not hold. `resent` when the request went out more than
  * once: an earlier attempt may have landed, and then the refusal is our own write's doing.
  */
 export interface Refused {
   readonly refused: true;
   readonly resent: boolean;
-}
-
-function refused(error: unknown): Refused {
-  const attempts = (error as { $metadata?: { attempts?: unknown } }).$metadata?.attempts;
-  return { refused: true, resent: typeof attempts !== 'number' || attempts > 1 };
 }
 
 /** Options of a conditional PUT. */
@@ -163,13 +155,34 @@ export interface PutOptions {
   readonly contentType?: string | undefined;
 }
 
+/** One attempt of a request: its abort signal, and how many went before it. */
+interface Attempt {
+  readonly abortSignal: AbortSignal;
+  readonly number: number;
+}
+
+/** Telemetry of what the server or the network did, for the operators' log (never a key). */
+interface Health {
+  failing: boolean;
+}
+
 /** One bucket, through one client. */
 export class Bucket {
   behaviour: ServerBehaviour = { quotedIfMatch: true, conditionalDelete: false, md5Etags: false };
+  /** The startup probe (probe.ts), once per client and bucket. */
+  probing: Promise<ServerBehaviour> | undefined;
+  /** Set once the client is destroyed: every request then fails with reason `closed`. */
+  closed = false;
+  readonly #health: Health = { failing: false };
 
+  /**
+   * @param retries send a request again after a passing failure (the store's own client, built
+   *   with no retries of its own); false for the application's client, whose retries are its own.
+   */
   constructor(
     readonly client: S3Client,
     readonly name: string,
+    readonly retries: boolean,
   ) {}
 
   /** An `If-Match` header value for a version, as this server wants it. */
@@ -177,34 +190,86 @@ export class Bucket {
     return this.behaviour.quotedIfMatch ? `"${etag}"` : etag;
   }
 
-  /** Runs one request bounded by `signal` (the engine's deadline) and {@link REQUEST_DEADLINE_MS}. */
-  async #send<T>(
-    signal: AbortSignal | undefined,
-    change: boolean,
-    run: (abortSignal: AbortSignal) => Promise<T>,
-  ): Promise<T> {
-    try {
-      return await run(requestSignal(signal));
-    } catch (error) {
-      throw s3Failure(error, change);
+  /**
+   * Runs one request, each attempt aborted when the call's deadline comes, and sends it again after
+   * a passing failure while the deadline leaves room for the wait. A failure of a change that may
+   * have reached the server is reported with an unknown outcome.
+   */
+  async #send<T>(call: Call, change: boolean, run: (attempt: Attempt) => Promise<T>): Promise<T> {
+    let sent = false;
+    for (let number = 1; ; number++) {
+      if (this.closed) throw storeUnavailable('the store is closed', undefined, 'closed');
+      if (number > 1 || call.deadline <= Date.now()) {
+        try {
+          checkTime(call);
+        } catch (error) {
+          throw sent && change ? backendFailure({ ...timeoutOf(error), outcome: 'unknown' }) : error;
+        }
+      }
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), call.left);
+      call.started();
+      try {
+        const result = await run({ abortSignal: controller.signal, number });
+        if (this.#health.failing) {
+          this.#health.failing = false;
+          call.log.info('connection to S3 regained');
+        }
+        return result;
+      } catch (error) {
+        if (isMemoryToolError(error)) throw error;
+        const diagnosis = diagnose(error);
+        sent ||= !diagnosis.notApplied;
+        call.retried(Math.max(0, attemptsOf(error) - 1));
+        const wait = backoff(number, diagnosis.reason === 'busy');
+        if (this.retries && diagnosis.transient && !controller.signal.aborted && wait < call.left) {
+          if (!this.#health.failing) {
+            this.#health.failing = true;
+            call.log.warn('S3 request failed; retrying', { reason: diagnosis.reason, detail: diagnosis.detail });
+          }
+          call.retried();
+          await sleep(wait);
+          continue;
+        }
+        if (diagnosis.reason !== 'misconfigured') this.#health.failing = true;
+        throw backendFailure({
+          detail: diagnosis.detail,
+          reason: diagnosis.reason,
+          outcome: change && sent ? 'unknown' : 'not-applied',
+          cause: error,
+        });
+      } finally {
+        clearTimeout(timer);
+        call.ended();
+      }
     }
   }
 
   /** The object at `key` with its bytes, or null when there is none. */
-  async get(key: string, signal: AbortSignal | undefined): Promise<ObjectContent | null> {
-    return (await this.#get(key, signal, false))?.object ?? null;
+  get(key: string, call: Call): Promise<ObjectContent | null> {
+    return this.#get(key, call, false).then((found) => found?.object ?? null);
+  }
+
+  /**
+   * The object at `key` with its bytes and the server's clock at the reply (the `Date` header), for
+   * judging an object's age by the server's time alone.
+   */
+  getWithDate(
+    key: string,
+    call: Call,
+  ): Promise<{ object: ObjectContent; serverTime: number | undefined } | null> {
+    return this.#get(key, call, true);
   }
 
   /** What `key` holds, without the bytes, or null when there is no object. */
-  async head(key: string, signal: AbortSignal | undefined): Promise<ObjectInfo | null> {
-    return this.#send(signal, false, async (abortSignal) => {
+  head(key: string, call: Call): Promise<ObjectInfo | null> {
+    return this.#send(call, false, async ({ abortSignal }) => {
       try {
         const reply = await this.client.send(
           new HeadObjectCommand({ Bucket: this.name, Key: checked(key) }),
-          {
-            abortSignal,
-          },
+          { abortSignal },
         );
+        call.retried(attemptsOf(reply) - 1);
         return infoOf(reply);
       } catch (error) {
         if (isNotFound(error)) return null;
@@ -214,56 +279,40 @@ export class Bucket {
   }
 
   /**
-   * The object at `key` with its bytes and the server's clock at the reply (the `Date` header), for
-   * judging a lease's age by the server's time alone.
-   */
-  getWithDate(
-    key: string,
-    signal: AbortSignal | undefined,
-  ): Promise<{ object: ObjectContent; serverTime: number | undefined } | null> {
-    return this.#get(key, signal, true);
-  }
-
-  /**
    * A GET, read to its end. The SDK retries a request until its reply's headers arrive, not while
-   * the body streams in: a connection lost in the middle of the body is retried here (a GET
-   * changes nothing).
+   * the body streams in: a connection lost in the middle of the body is sent again here like any
+   * other passing failure (a GET changes nothing).
    */
-  async #get(
+  #get(
     key: string,
-    signal: AbortSignal | undefined,
+    call: Call,
     withDate: boolean,
   ): Promise<{ object: ObjectContent; serverTime: number | undefined } | null> {
-    return this.#send(signal, false, async (abortSignal) => {
-      for (let attempt = 1; ; attempt++) {
-        const command = new GetObjectCommand({ Bucket: this.name, Key: checked(key) });
-        let serverTime: number | undefined;
-        if (withDate) {
-          command.middlewareStack.add(
-            (next) => async (args) => {
-              const result = await next(args);
-              const date = (result.response as { headers?: Record<string, string> }).headers?.['date'];
-              const parsed = date === undefined ? Number.NaN : Date.parse(date);
-              if (!Number.isNaN(parsed)) serverTime = parsed;
-              return result;
-            },
-            { step: 'deserialize', name: 'memdirServerTime' },
-          );
-        }
-        let reply: GetObjectCommandOutput;
-        try {
-          reply = await this.client.send(command, { abortSignal });
-        } catch (error) {
-          if (isNotFound(error)) return null;
-          throw error;
-        }
-        try {
-          const bytes = (await reply.Body?.transformToByteArray()) ?? new Uint8Array();
-          return { object: { ...infoOf(reply), size: bytes.length, bytes }, serverTime };
-        } catch (error) {
-          if (attempt >= BODY_ATTEMPTS || abortSignal.aborted) throw error;
-        }
+    return this.#send(call, false, async ({ abortSignal }) => {
+      const command = new GetObjectCommand({ Bucket: this.name, Key: checked(key) });
+      let serverTime: number | undefined;
+      if (withDate) {
+        command.middlewareStack.add(
+          (next) => async (args) => {
+            const result = await next(args);
+            const date = (result.response as { headers?: Record<string, string> }).headers?.['date'];
+            const parsed = date === undefined ? Number.NaN : Date.parse(date);
+            if (!Number.isNaN(parsed)) serverTime = parsed;
+            return result;
+          },
+          { step: 'deserialize', name: 'memdirServerTime' },
+        );
       }
+      let reply: GetObjectCommandOutput;
+      try {
+        reply = await this.client.send(command, { abortSignal });
+      } catch (error) {
+        if (isNotFound(error)) return null;
+        throw error;
+      }
+      call.retried(attemptsOf(reply) - 1);
+      const bytes = (await reply.Body?.transformToByteArray()) ?? new Uint8Array();
+      return { object: { ...infoOf(reply), size: bytes.length, bytes }, serverTime };
     });
   }
 
@@ -271,16 +320,11 @@ export class Bucket {
    * A conditional PUT. Resolves to the new version (ETag), or {@link Refused} when the condition
    * did not hold (412; also 404 or 409 on some servers for `If-Match` on a missing key).
    */
-  async put(
-    key: string,
-    body: Uint8Array | string,
-    options: PutOptions,
-    signal: AbortSignal | undefined,
-  ): Promise<string | Refused> {
+  put(key: string, body: Uint8Array | string, options: PutOptions, call: Call): Promise<string | Refused> {
     const metadata: Record<string, string> = { [OPS_HEADER]: options.ops };
     if (options.moved !== undefined) metadata[MOVED_HEADER] = options.moved;
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-    return this.#send(signal, true, async (abortSignal) => {
+    return this.#send(call, true, async ({ abortSignal, number }) => {
       try {
         const reply = await this.client.send(
           new PutObjectCommand({
@@ -295,10 +339,11 @@ export class Bucket {
           }),
           { abortSignal },
         );
+        call.retried(attemptsOf(reply) - 1);
         return unquote(reply.ETag);
       } catch (error) {
         if (isPreconditionFailed(error) || (options.ifMatch !== undefined && isNotFound(error))) {
-          return refused(error);
+          return { refused: true, resent: number > 1 || attemptsOf(error) > 1 } as const;
         }
         throw error;
       }
@@ -311,14 +356,14 @@ export class Bucket {
    * caller checks the copy). Resolves to the copy's ETag, `'precondition'` when the source changed,
    * or null when it is gone.
    */
-  async copy(
+  copy(
     from: string,
     to: string,
     sourceEtag: string,
     ops: string,
-    signal: AbortSignal | undefined,
+    call: Call,
   ): Promise<string | 'precondition' | null> {
-    return this.#send(signal, true, async (abortSignal) => {
+    return this.#send(call, true, async ({ abortSignal }) => {
       try {
         const reply = await this.client.send(
           new CopyObjectCommand({
@@ -345,12 +390,8 @@ export class Bucket {
    * Deletes one object, only while it has version `ifMatch` when given and the server honours it
    * (see {@link ServerBehaviour.conditionalDelete}). Resolves to `'precondition'` when it changed.
    */
-  async delete(
-    key: string,
-    ifMatch: string | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<'deleted' | 'precondition'> {
-    return this.#send(signal, true, async (abortSignal) => {
+  delete(key: string, ifMatch: string | undefined, call: Call): Promise<'deleted' | 'precondition'> {
+    return this.#send(call, true, async ({ abortSignal }) => {
       try {
         await this.client.send(
           new DeleteObjectCommand({
@@ -373,7 +414,7 @@ export class Bucket {
    * Deletes keys, 1000 a request, checking each reply's per-key errors (a 200 reply may still
    * refuse some keys) and deleting those again one by one. Keys XML cannot carry go one by one.
    */
-  async deleteMany(keys: readonly string[], signal: AbortSignal | undefined): Promise<void> {
+  async deleteMany(keys: readonly string[], call: Call): Promise<void> {
     const batchable = keys.filter(xmlSafe);
     const single = keys.filter((key) => !xmlSafe(key));
     const batches: string[][] = [];
@@ -383,10 +424,10 @@ export class Bucket {
     await Promise.all([
       ...batches.map(async (batch) => {
         if (batch.length === 1) {
-          await this.delete(batch[0]!, undefined, signal);
+          await this.delete(batch[0]!, undefined, call);
           return;
         }
-        const refused = await this.#send(signal, true, async (abortSignal) => {
+        const refused = await this.#send(call, true, async ({ abortSignal }) => {
           const command = new DeleteObjectsCommand({
             Bucket: this.name,
             Delete: { Objects: batch.map((key) => ({ Key: checked(key) })), Quiet: true },
@@ -395,9 +436,9 @@ export class Bucket {
           const reply = await this.client.send(command, { abortSignal });
           return (reply.Errors ?? []).map((error) => error.Key).filter((key) => key !== undefined);
         });
-        for (const key of refused) await this.delete(key, undefined, signal);
+        for (const key of refused) await this.delete(key, undefined, call);
       }),
-      ...single.map((key) => this.delete(key, undefined, signal)),
+      ...single.map((key) => this.delete(key, undefined, call)),
     ]);
   }
 
@@ -406,13 +447,8 @@ export class Bucket {
    * with `EncodingType: 'url'`: XML cannot carry every character a name may hold (U+FFFF), and
    * decoding is ours to do.
    */
-  async list(
-    prefix: string,
-    startAfter: string | undefined,
-    signal: AbortSignal | undefined,
-    maxKeys = PAGE_SIZE,
-  ): Promise<ListPage> {
-    return this.#send(signal, false, async (abortSignal) => {
+  list(prefix: string, startAfter: string | undefined, call: Call, maxKeys = PAGE_SIZE): Promise<ListPage> {
+    return this.#send(call, false, async ({ abortSignal }) => {
       const reply = await this.client.send(
         new ListObjectsV2Command({
           Bucket: this.name,
@@ -423,6 +459,7 @@ export class Bucket {
         }),
         { abortSignal },
       );
+      call.retried(attemptsOf(reply) - 1);
       const objects: ListedObject[] = [];
       for (const item of reply.Contents ?? []) {
         if (item.Key === undefined) continue;
@@ -433,10 +470,25 @@ export class Bucket {
   }
 }
 
+/** Full jitter over a doubling ceiling (AWS's advice for retries). */
+function backoff(attempt: number, throttled: boolean): number {
+  const base = throttled ? THROTTLED_BACKOFF_MS : BASE_BACKOFF_MS;
+  return Math.random() * Math.min(MAX_BACKOFF_MS, base * 2 ** (attempt - 1));
+}
+
+/** The parts of an out-of-time failure, to report it with an unknown outcome. */
+function timeoutOf(error: unknown) {
+  return {
+    detail: 'the S3 endpoint did not answer in time',
+    reason: 'timeout' as const,
+    cause: (error as { cause?: unknown }).cause ?? error,
+  };
+}
+
 /** A key past S3's limit would get an error the SDK retries (a 500 on radosgw): refuse it here. */
 function checked(key: string): string {
   if (utf8Length(key) > MAX_KEY_BYTES) {
-    throw storeUnavailable(`a key is longer than S3's ${MAX_KEY_BYTES} bytes`);
+    throw storeUnavailable(`a key is longer than S3's ${MAX_KEY_BYTES} bytes`, undefined, 'unexpected');
   }
   return key;
 }

@@ -1,18 +1,20 @@
 // The lease: one object per namespace (`.memdir/lease`) that serialises the changes of structure (a
-// new path, a delete, a rename), so that a path is never a file and a folder at once and racing
-// creators have one winner. S3 has no locks, but it has conditional writes:
+// new path, a delete, a rename) between processes, so that a path is never a file and a folder at
+// once and racing creators have one winner. S3 has no locks, but it has conditional writes:
 //
 //   acquire    PUT If-None-Match: *        exactly one of the racing stores gets it
-//   renew      PUT If-Match: <etag>        while a long change runs (every third of the TTL)
+//   renew      PUT If-Match: <etag>        while a change runs (every third of the TTL)
 //   expiry     the server's clock only: the reply's Date header minus the lease's Last-Modified
 //   takeover   PUT If-Match: <etag>        of an expired lease: exactly one taker wins
 //   release    DELETE                      conditional where the server honours it; radosgw 16 does
 //                                          not, so a lease that may have expired is left to expire
 //
 // The lease doubles as the journal: it says which change its holder is making, so whoever takes
-// over an expired lease first finishes what the crashed holder left half done (recovery.ts).
-import { outcomeUnknown, storeUnavailable } from '@memdir/core/driver';
-import type { S3Context } from './context.js';
+// over an expired lease first finishes what the crashed holder left half done (recovery.ts). One
+// process takes it once for a queue of changes (sessions.ts).
+import { outcomeUnknown, sleep, storeUnavailable } from '@memdir/core/driver';
+import type { Backend } from './backend.js';
+import { Call } from './call.js';
 
 /** A change of structure, as the lease records it. */
 export type Journal =
@@ -25,7 +27,7 @@ export type Journal =
       readonly to: string;
       /**
        * `intent` until the checks passed; `copying` once copies may exist. A file's move copies
-       * while it records `copying`, so recovery of an `intent` file move looks at the copy.
+       * while it records `intent`: recovery of an `intent` move looks for a copy carrying its id.
        */
       readonly phase: 'intent' | 'copying';
       /** Known once checked: a folder's move records `copying` before its first copy. */
@@ -43,7 +45,7 @@ interface LeaseBody {
   readonly journal: readonly Journal[];
 }
 
-/** A lease another store took over after we lost its reply, or whose holder we cannot read. */
+/** A lease another store holds: its body as far as it can be read. */
 function parseBody(bytes: Uint8Array): Partial<LeaseBody> {
   try {
     const body = JSON.parse(Buffer.from(bytes).toString('utf8')) as Partial<LeaseBody>;
@@ -58,29 +60,11 @@ const CLOCK_RESOLUTION_MS = 1_000;
 /** Time for the requests of an abandoned change to land before this process takes its lease back. */
 const ABANDON_GRACE_MS = 1_000;
 /**
- * Waiters poll the lease with full jitter, from a few milliseconds up to this: fast hand-overs
- * between stores, without so many polls that they slow the holder's own requests.
+ * A waiter tries again after a few milliseconds, doubling up to this (full jitter): quick hand-overs
+ * between processes, each of which has one waiter per namespace (sessions.ts), so the polls stay few.
  */
-const MAX_POLL_MS = 100;
+export const MAX_POLL_MS = 50;
 const JSON_TYPE = 'application/json';
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /** The lease, held. */
 export class Lease {
@@ -92,10 +76,11 @@ export class Lease {
   #lost = false;
 
   constructor(
-    readonly context: S3Context,
+    readonly backend: Backend,
     readonly key: string,
     etag: string,
     body: LeaseBody,
+    readonly call: Call,
   ) {
     this.#etag = etag;
     this.#body = body;
@@ -108,6 +93,11 @@ export class Lease {
     return !this.#lost && Date.now() - this.#confirmedAt < this.#body.ttlMs / 2;
   }
 
+  /** What the lease says is under way. */
+  get journal(): readonly Journal[] {
+    return this.#body.journal;
+  }
+
   /** Fails unless the lease is still ours: call before each change a holder makes. */
   check(): void {
     if (!this.fresh) {
@@ -116,35 +106,37 @@ export class Lease {
   }
 
   /** Rewrites the journal. */
-  record(journal: readonly Journal[], signal: AbortSignal | undefined): Promise<void> {
-    return this.#write({ ...this.#body, journal }, signal);
+  record(journal: readonly Journal[], call: Call): Promise<void> {
+    return this.#write({ ...this.#body, journal }, call);
   }
 
   #renew(): void {
     if (this.#lost) return;
-    this.#write({ ...this.#body, renewal: this.#body.renewal + 1 }, undefined).catch(() => {
-      // A renewal that fails for a passing reason is tried again at the next tick; `fresh` turns
-      // false if none succeeds in time, which stops the holder.
+    const call = new Call(this.call.log, undefined, Date.now() + this.#body.ttlMs / 3);
+    this.#write({ ...this.#body, renewal: this.#body.renewal + 1 }, call).catch((error: unknown) => {
+      // Tried again at the next tick; `fresh` turns false if none succeeds in time, which stops
+      // the holder.
+      this.call.log.warn('lease renewal failed', { reason: (error as { reason?: unknown }).reason });
     });
   }
 
-  #write(body: LeaseBody, signal: AbortSignal | undefined): Promise<void> {
+  #write(body: LeaseBody, call: Call): Promise<void> {
     const run = async () => {
       this.check();
-      const { bucket } = this.context;
+      const { bucket } = this.backend;
       const payload = JSON.stringify(body);
       const etag = await bucket.put(
         this.key,
         payload,
         { ifMatch: this.#etag, ops: body.op, contentType: JSON_TYPE },
-        signal,
+        call,
       );
       if (typeof etag === 'string') {
         this.#accept(etag, body);
         return;
       }
-      // The SDK may have resent a write that had landed: then the lease holds exactly this body.
-      const seen = await bucket.get(this.key, signal);
+      // A write that was sent again after it landed: then the lease holds exactly this body.
+      const seen = await bucket.get(this.key, call);
       if (seen && Buffer.from(seen.bytes).toString('utf8') === payload) {
         this.#accept(seen.etag, body);
         return;
@@ -181,9 +173,12 @@ export class Lease {
    */
   async release(): Promise<boolean> {
     if (!(await this.settle())) return false;
-    const { bucket } = this.context;
+    const { bucket } = this.backend;
     const conditional = bucket.behaviour.conditionalDelete ? this.#etag : undefined;
-    return bucket.delete(this.key, conditional, undefined).then(
+    // The release is the holder's own upkeep, after its changes answered: it may take what is left
+    // of the lease's life, whatever the deadlines of the changes that took it.
+    const call = new Call(this.call.log, undefined, this.#confirmedAt + this.#body.ttlMs / 2);
+    return bucket.delete(this.key, conditional, call).then(
       () => true,
       () => false,
     );
@@ -192,12 +187,13 @@ export class Lease {
   /**
    * Leaves the lease as the journal of a change that did not finish (its deadline passed, or the
    * server failed mid-way): the next store to take it over finishes the change, this process first
-   * (see {@link S3Context.abandoned}).
+   * (see {@link Backend.abandoned}).
    */
   abandon(): void {
     clearInterval(this.#timer);
     this.#timer = undefined;
-    this.context.abandoned.set(this.key, { etag: this.#etag, at: Date.now() });
+    this.backend.abandoned.set(this.key, { etag: this.#etag, at: Date.now() });
+    this.call.log.warn('a change was left half done; the next change of structure finishes it');
   }
 }
 
@@ -210,18 +206,25 @@ export interface Acquired {
   readonly unfinished: readonly Journal[];
 }
 
+/** Who waits for the lease: whether anyone still does, and the call that bounds the next request. */
+export interface Waiter {
+  wanted(): boolean;
+  /** The call of those waiting now (its deadline is the latest of theirs). */
+  call(): Call;
+}
+
 /**
- * Takes the lease at `key` for `journal`, waiting (polling with jittered backoff) while another
- * store holds it, and taking over a lease whose holder let it expire. Bounded by `signal` and by
- * twice the TTL.
+ * Takes the lease at `key` for `journal`, waiting while another store holds it (trying again after
+ * a jittered, doubling pause) and taking over a lease whose holder let it expire. Gives up when
+ * nobody waits any more, at the waiter's deadline, or once the lease had time to expire twice over.
  */
 export async function acquireLease(
-  context: S3Context,
+  backend: Backend,
   key: string,
   journal: Journal,
-  signal: AbortSignal | undefined,
+  waiter: Waiter,
 ): Promise<Acquired> {
-  const { bucket, owner, leaseTtlMs } = context;
+  const { bucket, owner, leaseTtlMs } = backend;
   const body: LeaseBody = {
     memdir: 'lease',
     owner,
@@ -231,29 +234,32 @@ export async function acquireLease(
     journal: [journal],
   };
   const payload = JSON.stringify(body);
-  // Without a deadline of the caller's, waiting ends once the lease had time to expire twice over
-  // (by the longest TTL a holder asked for), with room for the clock's one-second steps.
   const started = Date.now();
   let giveUpAt = started + 2 * leaseTtlMs + 3 * CLOCK_RESOLUTION_MS;
   let recheckAt = 0;
+  let waited = false;
   for (let round = 0; ; round++) {
+    const call = waiter.call();
     const etag = await bucket.put(
       key,
       payload,
       { ifNoneMatch: true, ops: journal.op, contentType: JSON_TYPE },
-      signal,
+      call,
     );
-    if (typeof etag === 'string') return { lease: new Lease(context, key, etag, body), unfinished: [] };
+    if (typeof etag === 'string') {
+      if (waited) call.log.debug('lease taken after a wait', { waitedMs: Date.now() - started });
+      return { lease: new Lease(backend, key, etag, body, call), unfinished: [] };
+    }
     if (Date.now() >= recheckAt) {
-      const seen = await bucket.getWithDate(key, signal);
+      const seen = await bucket.getWithDate(key, call);
       if (seen === null) continue; // released in between
       const held = parseBody(seen.object.bytes);
       if (held.owner === owner && held.op === journal.op) {
-        // Our own PUT landed, and the SDK's resend of it found it there.
-        return { lease: new Lease(context, key, seen.object.etag, body), unfinished: [] };
+        // Our own PUT landed, and its second sending found it there.
+        return { lease: new Lease(backend, key, seen.object.etag, body, call), unfinished: [] };
       }
       const now = Date.now();
-      const abandoned = context.abandoned.get(key);
+      const abandoned = backend.abandoned.get(key);
       const ours = abandoned !== undefined && abandoned.etag === seen.object.etag;
       const ttl = typeof held.ttlMs === 'number' && held.ttlMs > 0 ? held.ttlMs : leaseTtlMs;
       giveUpAt = Math.max(giveUpAt, started + 2 * ttl + 3 * CLOCK_RESOLUTION_MS);
@@ -268,19 +274,25 @@ export async function acquireLease(
           key,
           JSON.stringify(takeover),
           { ifMatch: seen.object.etag, ops: journal.op, contentType: JSON_TYPE },
-          signal,
+          call,
         );
         if (typeof taken === 'string') {
-          context.abandoned.delete(key);
-          return { lease: new Lease(context, key, taken, takeover), unfinished };
+          backend.abandoned.delete(key);
+          call.log.info(ours ? 'lease taken back after a change left half done' : 'expired lease taken over', {
+            unfinished: unfinished.length,
+          });
+          return { lease: new Lease(backend, key, taken, takeover, call), unfinished };
         }
         continue; // another store took it over first
       }
       recheckAt = now + waitMs;
+      if (!waited) call.log.debug('waiting for the lease of a namespace', { heldForMs: Math.max(0, age) });
+      waited = true;
     }
-    if (Date.now() >= giveUpAt) {
-      throw storeUnavailable('another store has been holding the lock of this memory for too long');
+    const pause = Math.random() * Math.min(MAX_POLL_MS, 4 * 2 ** round);
+    if (!waiter.wanted() || Date.now() + pause >= Math.min(giveUpAt, call.deadline)) {
+      throw storeUnavailable('another store is making changes to this memory', undefined, 'busy');
     }
-    await sleep(Math.random() * Math.min(MAX_POLL_MS, 4 * 2 ** round), signal);
+    await sleep(pause);
   }
 }

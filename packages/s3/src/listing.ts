@@ -2,13 +2,14 @@
 // `node_modules/`) that runs past the end of a page is jumped over with one `StartAfter` instead of
 // being read page by page, so a big hidden folder costs one request, not one per 1000 files.
 import type { Bucket, ListedObject, ListPage } from './bucket.js';
+import type { Call } from './call.js';
 import { TOMBSTONE, TOMBSTONE_ETAG } from './bucket.js';
 import { compareKeys, hiddenSubtree, pastEveryKeyBeneath } from './keys.js';
 
 export interface ListOptions {
   /** Jump over hidden subtrees below the prefix (their first key is still listed). */
   readonly skipHidden?: boolean | undefined;
-  readonly signal?: AbortSignal | undefined;
+  readonly call: Call;
   /** The first page, when the caller already sent its request (describe sends it beside a GET). */
   readonly firstPage?: Promise<ListPage> | undefined;
   /** Keys per page. @default 1000 */
@@ -29,12 +30,12 @@ export function isListedTombstone(object: ListedObject): boolean {
 export async function* listObjects(
   bucket: Bucket,
   prefix: string,
-  options: ListOptions = {},
+  options: ListOptions,
 ): AsyncGenerator<ListedObject> {
   let startAfter: string | undefined;
   let pending: Promise<ListPage> | undefined = options.firstPage;
   for (;;) {
-    const page = await (pending ?? bucket.list(prefix, startAfter, options.signal, options.pageSize));
+    const page = await (pending ?? bucket.list(prefix, startAfter, options.call, options.pageSize));
     pending = undefined;
     yield* page.objects;
     const last = page.objects.at(-1);
@@ -55,9 +56,9 @@ export async function* listObjects(
 export async function listAll(
   bucket: Bucket,
   prefix: string,
-  signal: AbortSignal | undefined,
+  call: Call,
 ): Promise<ListedObject[]> {
   const objects: ListedObject[] = [];
-  for await (const object of listObjects(bucket, prefix, { signal })) objects.push(object);
+  for await (const object of listObjects(bucket, prefix, { call })) objects.push(object);
   return objects;
 }

@@ -14,7 +14,7 @@ import type { Space } from './backend.js';
 import type { ListedObject } from './bucket.js';
 import type { Call } from './call.js';
 import { compareKeys } from './keys.js';
-import { isListedTombstone, listAll, listObjects } from './listing.js';
+import { isListedTombstone, listObjects } from './listing.js';
 
 /** The page size of the first listing: most folders fit, and a large one costs one more request. */
 const FIRST_PAGE = 200;
@@ -119,6 +119,10 @@ export async function region(space: Space, path: string, call: Call): Promise<Li
   const page = await bucket.list(key, undefined, call);
   const own = ownKeys(page.objects, key);
   if (isComplete(page.truncated, page.objects, key)) return own;
-  const self = own.filter((object) => object.key === key);
-  return [...self, ...(await listAll(bucket, `${key}/`, call))];
+  // Go on beneath the path from where the page stopped.
+  const last = own.at(-1)?.key;
+  const rest: ListedObject[] = [];
+  const startAfter = last?.startsWith(`${key}/`) ? last : undefined;
+  for await (const object of listObjects(bucket, `${key}/`, { call, startAfter })) rest.push(object);
+  return [...own, ...rest];
 }

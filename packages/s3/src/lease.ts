@@ -112,7 +112,8 @@ export class Lease {
 
   #renew(): void {
     if (this.#lost) return;
-    const call = new Call(this.call.log, undefined, Date.now() + this.#body.ttlMs / 3);
+    // Worth waiting for until the holder would stop trusting its lease anyway.
+    const call = new Call(this.call.log, undefined, Date.now() + this.#body.ttlMs / 2);
     this.#write({ ...this.#body, renewal: this.#body.renewal + 1 }, call).catch((error: unknown) => {
       // Tried again at the next tick; `fresh` turns false if none succeeds in time, which stops
       // the holder.

@@ -14,6 +14,8 @@ export interface ListOptions {
   readonly firstPage?: Promise<ListPage> | undefined;
   /** Keys per page. @default 1000 */
   readonly pageSize?: number | undefined;
+  /** List only the keys after this one. */
+  readonly startAfter?: string | undefined;
 }
 
 /**
@@ -32,7 +34,7 @@ export async function* listObjects(
   prefix: string,
   options: ListOptions,
 ): AsyncGenerator<ListedObject> {
-  let startAfter: string | undefined;
+  let startAfter = options.startAfter;
   let pending: Promise<ListPage> | undefined = options.firstPage;
   for (;;) {
     const page = await (pending ?? bucket.list(prefix, startAfter, options.call, options.pageSize));
@@ -50,15 +52,4 @@ export async function* listObjects(
       }
     }
   }
-}
-
-/** The whole listing beneath `prefix`, collected. */
-export async function listAll(
-  bucket: Bucket,
-  prefix: string,
-  call: Call,
-): Promise<ListedObject[]> {
-  const objects: ListedObject[] = [];
-  for await (const object of listObjects(bucket, prefix, { call })) objects.push(object);
-  return objects;
 }

@@ -211,7 +211,8 @@ describe('listings', () => {
     const prefix = uniquePrefix('hidden');
     const client = rawClient();
     const wire = tap(client, bucket);
-    const store = open(prefix, { client });
+    // Deleting the 4,501 files at the end takes a dozen requests: more than 5 s on a loaded machine.
+    const store = open(prefix, { client, timeoutMs: 30_000 });
     // 4,500 files under .git and node_modules sort before the visible one ('.' and 'n' < 'z').
     const hidden = [
       ...Array.from({ length: 3000 }, (_, index) => `memories/repo/.git/objects/${index}`),

@@ -6,11 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { EditQueue, Receipts } from '@memdir/core/driver';
-import { Bucket, type ServerBehaviour } from './bucket.js';
+import { Bucket } from './bucket.js';
 import type { Call } from './call.js';
 import { commitEdits } from './edits.js';
 import type { KeySpace } from './keys.js';
 import { KnownFiles } from './known.js';
+import type { ServerBehaviour } from './objects.js';
 import { probeServer } from './probe.js';
 import { LeaseQueue } from './sessions.js';
 import { Totals } from './totals.js';
@@ -100,6 +101,26 @@ export class Backend {
 const buckets = new WeakMap<S3Client, Map<string, Bucket>>();
 const backends = new WeakMap<S3Client, Map<string, Backend>>();
 
+/** The entry of `map` at `key`, made by `make` the first time. */
+function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
+/** The map `weak` keeps for `client`. */
+function mapOf<V>(weak: WeakMap<S3Client, Map<string, V>>, client: S3Client): Map<string, V> {
+  let map = weak.get(client);
+  if (!map) {
+    map = new Map();
+    weak.set(client, map);
+  }
+  return map;
+}
+
 /**
  * The backend of `client`, `bucketName` and `prefix`: shared by every driver made on the same
  * client (the application's), or new for a client the driver made itself (`owned`).
@@ -112,14 +133,7 @@ export function backendOf(
   owned: boolean,
 ): Backend {
   if (owned) return new Backend(new Bucket(client, bucketName, true), prefix, leaseTtlMs);
-  let byName = buckets.get(client);
-  if (!byName) buckets.set(client, (byName = new Map()));
-  let bucket = byName.get(bucketName);
-  if (!bucket) byName.set(bucketName, (bucket = new Bucket(client, bucketName, false)));
-  let byPlace = backends.get(client);
-  if (!byPlace) backends.set(client, (byPlace = new Map()));
+  const bucket = entry(mapOf(buckets, client), bucketName, () => new Bucket(client, bucketName, false));
   const place = `${bucketName}\n${prefix}\n${leaseTtlMs}`;
-  let backend = byPlace.get(place);
-  if (!backend) byPlace.set(place, (backend = new Backend(bucket, prefix, leaseTtlMs)));
-  return backend;
+  return entry(mapOf(backends, client), place, () => new Backend(bucket, prefix, leaseTtlMs));
 }

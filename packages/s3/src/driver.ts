@@ -27,14 +27,13 @@ import {
   utf8Length,
 } from '@memdir/core/driver';
 import { type Backend, backendOf, type Space } from './backend.js';
-import type { ListPage } from './bucket.js';
-import { opsHeader } from './bucket.js';
 import { Call } from './call.js';
 import { type ClientOptions, createClient } from './client.js';
 import { decodeContent, isTombstone, type QueuedOptions } from './edits.js';
 import { anythingBeneath } from './inspect.js';
 import { hiddenSubtree, KeySpace, normalizePrefix } from './keys.js';
 import { isListedTombstone, listObjects } from './listing.js';
+import { type ListPage, opsHeader } from './objects.js';
 import { type ChangeContext, createPath, isLiveFile, movePath, removePath } from './structure.js';
 
 /** Options of {@link createS3Driver}. */
@@ -183,7 +182,10 @@ class S3MemoryDriver extends AbstractMemoryDriver implements S3Driver {
     return (await anythingBeneath(this.#space, path, call)) ? ('directory' as const) : null;
   }
 
-  async describe(path: DriverPath, options: DriverDescribeOptions): Promise<DriverFile | DriverListing | null> {
+  async describe(
+    path: DriverPath,
+    options: DriverDescribeOptions,
+  ): Promise<DriverFile | DriverListing | null> {
     const call = this.#call(options);
     const { bucket } = this.#backend;
     const { keys } = this.#space;
@@ -236,7 +238,9 @@ class S3MemoryDriver extends AbstractMemoryDriver implements S3Driver {
     const { receipts } = this.#backend;
     const call = this.#call(options);
     if (receipts.has(options.op)) return receipts.get(options.op) as { version: string };
-    return receipts.record(options.op, await this.#write(path, content, options, call)) as { version: string };
+    return receipts.record(options.op, await this.#write(path, content, options, call)) as {
+      version: string;
+    };
   }
 
   async #write(

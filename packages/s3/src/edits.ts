@@ -5,9 +5,9 @@
 import type { DriverChangeOptions, DriverQuota } from '@memdir/core';
 import { type EditBatch, judgeQuota, refuseQuota, sleep, utf8Length } from '@memdir/core/driver';
 import type { Space } from './backend.js';
-import { type ObjectContent, opsHeader } from './bucket.js';
 import { Call } from './call.js';
 import { anythingBeneath } from './inspect.js';
+import { type ObjectContent, opsHeader } from './objects.js';
 
 const MAX_BACKOFF_MS = 25;
 
@@ -51,7 +51,8 @@ export async function commitEdits(space: Space, path: string, batch: EditBatch):
     call = Call.shared(batch.members.map((member) => (member.options as QueuedOptions).call));
     // Members of stores with different quotas are each judged by their own; the totals are kept
     // while any of them has one.
-    const quota: DriverQuota | undefined = batch.members.find((member) => member.options.quota)?.options.quota;
+    const quota: DriverQuota | undefined = batch.members.find((member) => member.options.quota)?.options
+      .quota;
     await backend.behaviour(call);
     const file = await bucket.get(key, call);
     if (file === null || isTombstone(file)) {
@@ -113,7 +114,8 @@ export async function commitEdits(space: Space, path: string, batch: EditBatch):
       landed = now !== null && !now.tombstone && now.ops.includes(applied[0]!);
     }
     if (landed) {
-      if (typeof written === 'string') known.remember(key, { etag: written, size: utf8Length(content), ops: ops.split(' ') });
+      if (typeof written === 'string')
+        known.remember(key, { etag: written, size: utf8Length(content), ops: ops.split(' ') });
       else known.forget(key);
       // A shorter file, or a group that reserved more in an earlier round: the rest goes back.
       if (quota && added < reserved) await totals.release({ bytes: reserved - added, files: 0 }, call);

@@ -129,7 +129,12 @@ export function diagnose(error: unknown): Diagnosis {
     return failure(`S3 refused the request (${status}${code ? ` ${code}` : ''})`, 'unexpected', true);
   }
   if (status !== undefined) {
-    return failure(`S3 answered with an error (${status}${code ? ` ${code}` : ''})`, 'unavailable', false, true);
+    return failure(
+      `S3 answered with an error (${status}${code ? ` ${code}` : ''})`,
+      'unavailable',
+      false,
+      true,
+    );
   }
   return failure('the request to S3 failed', 'unexpected', false);
 }

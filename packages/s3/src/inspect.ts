@@ -11,10 +11,10 @@
 // for a path whose parent folder does not exist yet).
 import { ancestors } from '@memdir/core/driver';
 import type { Space } from './backend.js';
-import type { ListedObject } from './bucket.js';
 import type { Call } from './call.js';
 import { compareKeys } from './keys.js';
 import { isListedTombstone, listObjects } from './listing.js';
+import type { ListedObject } from './objects.js';
 
 /** The page size of the first listing: most folders fit, and a large one costs one more request. */
 const FIRST_PAGE = 200;
@@ -56,24 +56,54 @@ function isFile(space: Space, object: ListedObject): boolean {
 }
 
 /**
+ * Requests made once for the changes that run side by side under one acquisition of the lease:
+ * their paths are unrelated (none lies at or beneath another), so what one of them writes changes
+ * nothing the others look at, and a listing of their common folder serves them all.
+ */
+export class Lookups {
+  readonly #requests = new Map<string, Promise<unknown>>();
+
+  once<T>(id: string, request: () => Promise<T>): Promise<T> {
+    let pending = this.#requests.get(id) as Promise<T> | undefined;
+    if (!pending) {
+      pending = request();
+      this.#requests.set(id, pending);
+    }
+    return pending;
+  }
+}
+
+/** How `inspect` may save requests. */
+export interface InspectOptions {
+  /** Ancestors known to be directories (a move's source lies beneath them). */
+  readonly skipAncestors?: ReadonlySet<string> | undefined;
+  /** Requests shared with the other changes of the same batch. */
+  readonly lookups?: Lookups | undefined;
+  /** Other changes of the batch are in the same folder: list the folder, for all of them. */
+  readonly shareFolder?: boolean | undefined;
+}
+
+/**
  * What lies at and around `path` (see the top of this file). Costs one listing for a path whose
  * parent folder is small or new, plus a HEAD per further ancestor when the parent folder is new.
- * @param skipAncestors ancestors known to be directories (a move's source lies beneath them).
  */
 export async function inspect(
   space: Space,
   path: string,
   call: Call,
-  skipAncestors: ReadonlySet<string> = new Set(),
+  { skipAncestors = new Set(), lookups = new Lookups(), shareFolder = false }: InspectOptions = {},
 ): Promise<Surroundings> {
   const { bucket } = space.backend;
   const { keys } = space;
   const key = keys.file(path);
   const above = ancestors(path).filter((ancestor) => !skipAncestors.has(ancestor));
   const parent = ancestors(path).at(-1);
-  // The first listing starts at the parent's key when its status is asked, else at the path's.
-  const start = parent !== undefined && above.includes(parent) ? keys.file(parent) : key;
-  const page = await bucket.list(start, undefined, call, FIRST_PAGE);
+  // The first listing starts at the parent's key when its status is asked (or the folder is
+  // shared: the namespace's top for a name at the top), else at the path's.
+  const askParent = parent !== undefined && above.includes(parent);
+  const folder = parent === undefined ? keys.files : keys.file(parent);
+  const start = askParent || shareFolder ? folder : key;
+  const page = await lookups.once(`LIST ${start}`, () => bucket.list(start, undefined, call, FIRST_PAGE));
   const listed = page.objects;
   let own = ownKeys(listed, key);
   let complete = isComplete(page.truncated, listed, key);
@@ -90,7 +120,7 @@ export async function inspect(
   const tombstone = object && isListedTombstone(object) ? object : null;
 
   let fileAbove: string | undefined;
-  if (start !== key) {
+  if (askParent) {
     const parentKey = keys.file(parent!);
     const first = listed[0];
     if (first?.key === parentKey && !isListedTombstone(first)) {
@@ -102,7 +132,12 @@ export async function inspect(
   }
   const higher = above.filter((ancestor) => ancestor !== parent);
   if (higher.length > 0) {
-    const heads = await Promise.all(higher.map((ancestor) => bucket.head(keys.file(ancestor), call)));
+    const heads = await Promise.all(
+      higher.map((ancestor) => {
+        const ancestorKey = keys.file(ancestor);
+        return lookups.once(`HEAD ${ancestorKey}`, () => bucket.head(ancestorKey, call));
+      }),
+    );
     const index = heads.findIndex((head) => head !== null && !head.tombstone);
     if (index !== -1) fileAbove = higher[index];
   }

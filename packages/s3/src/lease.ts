@@ -70,7 +70,12 @@ const JSON_TYPE = 'application/json';
 export class Lease {
   #etag: string;
   #body: LeaseBody;
-  #confirmedAt = Date.now();
+  /**
+   * When the last write of the lease that landed was sent: another store can take the lease over
+   * only once the lease is older than its TTL by the server's clock, which is later than this plus
+   * the TTL by ours (the write landed after it was sent).
+   */
+  #sentAt: number;
   #timer: NodeJS.Timeout | undefined;
   #chain: Promise<unknown> = Promise.resolve();
   #lost = false;
@@ -81,16 +86,18 @@ export class Lease {
     etag: string,
     body: LeaseBody,
     readonly call: Call,
+    sentAt: number,
   ) {
     this.#etag = etag;
     this.#body = body;
+    this.#sentAt = sentAt;
     this.#timer = setInterval(() => this.#renew(), Math.max(body.ttlMs / 3, 100));
     this.#timer.unref();
   }
 
   /** Held, and confirmed recently enough that no other store can have taken it over. */
   get fresh(): boolean {
-    return !this.#lost && Date.now() - this.#confirmedAt < this.#body.ttlMs / 2;
+    return !this.#lost && Date.now() - this.#sentAt < this.#body.ttlMs / 2;
   }
 
   /** What the lease says is under way. */
@@ -123,7 +130,10 @@ export class Lease {
 
   #write(body: LeaseBody, call: Call): Promise<void> {
     const run = async () => {
-      this.check();
+      // No freshness check here: the write is conditional on the lease's version, so a late
+      // renewal still lands while the lease is ours, and is refused once it is not.
+      if (this.#lost) this.check();
+      const sentAt = Date.now();
       const { bucket } = this.backend;
       const payload = JSON.stringify(body);
       const etag = await bucket.put(
@@ -133,13 +143,13 @@ export class Lease {
         call,
       );
       if (typeof etag === 'string') {
-        this.#accept(etag, body);
+        this.#accept(etag, body, sentAt);
         return;
       }
       // A write that was sent again after it landed: then the lease holds exactly this body.
       const seen = await bucket.get(this.key, call);
       if (seen && Buffer.from(seen.bytes).toString('utf8') === payload) {
-        this.#accept(seen.etag, body);
+        this.#accept(seen.etag, body, sentAt);
         return;
       }
       this.#lost = true;
@@ -150,10 +160,10 @@ export class Lease {
     return next;
   }
 
-  #accept(etag: string, body: LeaseBody): void {
+  #accept(etag: string, body: LeaseBody, sentAt: number): void {
     this.#etag = etag;
     this.#body = body;
-    this.#confirmedAt = Date.now();
+    this.#sentAt = sentAt;
   }
 
   /**
@@ -178,7 +188,7 @@ export class Lease {
     const conditional = bucket.behaviour.conditionalDelete ? this.#etag : undefined;
     // The release is the holder's own upkeep, after its changes answered: it may take what is left
     // of the lease's life, whatever the deadlines of the changes that took it.
-    const call = new Call(this.call.log, undefined, this.#confirmedAt + this.#body.ttlMs / 2);
+    const call = new Call(this.call.log, undefined, this.#sentAt + this.#body.ttlMs / 2);
     return bucket.delete(this.key, conditional, call).then(
       () => true,
       () => false,
@@ -241,6 +251,7 @@ export async function acquireLease(
   let waited = false;
   for (let round = 0; ; round++) {
     const call = waiter.call();
+    const sentAt = Date.now();
     const etag = await bucket.put(
       key,
       payload,
@@ -249,7 +260,7 @@ export async function acquireLease(
     );
     if (typeof etag === 'string') {
       if (waited) call.log.debug('lease taken after a wait', { waitedMs: Date.now() - started });
-      return { lease: new Lease(backend, key, etag, body, call), unfinished: [] };
+      return { lease: new Lease(backend, key, etag, body, call, sentAt), unfinished: [] };
     }
     if (Date.now() >= recheckAt) {
       const seen = await bucket.getWithDate(key, call);
@@ -257,7 +268,7 @@ export async function acquireLease(
       const held = parseBody(seen.object.bytes);
       if (held.owner === owner && held.op === journal.op) {
         // Our own PUT landed, and its second sending found it there.
-        return { lease: new Lease(backend, key, seen.object.etag, body, call), unfinished: [] };
+        return { lease: new Lease(backend, key, seen.object.etag, body, call, sentAt), unfinished: [] };
       }
       const now = Date.now();
       const abandoned = backend.abandoned.get(key);
@@ -271,6 +282,7 @@ export async function acquireLease(
         // then, a crash of the taker leaves only that one to finish.
         const unfinished = Array.isArray(held.journal) ? held.journal : [];
         const takeover: LeaseBody = { ...body, journal: unfinished.length > 0 ? unfinished : [journal] };
+        const takenAt = Date.now();
         const taken = await bucket.put(
           key,
           JSON.stringify(takeover),
@@ -279,10 +291,13 @@ export async function acquireLease(
         );
         if (typeof taken === 'string') {
           backend.abandoned.delete(key);
-          call.log.info(ours ? 'lease taken back after a change left half done' : 'expired lease taken over', {
-            unfinished: unfinished.length,
-          });
-          return { lease: new Lease(backend, key, taken, takeover, call), unfinished };
+          call.log.info(
+            ours ? 'lease taken back after a change left half done' : 'expired lease taken over',
+            {
+              unfinished: unfinished.length,
+            },
+          );
+          return { lease: new Lease(backend, key, taken, takeover, call, takenAt), unfinished };
         }
         continue; // another store took it over first
       }

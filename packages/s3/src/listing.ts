@@ -1,10 +1,10 @@
 // Listings: every key beneath a prefix, 1000 a page, in S3's order. A hidden subtree (`.git/`,
 // `node_modules/`) that runs past the end of a page is jumped over with one `StartAfter` instead of
 // being read page by page, so a big hidden folder costs one request, not one per 1000 files.
-import type { Bucket, ListedObject, ListPage } from './bucket.js';
+import type { Bucket } from './bucket.js';
 import type { Call } from './call.js';
-import { TOMBSTONE, TOMBSTONE_ETAG } from './bucket.js';
 import { compareKeys, hiddenSubtree, pastEveryKeyBeneath } from './keys.js';
+import { type ListedObject, type ListPage, TOMBSTONE, TOMBSTONE_ETAG } from './objects.js';
 
 export interface ListOptions {
   /** Jump over hidden subtrees below the prefix (their first key is still listed). */

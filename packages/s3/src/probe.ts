@@ -4,9 +4,10 @@
 // be safe). Six or seven small requests on a scratch object under the prefix, deleted at the end.
 import { createHash, randomBytes } from 'node:crypto';
 import { storeUnavailable } from '@memdir/core/driver';
-import type { Bucket, ServerBehaviour } from './bucket.js';
+import type { Bucket } from './bucket.js';
 import type { Call } from './call.js';
 import { probeKey } from './keys.js';
+import type { ServerBehaviour } from './objects.js';
 
 const BODY = 'memdir probe: safe to delete';
 const PROBE_OPS = 'probe';
@@ -23,11 +24,7 @@ function unsupported(what: string): Error {
  * Probes the server behind `bucket`. Fails with `BACKEND` when it does not enforce
  * `If-None-Match: *` or `If-Match` on PUT.
  */
-export async function probeServer(
-  bucket: Bucket,
-  prefix: string,
-  call: Call,
-): Promise<ServerBehaviour> {
+export async function probeServer(bucket: Bucket, prefix: string, call: Call): Promise<ServerBehaviour> {
   const key = probeKey(prefix, randomBytes(8).toString('hex'));
   const created = await bucket.put(key, BODY, { ifNoneMatch: true, ops: PROBE_OPS }, call);
   if (typeof created !== 'string') throw storeUnavailable('the S3 server refused a new object');

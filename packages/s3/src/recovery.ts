@@ -3,16 +3,28 @@
 // again: a crash during recovery leaves the same journal to the next taker.
 import type { Space } from './backend.js';
 import type { Call } from './call.js';
-import { region } from './inspect.js';
+import { Lookups, region } from './inspect.js';
 import type { Journal, Lease } from './lease.js';
 import type { Held } from './sessions.js';
 import { isLiveFile, movingSet, relocateAll } from './structure.js';
 
 /** Finishes the changes `journal` records, oldest first. */
-export async function recover(space: Space, lease: Lease, journal: readonly Journal[], call: Call): Promise<void> {
+export async function recover(
+  space: Space,
+  lease: Lease,
+  journal: readonly Journal[],
+  call: Call,
+): Promise<void> {
   const { bucket } = space.backend;
   const { keys } = space;
-  const held: Held = { lease, changing: () => {}, last: () => false, released: () => {} };
+  const held: Held = {
+    lease,
+    lookups: new Lookups(),
+    siblings: 1,
+    changing: () => {},
+    last: () => false,
+    released: () => {},
+  };
   for (const entry of journal) {
     if (entry?.kind === 'remove' && typeof entry.path === 'string') {
       const objects = await region(space, entry.path, call);

@@ -6,12 +6,17 @@
 import { checkTime, isBeneath } from '@memdir/core/driver';
 import type { Space } from './backend.js';
 import { Call } from './call.js';
+import { Lookups } from './inspect.js';
 import { type Acquired, acquireLease, type Journal, type Lease, MAX_POLL_MS } from './lease.js';
 import { recover } from './recovery.js';
 
 /** What a change gets while it runs under the lease. */
 export interface Held {
   readonly lease: Lease;
+  /** Requests shared by the changes of one batch (see inspect.ts). */
+  readonly lookups: Lookups;
+  /** How many changes of the batch (this one included) create a path in this one's folder. */
+  readonly siblings: number;
   /**
    * Called before the first request that changes anything: a failure after it leaves the lease as
    * the journal of an unfinished change. `changing(false)` takes it back (nothing was written).
@@ -125,6 +130,20 @@ export class LeaseQueue {
   /** Serves the queue under one acquisition of the lease, then releases it. */
   async #session({ lease, unfinished }: Acquired): Promise<void> {
     const started = Date.now();
+    let served = 0;
+    try {
+      await this.#hold(lease, unfinished, started, () => served++);
+    } finally {
+      lease.call.log.debug('lease released', { heldMs: Date.now() - started, changes: served });
+    }
+  }
+
+  async #hold(
+    lease: Lease,
+    unfinished: readonly Journal[],
+    started: number,
+    count: () => void,
+  ): Promise<void> {
     if (unfinished.length > 0) {
       try {
         await recover(this.#space, lease, unfinished, lease.call);
@@ -153,11 +172,19 @@ export class LeaseQueue {
       }
       let abandoned = false;
       const settled: Array<() => void> = [];
+      const lookups = new Lookups();
+      const folders = new Map<string, number>();
+      for (const entry of batch) {
+        const folder = folderOf(entry.change.creates);
+        folders.set(folder, (folders.get(folder) ?? 0) + 1);
+      }
       await Promise.all(
         batch.map(async (entry) => {
           let changed = false;
           const held: Held = {
             lease,
+            lookups,
+            siblings: folders.get(folderOf(entry.change.creates)) ?? 1,
             changing: (sent = true) => {
               changed = sent;
             },
@@ -166,6 +193,7 @@ export class LeaseQueue {
               released = true;
             },
           };
+          count();
           try {
             const value = await entry.change.run(held);
             settled.push(() => entry.resolve(value));
@@ -219,6 +247,13 @@ export class LeaseQueue {
     this.#waiting.splice(0, batch.length);
     return batch;
   }
+}
+
+/** The folder a created path lies in (`''` at the top; a delete's or move's own key otherwise). */
+function folderOf(path: string | undefined): string {
+  if (path === undefined) return '\0';
+  const slash = path.lastIndexOf('/');
+  return slash === -1 ? '' : path.slice(0, slash);
 }
 
 /** True when two journals name the same unfinished changes (a new path's entry names none). */

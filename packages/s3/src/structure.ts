@@ -19,12 +19,13 @@ import {
   utf8Length,
 } from '@memdir/core/driver';
 import type { Space } from './backend.js';
-import { type ListedObject, type ObjectInfo, opsHeader, PAGE_SIZE, TOMBSTONE } from './bucket.js';
+import { PAGE_SIZE } from './bucket.js';
 import type { Call } from './call.js';
 import { inspect, region } from './inspect.js';
 import { xmlSafe } from './keys.js';
 import type { Journal } from './lease.js';
 import { isListedTombstone } from './listing.js';
+import { type ListedObject, type ObjectInfo, opsHeader, TOMBSTONE } from './objects.js';
 import type { Held } from './sessions.js';
 
 /** Files a move copies at once (tus s3-store bounds its part uploads the same way). */
@@ -134,7 +135,10 @@ export function createPath(
     call,
     creates: path,
     run: async (held) => {
-      const found = await inspect(space, path, call);
+      const found = await inspect(space, path, call, {
+        lookups: held.lookups,
+        shareFolder: held.siblings > 1,
+      });
       if (found.fileAbove !== undefined) throw refusePathConflict(found.fileAbove);
       if (found.occupied) throw refusePathConflict(path);
       if (found.file && mustBeAbsent) throw refuseConflict(path);
@@ -143,7 +147,15 @@ export function createPath(
       held.lease.check();
       held.changing();
       const key = keys.file(path);
-      const version = await writeAt(space, key, content, op, mustBeAbsent, found.file ?? found.tombstone, call);
+      const version = await writeAt(
+        space,
+        key,
+        content,
+        op,
+        mustBeAbsent,
+        found.file ?? found.tombstone,
+        call,
+      );
       if (version === 'exists') {
         held.changing(false);
         if (quota) await totals.release(change, call);
@@ -319,7 +331,7 @@ export function movePath(space: Space, from: string, to: string, { op, call }: C
       // Ancestors `to` shares with `from` are directories, as `from` lies beneath them (when it exists).
       const [moving, target] = await Promise.all([
         movingSet(space, from, to, call),
-        inspect(space, to, call, new Set(ancestors(from))),
+        inspect(space, to, call, { skipAncestors: new Set(ancestors(from)) }),
       ]);
       if (moving.live === 0) throw refuseNotFound(from);
       if (target.fileAbove !== undefined) throw refusePathConflict(target.fileAbove);

@@ -13,11 +13,11 @@
 // arrive together go in one write (the kit's EditQueue, as for the edits of a file).
 import { randomUUID } from 'node:crypto';
 import type { DriverChangeOptions, DriverQuota } from '@memdir/core';
-import { EditBatch, EditQueue, judgeQuota, refuseQuota } from '@memdir/core/driver';
+import { type EditBatch, EditQueue, judgeQuota, refuseQuota } from '@memdir/core/driver';
 import type { Space } from './backend.js';
-import { opsHeader } from './bucket.js';
 import { Call } from './call.js';
 import { isListedTombstone, listObjects } from './listing.js';
+import { opsHeader } from './objects.js';
 
 /** What the totals hold. */
 export interface Counts {
@@ -91,11 +91,20 @@ export class Totals {
   async release(change: Counts, call: Call): Promise<void> {
     if (change.bytes === 0 && change.files === 0) return;
     // Upkeep after the change answered: it may outlive the command's deadline a little.
-    const upkeep = new Call(call.log, undefined, Math.max(call.deadline, Date.now() + this.#space.backend.leaseTtlMs / 2));
+    const upkeep = new Call(
+      call.log,
+      undefined,
+      Math.max(call.deadline, Date.now() + this.#space.backend.leaseTtlMs / 2),
+    );
     const negative = { bytes: -change.bytes, files: -change.files };
-    await this.#update({ path: '', change: negative, call: upkeep, op: randomUUID(), deadline: upkeep.deadline }).catch(
-      (error: unknown) =>
-        call.log.warn('quota totals left above the truth', { reason: (error as { reason?: unknown }).reason }),
+    await this.#update({
+      path: '',
+      change: negative,
+      call: upkeep,
+      op: randomUUID(),
+      deadline: upkeep.deadline,
+    }).catch((error: unknown) =>
+      call.log.warn('quota totals left above the truth', { reason: (error as { reason?: unknown }).reason }),
     );
   }
 
@@ -147,7 +156,12 @@ export class Totals {
         return;
       }
       const ops = opsHeader(applied, seen.ops);
-      const written = await bucket.put(key, content, { ifMatch: seen.etag, ops, contentType: JSON_TYPE }, call);
+      const written = await bucket.put(
+        key,
+        content,
+        { ifMatch: seen.etag, ops, contentType: JSON_TYPE },
+        call,
+      );
       if (typeof written === 'string') {
         this.#seen = { ...parse(content), etag: written, ops: ops.split(' ') };
         batch.settle();
@@ -166,7 +180,11 @@ export class Totals {
     for (;;) {
       const object = await bucket.get(key, call);
       if (object) {
-        const seen = { ...parse(Buffer.from(object.bytes).toString('utf8')), etag: object.etag, ops: object.ops };
+        const seen = {
+          ...parse(Buffer.from(object.bytes).toString('utf8')),
+          etag: object.etag,
+          ops: object.ops,
+        };
         this.#seen = seen;
         return seen;
       }

@@ -12,7 +12,7 @@ import { clearPrefix, rawClient, server, storeOptions, uniquePrefix } from './he
 const SLACK_MS = 250;
 const admin = rawClient();
 afterAll(() => admin.destroy());
-let cleanup: Array<() => Promise<void>> = [];
+const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });

@@ -26,7 +26,12 @@ async function proxied(
 ): Promise<{ store: MemoryStore; proxy: FaultProxy }> {
   const proxy = await startFaultProxy({ target: server.clientConfig.endpoint });
   const prefix = uniquePrefix('faults');
-  const store = createS3Store({ ...storeOptions(prefix), endpoint: proxy.url, timeoutMs: TIMEOUT_MS, ...options });
+  const store = createS3Store({
+    ...storeOptions(prefix),
+    endpoint: proxy.url,
+    timeoutMs: TIMEOUT_MS,
+    ...options,
+  });
   cleanup.push(async () => {
     await proxy.close();
     // Requests the stall held may land now: give them a moment, then look.
@@ -232,8 +237,12 @@ describe('telemetry and logs', () => {
     const retried = { roundTrips: 0, requests: 0, retries: 0 };
     expect(await driver.read(path, { stats: retried })).toMatchObject({ content: 'secret content' });
     expect(retried).toEqual({ roundTrips: 2, requests: 2, retries: 1 });
-    expect(lines.map((line) => `${line.level} ${line.message}`)).toContain('warn s3: S3 request failed; retrying');
-    expect(lines.map((line) => `${line.level} ${line.message}`)).toContain('info s3: connection to S3 regained');
+    expect(lines.map((line) => `${line.level} ${line.message}`)).toContain(
+      'warn s3: S3 request failed; retrying',
+    );
+    expect(lines.map((line) => `${line.level} ${line.message}`)).toContain(
+      'info s3: connection to S3 regained',
+    );
     const logged = JSON.stringify(lines);
     expect(logged).not.toMatch(/secret|notes|memories|127\.0\.0\.1/);
   }, 30_000);

@@ -6,7 +6,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { s3Server } from '@memdir/test-support';
-import { TOMBSTONE_ETAG } from '../src/bucket.js';
+import { TOMBSTONE_ETAG } from '../src/objects.js';
 
 /** The S3 server of the tests' global setup (radosgw from scripts/, or S3_ENDPOINT...). */
 export const server = s3Server();

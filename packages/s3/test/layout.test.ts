@@ -2,8 +2,8 @@
 // radosgw, names that S3 and its XML make hard, the key limit, and the listing's hidden-subtree jump.
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { type MemoryStore, MemoryToolError } from '@memdir/core';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { driverLog } from '@memdir/core/driver';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Bucket } from '../src/bucket.js';
 import { Call } from '../src/call.js';
 import { createS3Store, type S3StoreOptions } from '../src/index.js';
@@ -96,7 +96,11 @@ describe('the startup probe', () => {
     prefixes.push(prefix);
     const client = rawClient();
     try {
-      const behaviour = await probeServer(new Bucket(client, bucket, false), `${prefix}/`, new Call(driverLog('s3')));
+      const behaviour = await probeServer(
+        new Bucket(client, bucket, false),
+        `${prefix}/`,
+        new Call(driverLog('s3')),
+      );
       expect(behaviour).toEqual({ quotedIfMatch: false, conditionalDelete: false, md5Etags: true });
       expect(await keysUnder(admin, `${prefix}/`)).toEqual([]);
     } finally {

@@ -27,7 +27,8 @@ async function failure(run: () => Promise<unknown>): Promise<MemoryToolError> {
   return error as MemoryToolError;
 }
 
-const MISCONFIGURED = /^The memory store is unavailable: .+\. Trying again will not help until the store's configuration is fixed\.$/;
+const MISCONFIGURED =
+  /^The memory store is unavailable: .+\. Trying again will not help until the store's configuration is fixed\.$/;
 
 describe('BACKEND reasons', () => {
   it('a missing bucket is misconfigured, for reads, changes and ready(), with the server error on cause', async () => {
@@ -65,7 +66,9 @@ describe('BACKEND reasons', () => {
         expect(error.reason).toBe('misconfigured');
         expect(error.message).toMatch(MISCONFIGURED);
         expect(error.message).not.toContain('not-the-secret');
-        expect(['SignatureDoesNotMatch', 'InvalidAccessKeyId']).toContain((error.cause as { name?: string }).name);
+        expect(['SignatureDoesNotMatch', 'InvalidAccessKeyId']).toContain(
+          (error.cause as { name?: string }).name,
+        );
       } finally {
         await store.close();
       }
@@ -77,10 +80,14 @@ describe('BACKEND reasons', () => {
     const store = createS3Store({ ...storeOptions(prefix), endpoint: `http://127.0.0.1:${port}` });
     try {
       const started = Date.now();
-      const error = await failure(() => store.create({ command: 'create', path: '/memories/a.md', file_text: 'a' }));
+      const error = await failure(() =>
+        store.create({ command: 'create', path: '/memories/a.md', file_text: 'a' }),
+      );
       expect(Date.now() - started).toBeLessThan(2_000);
       expect(error).toMatchObject({ reason: 'unavailable', outcome: 'not-applied' });
-      expect(error.message).toBe('The memory store is unavailable: the S3 endpoint refused the connection. Try again.');
+      expect(error.message).toBe(
+        'The memory store is unavailable: the S3 endpoint refused the connection. Try again.',
+      );
     } finally {
       await store.close();
     }

@@ -94,16 +94,16 @@ describe('requests per command', () => {
 
   it('a new file: 4 (the lease, one listing for its folder and its name, the PUT, the release)', async () => {
     expect(
-      await requestsOf(() => store.create({ command: 'create', path: '/memories/notes/c.md', file_text: 'c' })),
+      await requestsOf(() =>
+        store.create({ command: 'create', path: '/memories/notes/c.md', file_text: 'c' }),
+      ),
     ).toEqual(['PUT', 'LIST', 'PUT', 'DELETE']);
     expect(
       await requestsOf(() => store.create({ command: 'create', path: '/memories/top.md', file_text: 't' })),
     ).toEqual(['PUT', 'LIST', 'PUT', 'DELETE']);
     // In a folder that does not exist yet, at depth 3: a HEAD of the grandparent besides.
     expect(
-      await requestsOf(() =>
-        store.create({ command: 'create', path: '/memories/x/y/z.md', file_text: 'z' }),
-      ),
+      await requestsOf(() => store.create({ command: 'create', path: '/memories/x/y/z.md', file_text: 'z' })),
     ).toEqual(['PUT', 'LIST', 'HEAD', 'PUT', 'DELETE']);
   });
 
@@ -125,6 +125,35 @@ describe('requests per command', () => {
     // The lease (its journal names the move); one listing of the source beside one of the target;
     // the copy; the tombstone; DeleteObjects of the tombstone and the lease.
     expect(requests.sort()).toEqual(['COPY', 'DELETE-MANY', 'LIST', 'LIST', 'PUT', 'PUT']);
+  });
+
+  it('25 concurrent new files from one store share one acquisition of the lease', async () => {
+    const requests = await requestsOf(() =>
+      Promise.all(
+        Array.from({ length: 25 }, (_, index) =>
+          store.create({ command: 'create', path: `/memories/batch/f${index}.md`, file_text: `${index}` }),
+        ),
+      ),
+    );
+    const leases = wire.requests.filter((request) => request.key.endsWith('.memdir/lease'));
+    expect(leases.map(kindOf)).toEqual(['PUT', 'DELETE']);
+    // The lease, one listing of their folder for all, a PUT per file, the release: 28 where 25
+    // lone creates take 100.
+    expect(requests.length).toBe(28);
+  });
+
+  it('stores for 20 tenants on one client: no probe after the first, 1 request per view, 4 per new file', async () => {
+    const tenants = Array.from({ length: 20 }, (_, index) =>
+      createS3Store({ ...storeOptions(prefix), client, namespace: `tenant-${index}` }),
+    );
+    const requests = await requestsOf(async () => {
+      for (const tenant of tenants) {
+        await tenant.view({ command: 'view', path: '/memories' });
+        await tenant.create({ command: 'create', path: '/memories/a.md', file_text: 'a' });
+      }
+    });
+    expect(requests.length).toBe(20 * 5);
+    for (const tenant of tenants) await tenant.close();
   });
 
   it('100 concurrent inserts into one file from one store share writes (group commit)', async () => {
@@ -152,7 +181,11 @@ describe('requests per command with a quota: at most one more', () => {
   const quotaPrefix = uniquePrefix('requests-quota');
 
   beforeAll(async () => {
-    quoted = createS3Store({ ...storeOptions(quotaPrefix), client, quota: { maxBytes: 10_000, maxFiles: 100 } });
+    quoted = createS3Store({
+      ...storeOptions(quotaPrefix),
+      client,
+      quota: { maxBytes: 10_000, maxFiles: 100 },
+    });
     // The first change of a namespace reads its totals (here: counts its files and creates them).
     await quoted.create({ command: 'create', path: '/memories/notes/a.md', file_text: 'alpha\nbeta\n' });
   });
@@ -163,28 +196,44 @@ describe('requests per command with a quota: at most one more', () => {
 
   it('a new file: 5 (the reservation in the totals before the PUT)', async () => {
     expect(
-      await requestsOf(() => quoted.create({ command: 'create', path: '/memories/notes/c.md', file_text: 'c' })),
+      await requestsOf(() =>
+        quoted.create({ command: 'create', path: '/memories/notes/c.md', file_text: 'c' }),
+      ),
     ).toEqual(['PUT', 'LIST', 'PUT', 'PUT', 'DELETE']);
   });
 
   it('create over a file seen: 2; shorter: the totals after the PUT', async () => {
     expect(
-      await requestsOf(() => quoted.create({ command: 'create', path: '/memories/notes/c.md', file_text: 'ccc' })),
+      await requestsOf(() =>
+        quoted.create({ command: 'create', path: '/memories/notes/c.md', file_text: 'ccc' }),
+      ),
     ).toEqual(['PUT', 'PUT']);
     expect(
-      await requestsOf(() => quoted.create({ command: 'create', path: '/memories/notes/c.md', file_text: 'c' })),
+      await requestsOf(() =>
+        quoted.create({ command: 'create', path: '/memories/notes/c.md', file_text: 'c' }),
+      ),
     ).toEqual(['PUT', 'PUT']);
   });
 
   it('str_replace and insert: 3 (GET, the totals, PUT); one that changes no size: 2', async () => {
     expect(
       await requestsOf(() =>
-        quoted.insert({ command: 'insert', path: '/memories/notes/a.md', insert_line: 0, insert_text: 'top' }),
+        quoted.insert({
+          command: 'insert',
+          path: '/memories/notes/a.md',
+          insert_line: 0,
+          insert_text: 'top',
+        }),
       ),
     ).toEqual(['GET', 'PUT', 'PUT']);
     expect(
       await requestsOf(() =>
-        quoted.str_replace({ command: 'str_replace', path: '/memories/notes/a.md', old_str: 'beta', new_str: 'BETA' }),
+        quoted.str_replace({
+          command: 'str_replace',
+          path: '/memories/notes/a.md',
+          old_str: 'beta',
+          new_str: 'BETA',
+        }),
       ),
     ).toEqual(['GET', 'PUT']);
   });
@@ -192,14 +241,15 @@ describe('requests per command with a quota: at most one more', () => {
   it('delete of a file: 4 (the totals after the DeleteObjects); rename: 6 (no change of totals)', async () => {
     expect(
       await requestsOf(() =>
-        quoted.rename({ command: 'rename', old_path: '/memories/notes/c.md', new_path: '/memories/notes/d.md' }),
+        quoted.rename({
+          command: 'rename',
+          old_path: '/memories/notes/c.md',
+          new_path: '/memories/notes/d.md',
+        }),
       ),
     ).toHaveLength(6);
-    expect(await requestsOf(() => quoted.delete({ command: 'delete', path: '/memories/notes/d.md' }))).toEqual([
-      'PUT',
-      'LIST',
-      'DELETE-MANY',
-      'PUT',
-    ]);
+    expect(
+      await requestsOf(() => quoted.delete({ command: 'delete', path: '/memories/notes/d.md' })),
+    ).toEqual(['PUT', 'LIST', 'DELETE-MANY', 'PUT']);
   });
 });

@@ -37,11 +37,11 @@ import {
 
 /** Keys per `ListObjectsV2` page and per `DeleteObjects` call: S3's maximum for both. */
 export const PAGE_SIZE = 1000;
-/** The first retry waits up to this (full jitter), doubling to {@link MAX_BACKOFF_MS}. */
-const BASE_BACKOFF_MS = 25;
-/** Throttling (503 SlowDown) starts from a longer wait, as S3 asks. */
-const THROTTLED_BACKOFF_MS = 200;
-const MAX_BACKOFF_MS = 1_000;
+/**
+ * Waits between the sendings of a request (full jitter): the first up to `baseMs` (`throttledMs`
+ * after a 503 SlowDown, as S3 asks), doubling up to `maxMs`, for as long as the deadline allows.
+ */
+const BACKOFF = { baseMs: 25, throttledMs: 200, maxMs: 1_000 } as const;
 
 /** One attempt of a request: its abort signal, and how many went before it. */
 interface Attempt {
@@ -363,8 +363,8 @@ export class Bucket {
 
 /** Full jitter over a doubling ceiling (AWS's advice for retries). */
 function backoff(attempt: number, throttled: boolean): number {
-  const base = throttled ? THROTTLED_BACKOFF_MS : BASE_BACKOFF_MS;
-  return Math.random() * Math.min(MAX_BACKOFF_MS, base * 2 ** (attempt - 1));
+  const base = throttled ? BACKOFF.throttledMs : BACKOFF.baseMs;
+  return Math.random() * Math.min(BACKOFF.maxMs, base * 2 ** (attempt - 1));
 }
 
 /** The parts of an out-of-time failure, to report it with an unknown outcome. */

@@ -72,13 +72,6 @@ export interface S3DriverOptions extends ClientOptions {
 /** The memdir driver over S3 (see {@link createS3Driver}). */
 export interface S3Driver extends MemoryDriver {
   namespace(name: string): S3Driver;
-  stat(path: DriverPath, options?: DriverCallOptions): Promise<'file' | 'directory' | null>;
-  describe(path: DriverPath, options: DriverDescribeOptions): Promise<DriverFile | DriverListing | null>;
-  update(
-    path: DriverPath,
-    edit: (content: string) => string,
-    options: DriverChangeOptions,
-  ): Promise<'file' | 'directory' | null>;
   /**
    * Probes the server (the bucket exists, the credentials hold, conditional writes are enforced):
    * the first change waits for it anyway, so calling it is optional. It lets a program fail at

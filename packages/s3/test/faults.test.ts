@@ -230,7 +230,7 @@ describe('telemetry and logs', () => {
     const path = 'notes/secret-name.md' as DriverPath;
     await driver.write(path, 'secret content', { op: 'telemetry-op-0000000000000001' });
     const stats = { roundTrips: 0, requests: 0, retries: 0 };
-    await driver.describe('notes' as DriverPath, { limit: 10, stats });
+    await driver.describe!('notes' as DriverPath, { limit: 10, stats });
     // The GET beside the listing: two requests, one round trip.
     expect(stats).toEqual({ roundTrips: 1, requests: 2, retries: 0 });
     proxy.setMode({ kind: 'slow-down', nth: 1 });

@@ -3,7 +3,7 @@
 // in the order they came, until the queue is empty (or the lease was held long enough that other
 // processes deserve a turn). So 25 creates of one process take the lease once, not 25 times, and
 // a process has one waiter for a lease another process holds, not one per command.
-import { checkTime, isBeneath } from '@memdir/core/driver';
+import { checkTime, isBeneath, sleep } from '@memdir/core/driver';
 import type { Space } from './backend.js';
 import { Call } from './call.js';
 import { Lookups } from './inspect.js';
@@ -104,8 +104,9 @@ export class LeaseQueue {
       // starts a new `#serve`.
       while (this.#prune().length > 0) {
         if (this.#yielded) {
+          // Longer than a waiting process's pause between tries, so that one gets the lease first.
           this.#yielded = false;
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * MAX_POLL_MS));
+          await sleep(MAX_POLL_MS * (1 + Math.random()));
           continue;
         }
         const { backend, keys } = this.#space;
@@ -127,23 +128,10 @@ export class LeaseQueue {
     }
   }
 
-  /** Serves the queue under one acquisition of the lease, then releases it. */
+  /** Serves the queue under one acquisition of the lease, then releases it (or leaves it, abandoned). */
   async #session({ lease, unfinished }: Acquired): Promise<void> {
     const started = Date.now();
     let served = 0;
-    try {
-      await this.#hold(lease, unfinished, started, () => served++);
-    } finally {
-      lease.call.log.debug('lease released', { heldMs: Date.now() - started, changes: served });
-    }
-  }
-
-  async #hold(
-    lease: Lease,
-    unfinished: readonly Journal[],
-    started: number,
-    count: () => void,
-  ): Promise<void> {
     if (unfinished.length > 0) {
       try {
         await recover(this.#space, lease, unfinished, lease.call);
@@ -154,73 +142,89 @@ export class LeaseQueue {
         return;
       }
     }
-    let released = false;
     for (;;) {
       const batch = this.#take();
       if (batch.length === 0) break;
-      // The lease names what a crash would leave half done: a delete or a move running alone. A
-      // journal of a change already made must not stay, or recovery would make it again.
-      const needed = batch[0]!.change.creates === undefined ? [batch[0]!.change.journal] : [];
-      if (!sameJournal(lease.journal, needed)) {
-        try {
-          await lease.record(needed, batch[0]!.change.call);
-        } catch (error) {
-          lease.abandon();
-          for (const entry of batch) entry.reject(error);
-          return;
-        }
+      served += batch.length;
+      const ran = await this.#run(lease, batch);
+      if (ran.abandoned) lease.abandon();
+      if (batch.length > 1 && !ran.abandoned && !ran.released && this.#waiting.length === 0) {
+        // A batch's callers often go on at once (tool calls of one turn, a copy): answer them, and
+        // keep the lease for what they send in the same turn of the event loop.
+        for (const settle of ran.settled.splice(0)) settle();
+        await new Promise((resolve) => setImmediate(resolve));
       }
-      let abandoned = false;
-      const settled: Array<() => void> = [];
-      const lookups = new Lookups();
-      const folders = new Map<string, number>();
-      for (const entry of batch) {
-        const folder = folderOf(entry.change.creates);
-        folders.set(folder, (folders.get(folder) ?? 0) + 1);
-      }
-      await Promise.all(
-        batch.map(async (entry) => {
-          let changed = false;
-          const held: Held = {
-            lease,
-            lookups,
-            siblings: folders.get(folderOf(entry.change.creates)) ?? 1,
-            changing: (sent = true) => {
-              changed = sent;
-            },
-            last: () => batch.length === 1 && this.#prune().length === 0,
-            released: () => {
-              released = true;
-            },
-          };
-          count();
-          try {
-            const value = await entry.change.run(held);
-            settled.push(() => entry.resolve(value));
-          } catch (error) {
-            if (changed) abandoned = true;
-            settled.push(() => entry.reject(error));
-          }
-        }),
-      );
-      if (abandoned) {
-        lease.abandon();
-        for (const settle of settled) settle();
-        return;
-      }
-      // Answered once the lease is released when nothing else waits, so a command that returns
-      // leaves no lease behind it; else at once.
+      // A lone change is answered once the lease is released when nothing else waits, so a command
+      // that returns leaves no lease behind it; else at once.
       const more = this.#prune().length > 0;
       const heldLong = Date.now() - started >= MAX_HOLD_MS;
-      if (released || !more || heldLong) {
-        if (!released) await lease.release();
-        this.#yielded = more && heldLong && !released;
-        for (const settle of settled) settle();
+      const ending = ran.abandoned || ran.released || !more || heldLong;
+      if (ending && !ran.abandoned && !ran.released) await lease.release();
+      if (ending) this.#yielded = more && heldLong && !ran.released && !ran.abandoned;
+      for (const settle of ran.settled) settle();
+      if (ending) {
+        lease.call.log.debug('lease held', { heldMs: Date.now() - started, changes: served });
         return;
       }
-      for (const settle of settled) settle();
     }
-    if (!released) await lease.release();
+    await lease.release();
+  }
+
+  /**
+   * Runs one batch under the lease. A change that fails after it began to write leaves the lease
+   * abandoned (its journal is what a recovery finishes); a change may release the lease with its
+   * last request when it is the only one left.
+   * @returns how the batch ended, and how to answer each change (once the lease is settled).
+   */
+  async #run(
+    lease: Lease,
+    batch: readonly Entry[],
+  ): Promise<{ abandoned: boolean; released: boolean; settled: Array<() => void> }> {
+    const settled: Array<() => void> = [];
+    // The lease names what a crash would leave half done: a delete or a move running alone. A
+    // journal of a change already made must not stay, or recovery would make it again.
+    const needed = batch[0]!.change.creates === undefined ? [batch[0]!.change.journal] : [];
+    if (!sameJournal(lease.journal, needed)) {
+      try {
+        await lease.record(needed, batch[0]!.change.call);
+      } catch (error) {
+        for (const entry of batch) settled.push(() => entry.reject(error));
+        return { abandoned: true, released: false, settled };
+      }
+    }
+    let abandoned = false;
+    let released = false;
+    const lookups = new Lookups();
+    const folders = new Map<string, number>();
+    for (const entry of batch) {
+      const folder = folderOf(entry.change.creates);
+      folders.set(folder, (folders.get(folder) ?? 0) + 1);
+    }
+    await Promise.all(
+      batch.map(async (entry) => {
+        let changed = false;
+        const held: Held = {
+          lease,
+          lookups,
+          siblings: folders.get(folderOf(entry.change.creates)) ?? 1,
+          changing: (sent = true) => {
+            changed = sent;
+          },
+          last: () => batch.length === 1 && this.#prune().length === 0,
+          released: () => {
+            released = true;
+          },
+        };
+        try {
+          const value = await entry.change.run(held);
+          settled.push(() => entry.resolve(value));
+        } catch (error) {
+          if (changed) abandoned = true;
+          settled.push(() => entry.reject(error));
+        }
+      }),
+    );
+    return { abandoned, released, settled };
   }
 
   /**

@@ -68,10 +68,17 @@ async function deleteWithLease(space: Space, held: Held, keys: readonly string[]
   await bucket.deleteMany(keys, call);
 }
 
+/** What a PUT at a key would replace: a file of that size, or nothing (or a move's stand-in). */
+interface Replaced {
+  readonly size: number;
+  readonly file: boolean;
+}
+
 /**
  * Writes `content` at `key` under the lease: where nothing is (`If-None-Match: *`), or over the
  * file or stand-in found there (`If-Match`; an edit in place can replace a file meanwhile, as it
  * takes no lease). A refusal caused by this write's own earlier sending is recognised by its id.
+ * `before` learns what each PUT would replace, before it is sent (a quota reserves the difference).
  * @returns the new version, or `'exists'` when a file is there and `mustBeAbsent` (nothing written).
  */
 async function writeAt(
@@ -82,12 +89,16 @@ async function writeAt(
   mustBeAbsent: boolean,
   found: ListedObject | null,
   call: Call,
+  before: (replaced: Replaced) => Promise<void>,
 ): Promise<string | 'exists'> {
   const { bucket, known } = space.backend;
-  let over: { etag: string; ops: readonly string[] } | null = found
-    ? { etag: found.etag, ops: known.opsOf(key, found.etag) }
-    : null;
+  let over: { etag: string; ops: readonly string[]; replaced: Replaced } | null = found && {
+    etag: found.etag,
+    ops: known.opsOf(key, found.etag),
+    replaced: isListedTombstone(found) ? { size: 0, file: false } : { size: found.size, file: true },
+  };
   for (let attempt = 0; attempt < MAX_OVERWRITES; attempt++) {
+    await before(over?.replaced ?? { size: 0, file: false });
     const ops = opsHeader(op, over?.ops);
     const written = await bucket.put(
       key,
@@ -103,7 +114,11 @@ async function writeAt(
     // This call's own write landed (its reply was lost and it was sent again).
     if (isLiveFile(seen) && seen.ops.includes(op)) return seen.etag;
     if (mustBeAbsent && isLiveFile(seen)) return 'exists';
-    over = seen && { etag: seen.etag, ops: seen.tombstone ? [] : seen.ops };
+    over = seen && {
+      etag: seen.etag,
+      ops: seen.tombstone ? [] : seen.ops,
+      replaced: seen.tombstone ? { size: 0, file: false } : { size: seen.size, file: true },
+    };
   }
   throw outcomeUnknown('a file kept changing while it was written');
 }
@@ -142,26 +157,54 @@ export function createPath(
       if (found.fileAbove !== undefined) throw refusePathConflict(found.fileAbove);
       if (found.occupied) throw refusePathConflict(path);
       if (found.file && mustBeAbsent) throw refuseConflict(path);
-      const change = { bytes: utf8Length(content) - (found.file?.size ?? 0), files: found.file ? 0 : 1 };
-      if (quota) await totals.reserve(path, change, quota, call);
-      held.lease.check();
-      held.changing();
+      const size = utf8Length(content);
+      // With a quota, what the totals hold for this write before each PUT, and what it did.
+      let reserved = { bytes: 0, files: 0 };
+      let made = { bytes: 0, files: 0 };
+      const before = async (replaced: Replaced) => {
+        made = { bytes: size - replaced.size, files: replaced.file ? 0 : 1 };
+        const more = {
+          bytes: Math.max(0, made.bytes - reserved.bytes),
+          files: Math.max(0, made.files - reserved.files),
+        };
+        if (!quota || (more.bytes === 0 && more.files === 0)) return;
+        await totals.reserve(path, more, quota, call);
+        reserved = { bytes: reserved.bytes + more.bytes, files: reserved.files + more.files };
+      };
       const key = keys.file(path);
-      const version = await writeAt(
-        space,
-        key,
-        content,
-        op,
-        mustBeAbsent,
-        found.file ?? found.tombstone,
-        call,
-      );
+      let version: string | 'exists';
+      try {
+        held.lease.check();
+        held.changing();
+        version = await writeAt(
+          space,
+          key,
+          content,
+          op,
+          mustBeAbsent,
+          found.file ?? found.tombstone,
+          call,
+          before,
+        );
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== 'QUOTA_EXCEEDED') throw error;
+        // Refused before its PUT: nothing was written.
+        held.changing(false);
+        if (quota) await totals.release(reserved, call);
+        throw error;
+      }
       if (version === 'exists') {
         held.changing(false);
-        if (quota) await totals.release(change, call);
+        if (quota) await totals.release(reserved, call);
         throw refuseConflict(path);
       }
-      if (quota && change.bytes < 0) await totals.release({ bytes: -change.bytes, files: 0 }, call);
+      // A shorter file, or a version replaced that was larger than first seen: the rest goes back.
+      if (quota) {
+        await totals.release(
+          { bytes: reserved.bytes - made.bytes, files: reserved.files - made.files },
+          call,
+        );
+      }
       return version;
     },
   });
@@ -181,10 +224,14 @@ export function removePath(space: Space, path: string, { op, call, quota }: Chan
       // The totals exist before the files go, so what they give back was counted.
       if (quota) await totals.current(call);
       const objects = await region(space, path, call);
-      const gone = filesAmong(space, objects);
+      let gone = filesAmong(space, objects);
       if (gone.files === 0) return false;
       held.lease.check();
       held.changing();
+      // An edit in place (it takes no lease) could change a file between the listing and the
+      // delete, and the bytes given back would not be the bytes deleted: with a quota, each file is
+      // first frozen at the version whose size is given back.
+      if (quota) gone = await freezeAll(space, held, objects, op, call);
       await deleteWithLease(
         space,
         held,
@@ -197,6 +244,56 @@ export function removePath(space: Space, path: string, { op, call, quota }: Chan
       return true;
     },
   });
+}
+
+/**
+ * Freezes every memory file among `objects` with a stand-in written over the version last seen
+ * (`If-Match`; seen again after a refusal), {@link COPY_CONCURRENCY} at a time.
+ * @returns the files frozen and the bytes their frozen versions held.
+ */
+async function freezeAll(
+  space: Space,
+  held: Held,
+  objects: readonly ListedObject[],
+  op: string,
+  call: Call,
+): Promise<{ bytes: number; files: number }> {
+  const { bucket } = space.backend;
+  const files = objects.filter(
+    (object) => !isListedTombstone(object) && space.keys.pathOf(object.key) !== undefined,
+  );
+  let bytes = 0;
+  let count = 0;
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const file = files[next++]!;
+      let seen: { etag: string; size: number } | null = file;
+      for (let attempt = 0; seen !== null; attempt++) {
+        if (attempt >= MAX_COPIES) throw outcomeUnknown('a file kept changing while it was deleted');
+        held.lease.check();
+        const frozen = await bucket.put(
+          file.key,
+          TOMBSTONE,
+          { ifMatch: seen.etag, ops: opsHeader(op), moved: op, contentType: 'application/octet-stream' },
+          call,
+        );
+        if (typeof frozen === 'string') break;
+        const now = await bucket.head(file.key, call);
+        // Gone, or frozen by this very request sent twice (the size it froze is then unknown to
+        // the reply: the version last seen is what it replaced).
+        if (now === null) seen = null;
+        else if (now.tombstone) break;
+        else seen = now;
+      }
+      if (seen !== null) {
+        bytes += seen.size;
+        count++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(COPY_CONCURRENCY, files.length) }, worker));
+  return { bytes, files: count };
 }
 
 /** One file of a move: its key, where it goes, and the version the listing saw. */

@@ -64,6 +64,8 @@ const ABANDON_GRACE_MS = 1_000;
  * between processes, each of which has one waiter per namespace (sessions.ts), so the polls stay few.
  */
 export const MAX_POLL_MS = 50;
+/** The least time a waiter keeps before its deadline to answer that the lease is busy. */
+const MIN_MARGIN_MS = 100;
 const JSON_TYPE = 'application/json';
 
 /** The lease, held. */
@@ -249,6 +251,8 @@ export async function acquireLease(
   let giveUpAt = started + 2 * leaseTtlMs + 3 * CLOCK_RESOLUTION_MS;
   let recheckAt = 0;
   let waited = false;
+  /** The longest a try took: the wait ends while there is time for one more and an answer. */
+  let slowest = 0;
   for (let round = 0; ; round++) {
     const call = waiter.call();
     const sentAt = Date.now();
@@ -258,6 +262,7 @@ export async function acquireLease(
       { ifNoneMatch: true, ops: journal.op, contentType: JSON_TYPE },
       call,
     );
+    slowest = Math.max(slowest, Date.now() - sentAt);
     if (typeof etag === 'string') {
       if (waited) call.log.debug('lease taken after a wait', { waitedMs: Date.now() - started });
       return { lease: new Lease(backend, key, etag, body, call, sentAt), unfinished: [] };
@@ -306,7 +311,10 @@ export async function acquireLease(
       waited = true;
     }
     const pause = Math.random() * Math.min(MAX_POLL_MS, 4 * 2 ** round);
-    if (!waiter.wanted() || Date.now() + pause >= Math.min(giveUpAt, call.deadline)) {
+    // Given up while the command can still say why (another store is busy), rather than at its
+    // deadline, where it could only say that time ran out.
+    const margin = Math.max(MIN_MARGIN_MS, 3 * slowest);
+    if (!waiter.wanted() || Date.now() + pause + margin >= Math.min(giveUpAt, call.deadline)) {
       throw storeUnavailable('another store is making changes to this memory', undefined, 'busy');
     }
     await sleep(pause);

@@ -13,7 +13,7 @@
 // arrive together go in one write (the kit's EditQueue, as for the edits of a file).
 import { randomUUID } from 'node:crypto';
 import type { DriverChangeOptions, DriverQuota } from '@memdir/core';
-import { type EditBatch, EditQueue, judgeQuota, refuseQuota } from '@memdir/core/driver';
+import { type EditBatch, EditQueue, judgeQuota, refuseQuota, sleep } from '@memdir/core/driver';
 import type { Space } from './backend.js';
 import { Call } from './call.js';
 import { isListedTombstone, listObjects } from './listing.js';
@@ -43,6 +43,7 @@ interface Update extends DriverChangeOptions {
 const JSON_TYPE = 'application/json';
 /** Updates of the totals in one write (their ids must fit in the object's metadata). */
 const MAX_GROUP = 32;
+const MAX_BACKOFF_MS = 25;
 
 function parse(json: string): Counts {
   const body = JSON.parse(json) as Partial<Counts>;
@@ -167,9 +168,11 @@ export class Totals {
         batch.settle();
         return;
       }
-      // Another process changed the totals (or this write landed before): read them again.
+      // Another process changed the totals (or this write landed before): read them again, after
+      // a pause that spreads the processes racing for them.
       this.#seen = undefined;
       call.retried();
+      await sleep(Math.random() * Math.min(MAX_BACKOFF_MS, 2 ** round));
     }
   }
 

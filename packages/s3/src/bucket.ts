@@ -42,6 +42,8 @@ export const PAGE_SIZE = 1000;
  * after a 503 SlowDown, as S3 asks), doubling up to `maxMs`, for as long as the deadline allows.
  */
 const BACKOFF = { baseMs: 25, throttledMs: 200, maxMs: 1_000 } as const;
+/** A request that took this long is reported to the log (only reported: the deadline bounds it). */
+const SLOW_REQUEST_MS = 1_000;
 
 /** One attempt of a request: its abort signal, and how many went before it. */
 interface Attempt {
@@ -96,9 +98,12 @@ export class Bucket {
       }
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), call.left);
+      const started = Date.now();
       call.started();
       try {
         const result = await run({ abortSignal: controller.signal, number });
+        const took = Date.now() - started;
+        if (took >= SLOW_REQUEST_MS) call.log.debug('slow S3 request', { ms: took });
         if (this.#health.failing) {
           this.#health.failing = false;
           call.log.info('connection to S3 regained');

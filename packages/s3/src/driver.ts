@@ -1,3 +1,7 @@
+// The S3 driver: memory files as objects under `{prefix}memories/`, read with one GET or listing,
+// changed by conditional writes. A file written over (a `create` over a file this process has seen,
+// an edit) needs no lease; a new path, a delete and a rename queue for the namespace's lease
+// (sessions.ts, structure.ts). What drivers of one client share is the backend (backend.ts).
 import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type {

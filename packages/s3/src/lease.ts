@@ -110,7 +110,11 @@ export class Lease {
   /** Fails unless the lease is still ours: call before each change a holder makes. */
   check(): void {
     if (!this.fresh) {
-      throw outcomeUnknown('another store took over the lock of this memory while a change was running');
+      throw outcomeUnknown(
+        'another store took over the lock of this memory while a change was running',
+        undefined,
+        'busy',
+      );
     }
   }
 

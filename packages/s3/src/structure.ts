@@ -120,7 +120,7 @@ async function writeAt(
       replaced: seen.tombstone ? { size: 0, file: false } : { size: seen.size, file: true },
     };
   }
-  throw outcomeUnknown('a file kept changing while it was written');
+  throw outcomeUnknown('a file kept changing while it was written', undefined, 'busy');
 }
 
 /** What a change of structure needs to know of its command. */
@@ -270,7 +270,8 @@ async function freezeAll(
       const file = files[next++]!;
       let seen: { etag: string; size: number } | null = file;
       for (let attempt = 0; seen !== null; attempt++) {
-        if (attempt >= MAX_COPIES) throw outcomeUnknown('a file kept changing while it was deleted');
+        if (attempt >= MAX_COPIES)
+          throw outcomeUnknown('a file kept changing while it was deleted', undefined, 'busy');
         held.lease.check();
         const frozen = await bucket.put(
           file.key,
@@ -362,7 +363,7 @@ export async function relocate(
     etag = now.etag;
     copyNeeded = true;
   }
-  throw outcomeUnknown('a file kept changing while it was moved');
+  throw outcomeUnknown('a file kept changing while it was moved', undefined, 'busy');
 }
 
 /** {@link relocate} for many files, {@link COPY_CONCURRENCY} at a time. */

@@ -22,6 +22,7 @@ import type { MemoryStore } from '@memdir/core';
 import { createS3Store } from '@memdir/s3';
 import { type RoundTripCounter, startRoundTripCounter, startServers } from '@memdir/test-support';
 import { formatRatio, median } from '../stats.js';
+import { contention } from './s3-contention.js';
 import type { BenchSection, SectionContext } from './section.js';
 
 type Side = 'memdir' | 'raw';
@@ -133,7 +134,7 @@ export function s3Section(): BenchSection {
   return {
     id: 's3',
     summary:
-      'S3 store on radosgw: requests and round trips per command, latency against the raw S3Client, 100 vs 100,000 files',
+      'S3 store on radosgw: requests and round trips per command (with and without a quota), latency against the raw S3Client, 100 vs 100,000 files, 4 processes contending',
     run: (context) => runS3(context),
   };
 }
@@ -226,6 +227,44 @@ async function runS3(context: SectionContext): Promise<string> {
       });
     }
 
+    // --- the same commands with a quota ------------------------------------------------------------
+    log('[s3] counting requests with a quota');
+    const quotaStore = createS3Store({
+      client: countedClient,
+      bucket,
+      prefix: `${base}/counted-quota`,
+      quota: { maxBytes: 1e9, maxFiles: 1e6 },
+    });
+    stores.push(quotaStore);
+    // The first change of a namespace with a quota reads (here: counts and creates) its totals.
+    await quotaStore.create({ command: 'create', path: '/memories/top.md', file_text: 'top' });
+    const quotaCounts: Array<{ label: string; without: number; with: number }> = [];
+    for (const change of quotaCases()) {
+      const sides: number[] = [];
+      for (const target of [countedStore, quotaStore]) {
+        await change.setup?.(target);
+        requests.length = 0;
+        await change.run(target);
+        sides.push(requests.length);
+      }
+      quotaCounts.push({ label: change.label, without: sides[0]!, with: sides[1]! });
+    }
+
+    // --- cheap tenant handles ----------------------------------------------------------------------
+    log('[s3] 1,000 tenant handles on one client, one view each');
+    requests.length = 0;
+    for (let tenant = 0; tenant < 1_000; tenant++) {
+      const handle = createS3Store({
+        client: countedClient,
+        bucket,
+        prefix: `${base}/tenants`,
+        namespace: `t${tenant}`,
+      });
+      await handle.view({ command: 'view', path: '/memories' });
+      await handle.close();
+    }
+    const tenantRequests = requests.length;
+
     // --- latency against the raw client ----------------------------------------------------------
     log('[s3] timing each command against the raw S3Client (alternating blocks)');
     const rounds = quick ? 3 : 9;
@@ -301,7 +340,18 @@ async function runS3(context: SectionContext): Promise<string> {
       scale.huge.push(await viewBlock(huge));
     }
 
-    return report(counted, timed, floor, listingStats, scale, total);
+    const contended = await contention(
+      configOf(env, env['S3_ENDPOINT']!),
+      { bucket, prefix: `${base}/contention` },
+      log,
+    );
+    return [
+      report(counted, timed, floor, listingStats, scale, total),
+      ...quotaReport(quotaCounts),
+      '',
+      `1,000 tenant handles (\`createS3Store({ client, namespace })\`) on one client, one \`view /memories\` each: ${tenantRequests} requests (goal: at most 1,002, no probe or check per handle): ${tenantRequests <= 1_002 ? 'PASS' : 'ABOVE'}.`,
+      ...contended,
+    ].join('\n');
   } finally {
     for (const store of stores) await store.close().catch(() => {});
     for (const client of clients) client.destroy();
@@ -372,6 +422,7 @@ function buildCases(
     await put(key('raw', path), change(Buffer.from(file.body).toString('utf8')), { IfMatch: file.etag });
   };
   let toggle = false;
+  let topEtag: string | undefined;
   return [
     {
       label: 'view a file',
@@ -422,13 +473,14 @@ function buildCases(
       },
     },
     {
-      label: 'create over an existing file',
-      goal: { requests: 2, text: '<= 2' },
+      label: 'create over a file it has seen',
+      goal: { requests: 1, text: '1' },
       memdir: (index) =>
         store.create({ command: 'create', path: '/memories/top.md', file_text: `top ${index}` }),
       raw: async (index) => {
-        const etag = (await head(key('raw', 'top.md')))!;
-        await put(key('raw', 'top.md'), `top ${index}`, { IfMatch: etag });
+        // The version the last write returned, as the store remembers it.
+        topEtag ??= (await head(key('raw', 'top.md')))!;
+        topEtag = etagOf((await put(key('raw', 'top.md'), `top ${index}`, { IfMatch: topEtag })).ETag);
       },
     },
     {
@@ -458,13 +510,13 @@ function buildCases(
     },
     {
       label: 'create a new file (depth 2)',
+      goal: { requests: 4, text: '<= 4' },
       memdir: (index) =>
         store.create({ command: 'create', path: `/memories/new/n${index}.md`, file_text: 'n' }),
       raw: async (index) => {
         const path = key('raw', `new/n${index}.md`);
-        await head(path);
         await takeLease();
-        await Promise.all([head(key('raw', 'new')), list(`${path}/`, 100)]);
+        await list(key('raw', 'new'), 200);
         await put(path, 'n', { IfNoneMatch: '*' });
         await client.send(new DeleteObjectCommand({ Bucket, Key: leaseKey }));
       },
@@ -474,6 +526,7 @@ function buildCases(
     },
     {
       label: 'delete a file',
+      goal: { requests: 3, text: '<= 3' },
       setup: async (index, side) => {
         await put(key(own(side), `del/x${index}.md`), 'x', {});
       },
@@ -481,7 +534,7 @@ function buildCases(
       raw: async (index) => {
         const path = key('raw', `del/x${index}.md`);
         await takeLease();
-        await Promise.all([head(path), list(`${path}/`)]);
+        await list(path);
         await client.send(
           new DeleteObjectsCommand({
             Bucket,
@@ -492,6 +545,7 @@ function buildCases(
     },
     {
       label: 'rename a file (same folder)',
+      goal: { requests: 6, text: '<= 6' },
       setup: async (index, side) => {
         await put(key(own(side), `mv/s${index}.md`), 'moving', {});
       },
@@ -504,21 +558,19 @@ function buildCases(
       raw: async (index) => {
         const from = key('raw', `mv/s${index}.md`);
         const to = key('raw', `mv/t${index}.md`);
-        const taken = etagOf((await takeLease()).ETag);
-        const [etag] = await Promise.all([head(from), list(`${from}/`), head(to), list(`${to}/`, 100)]);
-        await Promise.all([
-          put(leaseKey, JSON.stringify({ memdir: 'lease', phase: 'copying' }), { IfMatch: taken }),
-          client.send(
-            new CopyObjectCommand({
-              Bucket,
-              Key: to,
-              CopySource: `${Bucket}/${from}`,
-              MetadataDirective: 'REPLACE',
-              ContentType: 'text/plain; charset=utf-8',
-            }),
-          ),
-        ]);
-        await put(from, new Uint8Array([0xff]), { IfMatch: etag! });
+        await takeLease();
+        const [source] = await Promise.all([list(from), list(to, 200)]);
+        const etag = etagOf(source.Contents?.[0]?.ETag);
+        await client.send(
+          new CopyObjectCommand({
+            Bucket,
+            Key: to,
+            CopySource: `${Bucket}/${from}`,
+            MetadataDirective: 'REPLACE',
+            ContentType: 'text/plain; charset=utf-8',
+          }),
+        );
+        await put(from, new Uint8Array([0xff]), { IfMatch: etag });
         await client.send(
           new DeleteObjectsCommand({
             Bucket,
@@ -531,6 +583,59 @@ function buildCases(
       },
     },
   ];
+}
+
+/** Changes counted with and without a quota (the totals' reservation or release is the difference). */
+function quotaCases(): Array<{
+  label: string;
+  setup?: (store: MemoryStore) => Promise<unknown>;
+  run: (store: MemoryStore) => Promise<unknown>;
+}> {
+  const create = (store: MemoryStore, path: string, file_text: string) =>
+    store.create({ command: 'create', path, file_text });
+  return [
+    { label: 'create a new file (depth 2)', run: (store) => create(store, '/memories/q/new.md', 'new') },
+    {
+      label: 'create over a file it has seen, longer',
+      run: (store) => create(store, '/memories/q/new.md', 'newer'),
+    },
+    {
+      label: 'create over a file it has seen, shorter',
+      run: (store) => create(store, '/memories/q/new.md', 'n'),
+    },
+    {
+      label: 'insert',
+      run: (store) =>
+        store.insert({ command: 'insert', path: '/memories/q/new.md', insert_line: 1, insert_text: 'x' }),
+    },
+    {
+      label: 'rename a file',
+      run: (store) =>
+        store.rename({ command: 'rename', old_path: '/memories/q/new.md', new_path: '/memories/q/moved.md' }),
+    },
+    {
+      label: 'delete a file',
+      run: (store) => store.delete({ command: 'delete', path: '/memories/q/moved.md' }),
+    },
+  ];
+}
+
+function quotaReport(counts: ReadonlyArray<{ label: string; without: number; with: number }>): string[] {
+  const lines = [
+    '',
+    'HTTP requests with a quota (`quota: { maxBytes, maxFiles }`): the totals are one object changed by conditional writes, raised before a change that adds bytes or a file and lowered after one that removes them (a delete first freezes the file at the version whose bytes it gives back); the first change of a namespace in a process reads them once.',
+    '',
+    '| command | without a quota | with a quota | goal | result |',
+    '|---|---:|---:|---|---|',
+  ];
+  for (const { label, without, with: withQuota } of counts) {
+    // A delete under a quota also freezes the file at the version whose bytes it gives back.
+    const allowed = label.startsWith('delete') ? 2 : 1;
+    lines.push(
+      `| ${label} | ${without} | ${withQuota} | <= ${allowed} more | ${withQuota - without <= allowed ? 'PASS' : 'ABOVE'} |`,
+    );
+  }
+  return lines;
 }
 
 /** Folder-sized changes, counted but not timed (their cost grows with the folder). */
@@ -567,7 +672,7 @@ function report(
     '',
     'HTTP requests per command, counted at the S3Client (every attempt) and on the wire (turns through a',
     'loopback proxy), and round trips (the longest chain of requests each sent after the previous answered).',
-    'After the startup probe (once per client and prefix, before the first change: 7 requests on radosgw).',
+    'After the startup probe (once per client and bucket, before the first change: 7 requests on radosgw).',
     '',
     '| command | requests | wire turns | round trips | goal (requests) | result |',
     '|---|---:|---:|---:|---|---|',

@@ -1,5 +1,7 @@
-// The S3 requests the driver makes, each bounded in time, with conditions written the way the
-// server understands them (probe.ts) and failures turned into memdir errors (errors.ts).
+// The S3 requests the driver makes. Each is aborted at the time its call has left (one deadline per
+// command), sent again while that time allows when it failed for a passing reason (a dropped
+// connection, a 5xx, throttling) and the client is the store's own, written with conditions the
+// way the server understands them (probe.ts), and turned into memdir errors (errors.ts).
 import { createHash } from 'node:crypto';
 import {
   CopyObjectCommand,
@@ -12,164 +14,65 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { storeUnavailable, utf8Length } from '@memdir/core/driver';
-import { isNotFound, isPreconditionFailed, s3Failure } from './errors.js';
+import { isMemoryToolError } from '@memdir/core';
+import { backendFailure, checkTime, sleep, storeUnavailable, utf8Length } from '@memdir/core/driver';
+import type { Call } from './call.js';
+import { attemptsOf, diagnose, isNotFound, isPreconditionFailed } from './errors.js';
 import { copySource, decodeListedKey, MAX_KEY_BYTES, xmlSafe } from './keys.js';
+import {
+  infoOf,
+  type ListedObject,
+  type ListPage,
+  MOVED_HEADER,
+  type ObjectContent,
+  type ObjectInfo,
+  OPS_HEADER,
+  type PutOptions,
+  type Refused,
+  type ServerBehaviour,
+  SOURCE_HEADER,
+  TEXT,
+  unquote,
+} from './objects.js';
 
-/**
- * The longest one request may take, on top of the engine's deadline: the SDK's own defaults can
- * hang for minutes, and a driver used without the engine has no other bound.
- */
-export const REQUEST_DEADLINE_MS = 5_000;
-/** Tries of a GET whose body is cut off. */
-const BODY_ATTEMPTS = 3;
 /** Keys per `ListObjectsV2` page and per `DeleteObjects` call: S3's maximum for both. */
 export const PAGE_SIZE = 1000;
-
-const OPS_HEADER = 'memdir-op';
-const SOURCE_HEADER = 'memdir-source';
-const MOVED_HEADER = 'memdir-moved';
 /**
- * The operation ids an object carries (its writers' and those of the versions before it) fit in
- * this many bytes: S3 allows 2 KB of user metadata in all.
+ * Waits between the sendings of a request (full jitter): the first up to `baseMs` (`throttledMs`
+ * after a 503 SlowDown, as S3 asks), doubling up to `maxMs`, for as long as the deadline allows.
  */
-const MAX_OPS_BYTES = 1_600;
-const TEXT = 'text/plain; charset=utf-8';
+const BACKOFF = { baseMs: 25, throttledMs: 200, maxMs: 1_000 } as const;
+/** A request that took this long is reported to the log (only reported: the deadline bounds it). */
+const SLOW_REQUEST_MS = 1_000;
 
-/**
- * What stands in for a file between its copy and its delete in a move (move.ts): bytes that can
- * never be a memory file, since they are not UTF-8 (a 0xFF byte), so readers and listings know it.
- */
-export const TOMBSTONE = new Uint8Array([0xff, ...Buffer.from(' memdir: moved away')]);
-export const TOMBSTONE_ETAG = createHash('md5').update(TOMBSTONE).digest('hex');
-
-/** What a HEAD, a GET or a listing tells about one object. */
-export interface ObjectInfo {
-  /** The ETag without its quotes: a file's version. */
-  readonly etag: string;
-  readonly size: number;
-  /** The operation ids of the object's writer and of the writers before it, newest first. */
-  readonly ops: readonly string[];
-  /** The ETag of the file a move copied this object from. */
-  readonly source: string | undefined;
-  /** A move's stand-in (see {@link TOMBSTONE}): the file is gone from this path. */
-  readonly tombstone: boolean;
-  readonly lastModified: Date | undefined;
+/** One attempt of a request: its abort signal, and how many went before it. */
+interface Attempt {
+  readonly abortSignal: AbortSignal;
+  readonly number: number;
 }
 
-export interface ObjectContent extends ObjectInfo {
-  readonly bytes: Uint8Array;
-}
-
-export interface ListedObject {
-  readonly key: string;
-  readonly size: number;
-  readonly etag: string;
-}
-
-export interface ListPage {
-  readonly objects: ListedObject[];
-  /** More keys follow the last one of this page. */
-  readonly truncated: boolean;
-}
-
-/** What the server does with conditions, learnt by probe.ts. */
-export interface ServerBehaviour {
-  /** `If-Match` takes the ETag in quotes (RFC 9110, AWS); radosgw 16 matches only without them. */
-  readonly quotedIfMatch: boolean;
-  /** `DeleteObject` honours `If-Match` (AWS); radosgw 16 ignores it and deletes anyway. */
-  readonly conditionalDelete: boolean;
-  /** An object's ETag is the MD5 of its bytes (no SSE-KMS, no multipart), so a copy keeps it. */
-  readonly md5Etags: boolean;
-}
-
-export function unquote(etag: string | undefined): string {
-  if (etag === undefined) return '';
-  const weakless = etag.startsWith('W/') ? etag.slice(2) : etag;
-  return weakless.length >= 2 && weakless.startsWith('"') && weakless.endsWith('"')
-    ? weakless.slice(1, -1)
-    : weakless;
-}
-
-function opsOf(metadata: Record<string, string> | undefined): string[] {
-  const value = metadata?.[OPS_HEADER];
-  return value ? value.split(' ').filter((op) => op !== '') : [];
-}
-
-/**
- * The `memdir-op` metadata of a write: its own ids (one per command it applies) and, after them,
- * those the replaced version carried, newest first, within {@link MAX_OPS_BYTES}.
- */
-export function opsHeader(own: string | readonly string[], previous: readonly string[] = []): string {
-  const ids = typeof own === 'string' ? [own] : own;
-  const kept: string[] = [];
-  let bytes = 0;
-  for (const id of [...ids, ...previous.filter((id) => !ids.includes(id))]) {
-    if (bytes + id.length + 1 > MAX_OPS_BYTES) break;
-    kept.push(id);
-    bytes += id.length + 1;
-  }
-  return kept.join(' ');
-}
-
-interface HeadLike {
-  ETag?: string | undefined;
-  ContentLength?: number | undefined;
-  Metadata?: Record<string, string> | undefined;
-  LastModified?: Date | undefined;
-}
-
-function infoOf(reply: HeadLike): ObjectInfo {
-  const metadata = reply.Metadata;
-  return {
-    etag: unquote(reply.ETag),
-    size: reply.ContentLength ?? 0,
-    ops: opsOf(metadata),
-    source: metadata?.[SOURCE_HEADER],
-    tombstone: metadata?.[MOVED_HEADER] !== undefined,
-    lastModified: reply.LastModified,
-  };
-}
-
-function requestSignal(signal: AbortSignal | undefined): AbortSignal {
-  const deadline = AbortSignal.timeout(REQUEST_DEADLINE_MS);
-  return signal ? AbortSignal.any([signal, deadline]) : deadline;
-}
-
-/**
- * A conditional request whose condition did not hold. `resent` when the SDK sent it more than
- * once: an earlier attempt may have landed, and then the refusal is our own write's doing.
- */
-export interface Refused {
-  readonly refused: true;
-  readonly resent: boolean;
-}
-
-function refused(error: unknown): Refused {
-  const attempts = (error as { $metadata?: { attempts?: unknown } }).$metadata?.attempts;
-  return { refused: true, resent: typeof attempts !== 'number' || attempts > 1 };
-}
-
-/** Options of a conditional PUT. */
-export interface PutOptions {
-  /** Write only over this version (an unquoted ETag). */
-  readonly ifMatch?: string | undefined;
-  /** Write only where no object is. */
-  readonly ifNoneMatch?: boolean | undefined;
-  /** The `memdir-op` metadata: see {@link opsHeader}. */
-  readonly ops: string;
-  /** Marks the object as a move's stand-in (its value: the move's operation id). */
-  readonly moved?: string | undefined;
-  readonly contentType?: string | undefined;
+/** Telemetry of what the server or the network did, for the operators' log (never a key). */
+interface Health {
+  failing: boolean;
 }
 
 /** One bucket, through one client. */
 export class Bucket {
   behaviour: ServerBehaviour = { quotedIfMatch: true, conditionalDelete: false, md5Etags: false };
+  /** The startup probe (probe.ts), once per client and bucket. */
+  probing: Promise<ServerBehaviour> | undefined;
+  /** Set once the client is destroyed: every request then fails with reason `closed`. */
+  closed = false;
+  readonly #health: Health = { failing: false };
 
+  /**
+   * @param retries send a request again after a passing failure (the store's own client, built
+   *   with no retries of its own); false for the application's client, whose retries are its own.
+   */
   constructor(
     readonly client: S3Client,
     readonly name: string,
+    readonly retries: boolean,
   ) {}
 
   /** An `If-Match` header value for a version, as this server wants it. */
@@ -177,34 +80,92 @@ export class Bucket {
     return this.behaviour.quotedIfMatch ? `"${etag}"` : etag;
   }
 
-  /** Runs one request bounded by `signal` (the engine's deadline) and {@link REQUEST_DEADLINE_MS}. */
-  async #send<T>(
-    signal: AbortSignal | undefined,
-    change: boolean,
-    run: (abortSignal: AbortSignal) => Promise<T>,
-  ): Promise<T> {
-    try {
-      return await run(requestSignal(signal));
-    } catch (error) {
-      throw s3Failure(error, change);
+  /**
+   * Runs one request, each attempt aborted when the call's deadline comes, and sends it again after
+   * a passing failure while the deadline leaves room for the wait. A failure of a change that may
+   * have reached the server is reported with an unknown outcome.
+   */
+  async #send<T>(call: Call, change: boolean, run: (attempt: Attempt) => Promise<T>): Promise<T> {
+    let sent = false;
+    for (let number = 1; ; number++) {
+      if (this.closed) throw storeUnavailable('the store is closed', undefined, 'closed');
+      if (number > 1 || call.deadline <= Date.now()) {
+        try {
+          checkTime(call);
+        } catch (error) {
+          throw sent && change ? backendFailure({ ...timeoutOf(error), outcome: 'unknown' }) : error;
+        }
+      }
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), call.left);
+      const started = Date.now();
+      call.started();
+      try {
+        const result = await run({ abortSignal: controller.signal, number });
+        const took = Date.now() - started;
+        if (took >= SLOW_REQUEST_MS) call.log.debug('slow S3 request', { ms: took });
+        if (this.#health.failing) {
+          this.#health.failing = false;
+          call.log.info('connection to S3 regained');
+        }
+        return result;
+      } catch (error) {
+        if (isMemoryToolError(error)) throw error;
+        const diagnosis = diagnose(error);
+        sent ||= !diagnosis.notApplied;
+        call.retried(Math.max(0, attemptsOf(error) - 1));
+        const wait = backoff(number, diagnosis.reason === 'busy');
+        if (this.retries && diagnosis.transient && !controller.signal.aborted && wait < call.left) {
+          if (!this.#health.failing) {
+            this.#health.failing = true;
+            call.log.warn('S3 request failed; retrying', {
+              reason: diagnosis.reason,
+              detail: diagnosis.detail,
+            });
+          }
+          call.retried();
+          await sleep(wait);
+          continue;
+        }
+        if (diagnosis.reason !== 'misconfigured') this.#health.failing = true;
+        throw backendFailure({
+          detail: diagnosis.detail,
+          reason: diagnosis.reason,
+          outcome: change && sent ? 'unknown' : 'not-applied',
+          cause: error,
+        });
+      } finally {
+        clearTimeout(timer);
+        call.ended();
+      }
     }
   }
 
   /** The object at `key` with its bytes, or null when there is none. */
-  async get(key: string, signal: AbortSignal | undefined): Promise<ObjectContent | null> {
-    return (await this.#get(key, signal, false))?.object ?? null;
+  get(key: string, call: Call): Promise<ObjectContent | null> {
+    return this.#get(key, call, false).then((found) => found?.object ?? null);
+  }
+
+  /**
+   * The object at `key` with its bytes and the server's clock at the reply (the `Date` header), for
+   * judging an object's age by the server's time alone.
+   */
+  getWithDate(
+    key: string,
+    call: Call,
+  ): Promise<{ object: ObjectContent; serverTime: number | undefined } | null> {
+    return this.#get(key, call, true);
   }
 
   /** What `key` holds, without the bytes, or null when there is no object. */
-  async head(key: string, signal: AbortSignal | undefined): Promise<ObjectInfo | null> {
-    return this.#send(signal, false, async (abortSignal) => {
+  head(key: string, call: Call): Promise<ObjectInfo | null> {
+    return this.#send(call, false, async ({ abortSignal }) => {
       try {
         const reply = await this.client.send(
           new HeadObjectCommand({ Bucket: this.name, Key: checked(key) }),
-          {
-            abortSignal,
-          },
+          { abortSignal },
         );
+        call.retried(attemptsOf(reply) - 1);
         return infoOf(reply);
       } catch (error) {
         if (isNotFound(error)) return null;
@@ -214,56 +175,40 @@ export class Bucket {
   }
 
   /**
-   * The object at `key` with its bytes and the server's clock at the reply (the `Date` header), for
-   * judging a lease's age by the server's time alone.
-   */
-  getWithDate(
-    key: string,
-    signal: AbortSignal | undefined,
-  ): Promise<{ object: ObjectContent; serverTime: number | undefined } | null> {
-    return this.#get(key, signal, true);
-  }
-
-  /**
    * A GET, read to its end. The SDK retries a request until its reply's headers arrive, not while
-   * the body streams in: a connection lost in the middle of the body is retried here (a GET
-   * changes nothing).
+   * the body streams in: a connection lost in the middle of the body is sent again here like any
+   * other passing failure (a GET changes nothing).
    */
-  async #get(
+  #get(
     key: string,
-    signal: AbortSignal | undefined,
+    call: Call,
     withDate: boolean,
   ): Promise<{ object: ObjectContent; serverTime: number | undefined } | null> {
-    return this.#send(signal, false, async (abortSignal) => {
-      for (let attempt = 1; ; attempt++) {
-        const command = new GetObjectCommand({ Bucket: this.name, Key: checked(key) });
-        let serverTime: number | undefined;
-        if (withDate) {
-          command.middlewareStack.add(
-            (next) => async (args) => {
-              const result = await next(args);
-              const date = (result.response as { headers?: Record<string, string> }).headers?.['date'];
-              const parsed = date === undefined ? Number.NaN : Date.parse(date);
-              if (!Number.isNaN(parsed)) serverTime = parsed;
-              return result;
-            },
-            { step: 'deserialize', name: 'memdirServerTime' },
-          );
-        }
-        let reply: GetObjectCommandOutput;
-        try {
-          reply = await this.client.send(command, { abortSignal });
-        } catch (error) {
-          if (isNotFound(error)) return null;
-          throw error;
-        }
-        try {
-          const bytes = (await reply.Body?.transformToByteArray()) ?? new Uint8Array();
-          return { object: { ...infoOf(reply), size: bytes.length, bytes }, serverTime };
-        } catch (error) {
-          if (attempt >= BODY_ATTEMPTS || abortSignal.aborted) throw error;
-        }
+    return this.#send(call, false, async ({ abortSignal }) => {
+      const command = new GetObjectCommand({ Bucket: this.name, Key: checked(key) });
+      let serverTime: number | undefined;
+      if (withDate) {
+        command.middlewareStack.add(
+          (next) => async (args) => {
+            const result = await next(args);
+            const date = (result.response as { headers?: Record<string, string> }).headers?.['date'];
+            const parsed = date === undefined ? Number.NaN : Date.parse(date);
+            if (!Number.isNaN(parsed)) serverTime = parsed;
+            return result;
+          },
+          { step: 'deserialize', name: 'memdirServerTime' },
+        );
       }
+      let reply: GetObjectCommandOutput;
+      try {
+        reply = await this.client.send(command, { abortSignal });
+      } catch (error) {
+        if (isNotFound(error)) return null;
+        throw error;
+      }
+      call.retried(attemptsOf(reply) - 1);
+      const bytes = (await reply.Body?.transformToByteArray()) ?? new Uint8Array();
+      return { object: { ...infoOf(reply), size: bytes.length, bytes }, serverTime };
     });
   }
 
@@ -271,16 +216,11 @@ export class Bucket {
    * A conditional PUT. Resolves to the new version (ETag), or {@link Refused} when the condition
    * did not hold (412; also 404 or 409 on some servers for `If-Match` on a missing key).
    */
-  async put(
-    key: string,
-    body: Uint8Array | string,
-    options: PutOptions,
-    signal: AbortSignal | undefined,
-  ): Promise<string | Refused> {
+  put(key: string, body: Uint8Array | string, options: PutOptions, call: Call): Promise<string | Refused> {
     const metadata: Record<string, string> = { [OPS_HEADER]: options.ops };
     if (options.moved !== undefined) metadata[MOVED_HEADER] = options.moved;
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-    return this.#send(signal, true, async (abortSignal) => {
+    return this.#send(call, true, async ({ abortSignal, number }) => {
       try {
         const reply = await this.client.send(
           new PutObjectCommand({
@@ -295,10 +235,11 @@ export class Bucket {
           }),
           { abortSignal },
         );
+        call.retried(attemptsOf(reply) - 1);
         return unquote(reply.ETag);
       } catch (error) {
         if (isPreconditionFailed(error) || (options.ifMatch !== undefined && isNotFound(error))) {
-          return refused(error);
+          return { refused: true, resent: number > 1 || attemptsOf(error) > 1 } as const;
         }
         throw error;
       }
@@ -311,14 +252,14 @@ export class Bucket {
    * caller checks the copy). Resolves to the copy's ETag, `'precondition'` when the source changed,
    * or null when it is gone.
    */
-  async copy(
+  copy(
     from: string,
     to: string,
     sourceEtag: string,
     ops: string,
-    signal: AbortSignal | undefined,
+    call: Call,
   ): Promise<string | 'precondition' | null> {
-    return this.#send(signal, true, async (abortSignal) => {
+    return this.#send(call, true, async ({ abortSignal }) => {
       try {
         const reply = await this.client.send(
           new CopyObjectCommand({
@@ -345,12 +286,8 @@ export class Bucket {
    * Deletes one object, only while it has version `ifMatch` when given and the server honours it
    * (see {@link ServerBehaviour.conditionalDelete}). Resolves to `'precondition'` when it changed.
    */
-  async delete(
-    key: string,
-    ifMatch: string | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<'deleted' | 'precondition'> {
-    return this.#send(signal, true, async (abortSignal) => {
+  delete(key: string, ifMatch: string | undefined, call: Call): Promise<'deleted' | 'precondition'> {
+    return this.#send(call, true, async ({ abortSignal }) => {
       try {
         await this.client.send(
           new DeleteObjectCommand({
@@ -373,7 +310,7 @@ export class Bucket {
    * Deletes keys, 1000 a request, checking each reply's per-key errors (a 200 reply may still
    * refuse some keys) and deleting those again one by one. Keys XML cannot carry go one by one.
    */
-  async deleteMany(keys: readonly string[], signal: AbortSignal | undefined): Promise<void> {
+  async deleteMany(keys: readonly string[], call: Call): Promise<void> {
     const batchable = keys.filter(xmlSafe);
     const single = keys.filter((key) => !xmlSafe(key));
     const batches: string[][] = [];
@@ -383,10 +320,10 @@ export class Bucket {
     await Promise.all([
       ...batches.map(async (batch) => {
         if (batch.length === 1) {
-          await this.delete(batch[0]!, undefined, signal);
+          await this.delete(batch[0]!, undefined, call);
           return;
         }
-        const refused = await this.#send(signal, true, async (abortSignal) => {
+        const refused = await this.#send(call, true, async ({ abortSignal }) => {
           const command = new DeleteObjectsCommand({
             Bucket: this.name,
             Delete: { Objects: batch.map((key) => ({ Key: checked(key) })), Quiet: true },
@@ -395,9 +332,9 @@ export class Bucket {
           const reply = await this.client.send(command, { abortSignal });
           return (reply.Errors ?? []).map((error) => error.Key).filter((key) => key !== undefined);
         });
-        for (const key of refused) await this.delete(key, undefined, signal);
+        for (const key of refused) await this.delete(key, undefined, call);
       }),
-      ...single.map((key) => this.delete(key, undefined, signal)),
+      ...single.map((key) => this.delete(key, undefined, call)),
     ]);
   }
 
@@ -406,13 +343,8 @@ export class Bucket {
    * with `EncodingType: 'url'`: XML cannot carry every character a name may hold (U+FFFF), and
    * decoding is ours to do.
    */
-  async list(
-    prefix: string,
-    startAfter: string | undefined,
-    signal: AbortSignal | undefined,
-    maxKeys = PAGE_SIZE,
-  ): Promise<ListPage> {
-    return this.#send(signal, false, async (abortSignal) => {
+  list(prefix: string, startAfter: string | undefined, call: Call, maxKeys = PAGE_SIZE): Promise<ListPage> {
+    return this.#send(call, false, async ({ abortSignal }) => {
       const reply = await this.client.send(
         new ListObjectsV2Command({
           Bucket: this.name,
@@ -423,6 +355,7 @@ export class Bucket {
         }),
         { abortSignal },
       );
+      call.retried(attemptsOf(reply) - 1);
       const objects: ListedObject[] = [];
       for (const item of reply.Contents ?? []) {
         if (item.Key === undefined) continue;
@@ -433,10 +366,25 @@ export class Bucket {
   }
 }
 
+/** Full jitter over a doubling ceiling (AWS's advice for retries). */
+function backoff(attempt: number, throttled: boolean): number {
+  const base = throttled ? BACKOFF.throttledMs : BACKOFF.baseMs;
+  return Math.random() * Math.min(BACKOFF.maxMs, base * 2 ** (attempt - 1));
+}
+
+/** The parts of an out-of-time failure, to report it with an unknown outcome. */
+function timeoutOf(error: unknown) {
+  return {
+    detail: 'the S3 endpoint did not answer in time',
+    reason: 'timeout' as const,
+    cause: (error as { cause?: unknown }).cause ?? error,
+  };
+}
+
 /** A key past S3's limit would get an error the SDK retries (a 500 on radosgw): refuse it here. */
 function checked(key: string): string {
   if (utf8Length(key) > MAX_KEY_BYTES) {
-    throw storeUnavailable(`a key is longer than S3's ${MAX_KEY_BYTES} bytes`);
+    throw storeUnavailable(`a key is longer than S3's ${MAX_KEY_BYTES} bytes`, undefined, 'unexpected');
   }
   return key;
 }

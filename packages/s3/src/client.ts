@@ -1,6 +1,7 @@
-// The S3Client the store builds when the application gives none: bounded in time (the SDK's
-// defaults wait on a silent endpoint for minutes), retrying what S3 asks to retry, and set up for
-// S3-compatible servers when an endpoint is given.
+// The S3Client the store builds when the application gives none: set up for S3-compatible servers
+// when an endpoint is given, with no timeouts or retries of its own. The store bounds every request
+// by the command's deadline (an abort signal at the time left) and sends it again itself after a
+// passing failure while that deadline allows (bucket.ts), so a `timeoutMs` of 1 s or 12 s holds.
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 
 /** Options for the client the store builds (ignored when you pass your own `client`). */
@@ -29,12 +30,6 @@ export interface ClientOptions {
   forcePathStyle?: boolean | undefined;
 }
 
-/** Connect within this, and get a whole answer within that: short, so retries fit in 5 s. */
-const CONNECTION_TIMEOUT_MS = 1_000;
-const REQUEST_TIMEOUT_MS = 3_000;
-/** One try and two retries (with jittered backoff; throttling waits longer, as the SDK knows). */
-const MAX_ATTEMPTS = 3;
-
 /** The endpoint the SDK itself would take from the environment. */
 function environmentEndpoint(): string | undefined {
   return process.env['AWS_ENDPOINT_URL_S3'] || process.env['AWS_ENDPOINT_URL'] || undefined;
@@ -58,13 +53,8 @@ export function createClient(options: ClientOptions): S3Client {
     ...(compatible
       ? { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }
       : {}),
-    maxAttempts: MAX_ATTEMPTS,
-    retryMode: 'standard',
-    requestHandler: {
-      connectionTimeout: CONNECTION_TIMEOUT_MS,
-      requestTimeout: REQUEST_TIMEOUT_MS,
-      // Without this the SDK only logs a warning when requestTimeout passes, and keeps waiting.
-      throwOnRequestTimeout: true,
-    },
+    // The store's own retries (bucket.ts) know the deadline and the operation ids; the SDK's would
+    // resend blindly, with waits of their own.
+    maxAttempts: 1,
   });
 }

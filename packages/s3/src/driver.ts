@@ -1,25 +1,44 @@
+// The S3 driver: memory files as objects under `{prefix}memories/`, read with one GET or listing,
+// changed by conditional writes. A file written over (a `create` over a file this process has seen,
+// an edit) needs no lease; a new path, a delete and a rename queue for the namespace's lease
+// (sessions.ts, structure.ts). What drivers of one client share is the backend (backend.ts).
+import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
-import {
-  type DriverCapabilities,
-  type DriverChangeOptions,
-  type DriverDescribeOptions,
-  type DriverEntry,
-  type DriverFile,
-  type DriverListing,
-  type DriverListOptions,
-  type DriverPath,
-  type DriverWriteOptions,
-  type MemoryDriver,
-  validateNamespace,
+import type {
+  DriverCallOptions,
+  DriverCapabilities,
+  DriverChangeOptions,
+  DriverDescribeOptions,
+  DriverEntry,
+  DriverFile,
+  DriverListing,
+  DriverListOptions,
+  DriverPath,
+  DriverWriteOptions,
+  MemdirLogger,
+  MemoryDriver,
 } from '@memdir/core';
-import { asDriverPath, ListingFold, refuseConflict } from '@memdir/core/driver';
-import { Bucket, type ListPage, opsHeader } from './bucket.js';
+import {
+  AbstractMemoryDriver,
+  asDriverPath,
+  type DriverLog,
+  driverLog,
+  ListingFold,
+  optionError,
+  positiveInteger,
+  refuseConflict,
+  storeUnavailable,
+  utf8Length,
+} from '@memdir/core/driver';
+import { type Backend, backendOf, type Space } from './backend.js';
+import { Call } from './call.js';
 import { type ClientOptions, createClient } from './client.js';
-import { S3Context } from './context.js';
-import { decodeContent, isTombstone, updateFile } from './edits.js';
+import { decodeContent, isTombstone, type QueuedOptions } from './edits.js';
+import { anythingBeneath } from './inspect.js';
 import { hiddenSubtree, KeySpace, normalizePrefix } from './keys.js';
 import { isListedTombstone, listObjects } from './listing.js';
-import { anythingBeneath, createPath, isLiveFile, movePath, removePath, type Space } from './structure.js';
+import { type ListPage, opsHeader } from './objects.js';
+import { type ChangeContext, createPath, isLiveFile, movePath, removePath } from './structure.js';
 
 /** Options of {@link createS3Driver}. */
 export interface S3DriverOptions extends ClientOptions {
@@ -27,6 +46,7 @@ export interface S3DriverOptions extends ClientOptions {
    * Your own `S3Client`, used as it is (its retries, timeouts and credentials) and never closed by
    * the store. Without it the store builds one from the options below and the SDK's usual
    * environment (`AWS_REGION`, `AWS_ACCESS_KEY_ID`, profiles...), and closes it in `close()`.
+   * Stores made on one client share what they learn (the server's probe, the lease queues).
    * @default a client built by the store
    */
   client?: S3Client | undefined;
@@ -45,6 +65,25 @@ export interface S3DriverOptions extends ClientOptions {
    * @default 10000
    */
   leaseTtlMs?: number | undefined;
+  /**
+   * Where the driver reports what happens (connections lost and regained, retries, lease waits
+   * and repairs, the server's probe): never a key or content.
+   * @default `NODE_DEBUG=memdir` output
+   */
+  logger?: MemdirLogger | undefined;
+}
+
+/** The memdir driver over S3 (see {@link createS3Driver}). */
+export interface S3Driver extends MemoryDriver {
+  namespace(name: string): S3Driver;
+  /**
+   * Probes the server (the bucket exists, the credentials hold, conditional writes are enforced):
+   * the first change waits for it anyway, so calling it is optional. It lets a program fail at
+   * startup rather than on its first change. Once per client and bucket.
+   * @throws MemoryToolError `BACKEND` (reason `misconfigured` for a missing bucket, refused
+   *   credentials or a server that ignores conditions) when the store cannot be used.
+   */
+  ready(options?: DriverCallOptions): Promise<void>;
 }
 
 /** The largest object one PUT can write. */
@@ -61,97 +100,120 @@ function looksLikeFile(path: string): boolean {
   return name.lastIndexOf('.') > 0;
 }
 
-function positiveInteger(value: number | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new TypeError(
-      `Invalid @memdir/s3 option ${name}: expected a positive integer, got ${String(value)}`,
-    );
-  }
-  return value;
+/** What the drivers of one `createS3Driver` call share: whether it is closed, and what to close. */
+interface Handle {
+  closed: boolean;
+  readonly close: () => Promise<void>;
 }
 
-class S3Driver implements MemoryDriver {
+class S3MemoryDriver extends AbstractMemoryDriver implements S3Driver {
   readonly capabilities: DriverCapabilities;
+  readonly identity: { readonly kind: 's3'; readonly id: string };
   readonly #space: Space;
-  readonly #ownsContext: boolean;
+  readonly #log: DriverLog;
+  readonly #handle: Handle;
+  readonly #owner: boolean;
 
-  constructor(space: Space, ownsContext: boolean) {
+  constructor(space: Space, log: DriverLog, handle: Handle, owner: boolean) {
+    super();
     this.#space = space;
-    this.#ownsContext = ownsContext;
+    this.#log = log;
+    this.#handle = handle;
+    this.#owner = owner;
     this.capabilities = {
       atomicRename: false,
       replaySafe: true,
+      quotas: true,
       maxPathBytes: space.keys.maxPathBytes,
       maxFileBytes: MAX_OBJECT_BYTES,
     };
+    const place = `${space.backend.bucket.name}\n${space.backend.prefix}`;
+    this.identity = { kind: 's3', id: createHash('sha256').update(place).digest('hex').slice(0, 12) };
   }
 
-  namespace(name: string): MemoryDriver {
-    return namespaced(this.#space, name, false);
+  override namespace(name: string): S3Driver {
+    return super.namespace(name) as S3Driver;
   }
 
-  get #bucket(): Bucket {
-    return this.#space.context.bucket;
+  protected openNamespace(name: string): S3Driver {
+    const space = { backend: this.#space.backend, keys: this.#space.keys.child(name) };
+    return new S3MemoryDriver(space, this.#log, this.#handle, false);
+  }
+
+  get #backend(): Backend {
+    return this.#space.backend;
+  }
+
+  /** The call of one driver method; refused once the driver is closed. */
+  #call(options: DriverCallOptions | undefined): Call {
+    if (this.#handle.closed) throw storeUnavailable('the store is closed', undefined, 'closed');
+    return new Call(this.#log, options);
   }
 
   /** The file at `path`, or null for nothing or a move's stand-in. */
-  async #file(path: string, signal: AbortSignal | undefined): Promise<DriverFile | null> {
+  async #file(path: string, call: Call): Promise<DriverFile | null> {
     const key = this.#space.keys.file(path);
-    const object = await this.#bucket.get(key, signal);
+    const object = await this.#backend.bucket.get(key, call);
     if (object === null || isTombstone(object)) return null;
-    this.#space.context.carried.remember(key, object.etag, object.ops);
+    this.#backend.known.remember(key, { etag: object.etag, size: object.size, ops: object.ops });
     return { kind: 'file', content: decodeContent(object), version: object.etag };
   }
 
-  async read(path: DriverPath, options: { signal?: AbortSignal | undefined } = {}) {
-    if (path === '') return { kind: 'directory' } as const;
-    const file = await this.#file(path, options.signal);
-    if (file) return file;
-    return (await anythingBeneath(this.#space, path, options.signal))
-      ? ({ kind: 'directory' } as const)
-      : null;
+  async ready(options?: DriverCallOptions): Promise<void> {
+    await this.#backend.behaviour(this.#call(options));
   }
 
-  async stat(path: DriverPath, options: { signal?: AbortSignal | undefined } = {}) {
+  async read(path: DriverPath, options?: DriverCallOptions) {
+    const call = this.#call(options);
+    if (path === '') return { kind: 'directory' } as const;
+    const file = await this.#file(path, call);
+    if (file) return file;
+    return (await anythingBeneath(this.#space, path, call)) ? ({ kind: 'directory' } as const) : null;
+  }
+
+  async stat(path: DriverPath, options?: DriverCallOptions) {
+    const call = this.#call(options);
     if (path === '') return 'directory' as const;
-    const head = await this.#bucket.head(this.#space.keys.file(path), options.signal);
+    const head = await this.#backend.bucket.head(this.#space.keys.file(path), call);
     if (isLiveFile(head)) return 'file' as const;
-    return (await anythingBeneath(this.#space, path, options.signal)) ? ('directory' as const) : null;
+    return (await anythingBeneath(this.#space, path, call)) ? ('directory' as const) : null;
   }
 
   async describe(
     path: DriverPath,
     options: DriverDescribeOptions,
   ): Promise<DriverFile | DriverListing | null> {
-    const { signal, limit } = options;
-    const prefix = this.#space.keys.beneath(path);
+    const call = this.#call(options);
+    const { bucket } = this.#backend;
+    const { keys } = this.#space;
+    const prefix = keys.beneath(path);
     let firstPage: Promise<ListPage> | undefined;
     if (path !== '') {
       if (!looksLikeFile(path)) {
-        firstPage = this.#bucket.list(prefix, undefined, signal);
+        firstPage = bucket.list(prefix, undefined, call);
         // Settled below, or dropped when the GET finds a file.
         firstPage.catch(() => {});
       }
-      const file = await this.#file(path, signal);
+      const file = await this.#file(path, call);
       if (file) return file;
     }
     const fold = new ListingFold(path);
-    const { keys } = this.#space;
-    for await (const object of listObjects(this.#bucket, prefix, { skipHidden: true, signal, firstPage })) {
+    for await (const object of listObjects(bucket, prefix, { skipHidden: true, call, firstPage })) {
       const file = keys.pathOf(object.key);
       if (file === undefined || isListedTombstone(object)) continue;
       fold.add({ path: asDriverPath(file), size: object.size });
     }
-    if (fold.added === 0) return path === '' ? fold.result(limit) : null;
-    return fold.result(limit);
+    if (fold.added === 0 && path !== '') return null;
+    return fold.result(options.limit);
   }
 
   async *list(dir: DriverPath, options: DriverListOptions = {}): AsyncIterable<DriverEntry> {
+    const call = this.#call(options);
     const { keys } = this.#space;
     const prefix = keys.beneath(dir);
     let skipped: string | undefined;
-    for await (const object of listObjects(this.#bucket, prefix, options)) {
+    const objects = listObjects(this.#backend.bucket, prefix, { skipHidden: options.skipHidden, call });
+    for await (const object of objects) {
       const path = keys.pathOf(object.key);
       if (path === undefined || isListedTombstone(object)) continue;
       if (options.skipHidden) {
@@ -170,54 +232,82 @@ class S3Driver implements MemoryDriver {
   }
 
   async write(path: DriverPath, content: string, options: DriverWriteOptions): Promise<{ version: string }> {
-    const { receipts } = this.#space.context;
-    if (receipts.has(options.op)) return receipts.get(options.op);
-    return receipts.record(options.op, await this.#write(path, content, options));
+    const { receipts } = this.#backend;
+    const call = this.#call(options);
+    if (receipts.has(options.op)) return receipts.get(options.op) as { version: string };
+    return receipts.record(options.op, await this.#write(path, content, options, call)) as {
+      version: string;
+    };
   }
 
-  async #write(path: DriverPath, content: string, options: DriverWriteOptions): Promise<{ version: string }> {
-    const { expect, op, signal } = options;
-    const { context, keys } = this.#space;
-    const { bucket, carried } = context;
-    const key = keys.file(path);
-    await context.behaviour(signal);
+  async #write(
+    path: DriverPath,
+    content: string,
+    options: DriverWriteOptions,
+    call: Call,
+  ): Promise<{ version: string }> {
+    const { expect, op, quota } = options;
+    const backend = this.#backend;
+    const key = this.#space.keys.file(path);
+    const context: ChangeContext = { op, call, quota };
+    await backend.behaviour(call);
     if (expect && 'version' in expect) {
-      // An edit in place: a file that exists has no file above it and is no directory.
-      const ops = opsHeader(op, carried.of(key, expect.version));
-      const written = await bucket.put(key, content, { ifMatch: expect.version, ops }, signal);
-      if (typeof written === 'string') {
-        carried.remember(key, written, ops.split(' '));
-        return { version: written };
-      }
-      // The SDK resent a write that had landed, or this call is itself a replay of one.
-      const now = await bucket.head(key, signal);
-      if (isLiveFile(now) && now.ops.includes(op)) return { version: now.etag };
+      // A compare-and-swap in place: a file that exists has no file above it and is no directory.
+      const version = await this.#overwrite(path, content, expect.version, context);
+      if (version !== null) return { version };
       throw refuseConflict(path);
     }
+    const known = backend.known.get(key);
     if (expect === undefined) {
-      // Over a file that is there: no lease needed, for the same reason.
-      for (let attempt = 0; attempt < 3; attempt++) {
-        const now = await bucket.head(key, signal);
-        if (!isLiveFile(now)) break;
-        if (now.ops.includes(op)) return { version: now.etag };
-        const ops = opsHeader(op, now.ops);
-        const written = await bucket.put(key, content, { ifMatch: now.etag, ops }, signal);
-        if (typeof written === 'string') {
-          carried.remember(key, written, ops.split(' '));
-          return { version: written };
-        }
+      // Over a file this process has seen: no lease needed, for the same reason. If it changed or
+      // went since, the path is looked at under the lease.
+      if (known) {
+        const version = await this.#overwrite(path, content, known.etag, context);
+        if (version !== null) return { version };
+        backend.known.forget(key);
       }
+      return { version: await createPath(this.#space, path, content, false, context) };
     }
-    if (expect !== undefined) {
-      // A file that is there refuses at once, without the lease: racing creators that lost do not
-      // queue for it (the refusal holds at the moment of this HEAD).
-      const now = await bucket.head(key, signal);
+    if (known) {
+      // A file that is still there refuses at once, without the lease: racing creators that lost
+      // do not queue for it (the refusal holds at the moment of this HEAD).
+      const now = await backend.bucket.head(key, call);
       if (isLiveFile(now)) {
         if (now.ops.includes(op)) return { version: now.etag };
         throw refuseConflict(path);
       }
     }
-    return { version: await createPath(this.#space, path, content, expect !== undefined, op, signal) };
+    return { version: await createPath(this.#space, path, content, true, context) };
+  }
+
+  /**
+   * Writes `content` over version `etag` of the file at `path` (`If-Match`), with the quota's reservation first.
+   * @returns the new version, or null when the file is no longer that version (nothing written).
+   */
+  async #overwrite(path: DriverPath, content: string, etag: string, { op, call, quota }: ChangeContext) {
+    const { bucket, known } = this.#backend;
+    const key = this.#space.keys.file(path);
+    const { totals } = this.#backend.namespace(this.#space.keys);
+    const seen = known.get(key);
+    let change = { bytes: 0, files: 0 };
+    if (quota) {
+      const size = seen?.etag === etag ? seen.size : (await bucket.head(key, call))?.size;
+      if (size === undefined) return null;
+      change = { bytes: utf8Length(content) - size, files: 0 };
+      if (change.bytes > 0) await totals.reserve(path, change, quota, call);
+    }
+    const ops = opsHeader(op, known.opsOf(key, etag));
+    const written = await bucket.put(key, content, { ifMatch: etag, ops }, call);
+    if (typeof written === 'string') {
+      known.remember(key, { etag: written, size: utf8Length(content), ops: ops.split(' ') });
+      if (change.bytes < 0) await totals.release({ bytes: -change.bytes, files: 0 }, call);
+      return written;
+    }
+    // This call's own write landed and was sent again, or another writer got there first.
+    const now = written.resent ? await bucket.head(key, call) : null;
+    if (isLiveFile(now) && now.ops.includes(op)) return now.etag;
+    if (change.bytes > 0) await totals.release(change, call);
+    return null;
   }
 
   async update(
@@ -225,68 +315,66 @@ class S3Driver implements MemoryDriver {
     edit: (content: string) => string,
     options: DriverChangeOptions,
   ): Promise<'file' | 'directory' | null> {
-    const { receipts } = this.#space.context;
-    if (receipts.has(options.op)) return receipts.get(options.op);
-    const kind = await updateFile(this.#space, path, edit, options.op, options.signal);
+    const { receipts } = this.#backend;
+    const call = this.#call(options);
+    if (receipts.has(options.op)) return receipts.get(options.op) as 'file';
+    const queued: QueuedOptions = { ...options, call };
+    const kind = await this.#backend.namespace(this.#space.keys).edits.submit(path, edit, queued);
     // Only a call that changed something is recorded: 'directory' and null change nothing.
-    return kind === 'file' ? receipts.record(options.op, kind) : kind;
+    return kind === 'file' ? (receipts.record(options.op, kind) as 'file') : kind;
   }
 
   async remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean> {
-    const { receipts } = this.#space.context;
-    if (receipts.has(options.op)) return receipts.get(options.op);
-    const removed = await removePath(this.#space, path, options.op, options.signal);
-    return removed ? receipts.record(options.op, removed) : removed;
+    const { receipts } = this.#backend;
+    const call = this.#call(options);
+    if (receipts.has(options.op)) return receipts.get(options.op) as boolean;
+    const removed = await removePath(this.#space, path, { op: options.op, call, quota: options.quota });
+    return removed ? (receipts.record(options.op, removed) as boolean) : removed;
   }
 
   async move(from: DriverPath, to: DriverPath, options: DriverChangeOptions): Promise<void> {
-    const { receipts } = this.#space.context;
+    const { receipts } = this.#backend;
+    const call = this.#call(options);
     if (receipts.has(options.op)) return;
-    await movePath(this.#space, from, to, options.op, options.signal);
+    await movePath(this.#space, from, to, { op: options.op, call, quota: undefined });
     receipts.record(options.op, undefined);
   }
 
   async close(): Promise<void> {
-    if (this.#ownsContext) this.#space.context.close();
+    if (!this.#owner || this.#handle.closed) return;
+    await this.#handle.close();
   }
-}
-
-function namespaced(space: Space, name: string, ownsContext: boolean): MemoryDriver {
-  return new S3Driver(
-    { context: space.context, keys: space.keys.child(validateNamespace(name)) },
-    ownsContext,
-  );
-}
-
-/** What {@link openDriver} gives: the root driver, and the one of `namespace` closing it. */
-export function openDriver(options: S3DriverOptions, namespace: string | undefined): MemoryDriver {
-  const { client, bucket, prefix, leaseTtlMs, ...clientOptions } = options;
-  if (typeof bucket !== 'string' || bucket === '') {
-    throw new TypeError(
-      'Invalid @memdir/s3 option bucket: name the bucket, e.g. { bucket: "my-agent-memory" }',
-    );
-  }
-  const keys = new KeySpace(normalizePrefix(prefix));
-  const ttl = positiveInteger(leaseTtlMs, 'leaseTtlMs', DEFAULT_LEASE_TTL_MS);
-  const s3 = client ?? createClient(clientOptions);
-  const context = new S3Context({
-    bucket: new Bucket(s3, bucket),
-    prefix: keys.base,
-    leaseTtlMs: ttl,
-    release: client ? () => {} : () => s3.destroy(),
-  });
-  const root: Space = { context, keys };
-  return namespace === undefined ? new S3Driver(root, true) : namespaced(root, namespace, true);
 }
 
 /**
  * The S3 driver, for `createMemoryStore(driver, options)` from `@memdir/core`: the memory's files as
- * objects under `{prefix}memories/`. `close()` destroys the client when the driver built it.
+ * objects under `{prefix}memories/`. `close()` waits for the changes under way, then destroys the
+ * client when the driver built it; a client you passed in is never closed.
  *
  * @throws TypeError for a missing bucket or an invalid option.
  */
-export function createS3Driver(options: S3DriverOptions): MemoryDriver {
-  return openDriver(options, undefined);
+export function createS3Driver(options: S3DriverOptions): S3Driver {
+  const { client, bucket, prefix, leaseTtlMs, logger, ...clientOptions } = options;
+  if (typeof bucket !== 'string' || bucket === '') {
+    throw optionError('s3', 'bucket', 'name the bucket, e.g. { bucket: "my-agent-memory" }');
+  }
+  const keys = new KeySpace(normalizePrefix(prefix));
+  const ttl = positiveInteger('s3', 'leaseTtlMs', leaseTtlMs, DEFAULT_LEASE_TTL_MS);
+  const s3 = client ?? createClient(clientOptions);
+  const backend = backendOf(s3, bucket, keys.base, ttl, client === undefined);
+  const handle: Handle = {
+    closed: false,
+    close: async () => {
+      // Changes under way finish first (a lease is released, not left to expire).
+      await backend.idle();
+      handle.closed = true;
+      if (client === undefined) {
+        backend.bucket.closed = true;
+        s3.destroy();
+      }
+    },
+  };
+  return new S3MemoryDriver({ backend, keys }, driverLog('s3', logger), handle, true);
 }
 
 export type { ClientOptions };

@@ -1,20 +1,15 @@
-// Read-modify-write of one file (`str_replace`, `insert`) as a group commit. Edits of one file that
-// arrive while a write of it is in flight wait, then go together: one GET, each edit applied in
-// turn to the content the previous one left, one PUT If-Match. When the PUT loses to another
-// writer (another process), the whole group starts over on the new content.
-//
-// A compare-and-swap per edit would make n concurrent edits of one file cost O(n^2) requests, and
-// most would run out of time; grouped, each process keeps one write of a file in flight, so n edits
-// from p processes cost about n/p rounds at worst, and usually a few.
-import { storeUnavailable } from '@memdir/core/driver';
-import { type ObjectContent, opsHeader } from './bucket.js';
-import { anythingBeneath, isLiveFile, type Space } from './structure.js';
+// The S3 side of the group commit of edits (`str_replace`, `insert`): the kit's EditQueue keeps one
+// write per file in flight and hands over the edits that arrived meanwhile; here they are applied
+// to one GET's content and written with one PUT If-Match. When another writer (another process)
+// got there first, the group starts over on the new content.
+import type { DriverChangeOptions, DriverQuota } from '@memdir/core';
+import { type EditBatch, judgeQuota, refuseQuota, sleep, utf8Length } from '@memdir/core/driver';
+import type { Space } from './backend.js';
+import { Call } from './call.js';
+import { anythingBeneath } from './inspect.js';
+import { type ObjectContent, opsHeader } from './objects.js';
 
-/** Edits in one write: bounded so that all their operation ids fit in the object's metadata. */
-const MAX_GROUP = 40;
 const MAX_BACKOFF_MS = 25;
-/** A group that other writers keep beating gives up after this long (the engine's deadline is shorter). */
-const GIVE_UP_MS = 30_000;
 
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
@@ -28,135 +23,109 @@ export function isTombstone(object: ObjectContent): boolean {
   return object.tombstone || object.bytes[0] === 0xff;
 }
 
-interface PendingEdit {
-  readonly edit: (content: string) => string;
-  readonly op: string;
-  readonly signal: AbortSignal | undefined;
-  resolve(kind: 'file' | 'directory' | null): void;
-  reject(error: unknown): void;
-}
-
-interface EditQueue {
-  pending: PendingEdit[];
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** What the driver queues with each edit: the engine's options, and the call its requests count on. */
+export interface QueuedOptions extends DriverChangeOptions {
+  readonly call: Call;
 }
 
 /**
- * Applies `edit` to the file at `path` atomically (see the top of this file).
- * @returns `'file'` once written, or what is there when no file is: `'directory'` or null.
+ * Runs one group of edits of the file at `path` to its end: read, apply each edit in turn (each
+ * judged against the quota with those before it), write with `If-Match`, and on a lost race start
+ * over on what is there now. Settles every member or throws (the queue then fails the rest).
  */
-export function updateFile(
-  space: Space,
-  path: string,
-  edit: (content: string) => string,
-  op: string,
-  signal: AbortSignal | undefined,
-): Promise<'file' | 'directory' | null> {
-  const key = space.keys.file(path);
-  const queues = space.context.edits as Map<string, EditQueue>;
-  return new Promise((resolve, reject) => {
-    const member: PendingEdit = { edit, op, signal, resolve, reject };
-    const queue = queues.get(key);
-    if (queue) {
-      queue.pending.push(member);
-      return;
+export async function commitEdits(space: Space, path: string, batch: EditBatch): Promise<void> {
+  const { backend, keys } = space;
+  const { bucket, known } = backend;
+  const { totals } = backend.namespace(keys);
+  const key = keys.file(path);
+  /** Bytes this group has added to the totals so far, for a quota. */
+  let reserved = 0;
+  let call: Call | undefined;
+  /** Set once a quota refused an edit on the totals this process last saw: read them again. */
+  let freshTotals = false;
+  for (let round = 0; ; round++) {
+    if (round > 0) {
+      batch.refill();
+      if (batch.settled) break;
     }
-    const started: EditQueue = { pending: [member] };
-    queues.set(key, started);
-    void drain(space, path, key, started, queues);
-  });
-}
-
-async function drain(
-  space: Space,
-  path: string,
-  key: string,
-  queue: EditQueue,
-  queues: Map<string, EditQueue>,
-): Promise<void> {
-  try {
-    while (queue.pending.length > 0) await commit(space, path, key, queue);
-  } finally {
-    queues.delete(key);
-  }
-}
-
-/**
- * Runs one group to the end, taking in edits that arrive while it retries; settles every member,
- * never throws.
- */
-async function commit(space: Space, path: string, key: string, queue: EditQueue): Promise<void> {
-  const { context } = space;
-  const { bucket, carried } = context;
-  let members: PendingEdit[] = [];
-  const giveUpAt = Date.now() + GIVE_UP_MS;
-  try {
-    await context.behaviour(undefined);
-    for (let round = 0; ; round++) {
-      members.push(...queue.pending.splice(0, MAX_GROUP - members.length));
-      // A member whose deadline passed has been answered by the engine already.
-      members = members.filter((member) => {
-        if (!member.signal?.aborted) return true;
-        member.reject(member.signal.reason);
-        return false;
-      });
-      if (members.length === 0) return;
-      const file = await bucket.get(key, undefined);
-      if (file === null || isTombstone(file)) {
-        const kind = (await anythingBeneath(space, path, undefined)) ? 'directory' : null;
-        for (const member of members) member.resolve(kind);
-        return;
-      }
-      // An edit whose id the file carries was written already (its reply was lost, and it came again).
-      members = members.filter((member) => {
-        if (!file.ops.includes(member.op)) return true;
-        member.resolve('file');
-        return false;
-      });
-      if (members.length === 0) return;
-      let content = decodeContent(file);
-      const outcomes = members.map((member) => {
-        try {
-          content = member.edit(content);
-          return { member, error: undefined, applied: true };
-        } catch (error) {
-          return { member, error, applied: false };
-        }
-      });
-      const settle = () => {
-        for (const { member, error, applied } of outcomes) {
-          if (applied) member.resolve('file');
-          else member.reject(error);
-        }
-      };
-      // No edit changed anything: each refusal was judged on content that is really there.
-      if (!outcomes.some((outcome) => outcome.applied)) {
-        settle();
-        return;
-      }
-      // Every edit's id goes in the metadata, so a resent PUT or a replayed edit is recognised.
-      const applied = outcomes.filter((outcome) => outcome.applied).map((outcome) => outcome.member.op);
-      const ops = opsHeader(applied, file.ops);
-      const written = await bucket.put(key, content, { ifMatch: file.etag, ops }, undefined);
-      if (typeof written === 'string') {
-        carried.remember(key, written, ops.split(' '));
-        settle();
-        return;
-      }
-      if (written.resent) {
-        const now = await bucket.head(key, undefined);
-        if (isLiveFile(now) && now.ops.includes(applied[0]!)) {
-          settle();
-          return;
-        }
-      }
-      if (Date.now() >= giveUpAt) throw storeUnavailable('other writers kept changing the file');
-      await sleep(Math.random() * Math.min(MAX_BACKOFF_MS, 2 ** round));
+    call = Call.shared(batch.members.map((member) => (member.options as QueuedOptions).call));
+    // Members of stores with different quotas are each judged by their own; the totals are kept
+    // while any of them has one.
+    const quota: DriverQuota | undefined = batch.members.find((member) => member.options.quota)?.options
+      .quota;
+    await backend.behaviour(call);
+    const file = await bucket.get(key, call);
+    if (file === null || isTombstone(file)) {
+      batch.missing((await anythingBeneath(space, path, call)) ? 'directory' : null);
+      break;
     }
-  } catch (error) {
-    for (const member of members) member.reject(error);
+    known.remember(key, { etag: file.etag, size: file.size, ops: file.ops });
+    // An edit whose id the file carries was written already (its reply was lost, and it came again).
+    batch.resolveReplayed(file.ops);
+    if (batch.settled) break;
+    let room: { bytes: number; files: number } | undefined;
+    if (quota) {
+      const now = await totals.current(call, freshTotals);
+      // The totals count what this group reserved before; the file does not hold it yet.
+      room = { bytes: now.bytes - reserved, files: now.files };
+    }
+    let added = 0;
+    let refusedByQuota = false;
+    const { content, applied } = batch.apply(decodeContent(file), (before, after, member) => {
+      const grows = utf8Length(after) - utf8Length(before);
+      if (room) {
+        const breach = judgeQuota(member.options.quota, {
+          bytes: room.bytes + added,
+          files: room.files,
+          addedBytes: grows,
+          newFile: false,
+        });
+        if (breach) {
+          refusedByQuota = true;
+          return refuseQuota(path, breach);
+        }
+      }
+      added += grows;
+      return null;
+    });
+    if (refusedByQuota && !freshTotals) {
+      freshTotals = true;
+      continue;
+    }
+    if (applied.length === 0) {
+      batch.settle();
+      break;
+    }
+    if (quota && added > reserved) {
+      try {
+        await totals.reserve(path, { bytes: added - reserved, files: 0 }, quota, call);
+        reserved = added;
+      } catch (error) {
+        // Other writers filled the namespace since the totals were read: judge the edits again.
+        if ((error as { code?: unknown }).code === 'QUOTA_EXCEEDED') continue;
+        throw error;
+      }
+    }
+    const ops = opsHeader(applied, file.ops);
+    const written = await bucket.put(key, content, { ifMatch: file.etag, ops }, call);
+    let landed = typeof written === 'string';
+    if (typeof written !== 'string' && written.resent) {
+      const now = await bucket.head(key, call);
+      landed = now !== null && !now.tombstone && now.ops.includes(applied[0]!);
+    }
+    if (landed) {
+      if (typeof written === 'string')
+        known.remember(key, { etag: written, size: utf8Length(content), ops: ops.split(' ') });
+      else known.forget(key);
+      // A shorter file, or a group that reserved more in an earlier round: the rest goes back.
+      if (quota && added < reserved) await totals.release({ bytes: reserved - added, files: 0 }, call);
+      reserved = 0;
+      batch.settle();
+      break;
+    }
+    call.retried();
+    await sleep(Math.random() * Math.min(MAX_BACKOFF_MS, 2 ** round));
   }
+  // A group whose members all gave up before its write gives back what it reserved.
+  if (reserved > 0 && call) await totals.release({ bytes: reserved, files: 0 }, call);
 }

@@ -1,14 +1,15 @@
-// S3 failures in plain words (SPEC section 7): what the model reads says what failed, never a
-// credential, a host or a bucket name; the SDK's error stays on `cause`.
-import { isMemoryToolError, type MemoryToolError } from '@memdir/core';
-import { outcomeUnknown, storeUnavailable } from '@memdir/core/driver';
+// S3 failures in plain words (SPEC section 7) and with a reason (core's BackendFailureReason): what
+// the model reads says what failed, never a credential, a host or a bucket name; the SDK's error,
+// with the server's own message, stays on `cause`.
+import { type BackendFailureReason, isMemoryToolError, type MemoryToolError } from '@memdir/core';
+import { backendFailure } from '@memdir/core/driver';
 
 interface SdkError {
   name?: unknown;
   code?: unknown;
   Code?: unknown;
   message?: unknown;
-  $metadata?: { httpStatusCode?: unknown };
+  $metadata?: { httpStatusCode?: unknown; attempts?: unknown };
   cause?: unknown;
 }
 
@@ -16,6 +17,12 @@ interface SdkError {
 export function statusOf(error: unknown): number | undefined {
   const status = (error as SdkError | undefined)?.$metadata?.httpStatusCode;
   return typeof status === 'number' ? status : undefined;
+}
+
+/** How many times the SDK sent the request (its own retries; 1 for a client that retries nothing). */
+export function attemptsOf(error: unknown): number {
+  const attempts = (error as SdkError | undefined)?.$metadata?.attempts;
+  return typeof attempts === 'number' ? attempts : 1;
 }
 
 /** An S3 error code (`AccessDenied`, `SlowDown`...), or the SDK's or Node's error name or code. */
@@ -31,7 +38,7 @@ function codeOf(error: unknown): string {
 function errnoOf(error: unknown): string {
   for (let current = error, depth = 0; current && depth < 4; depth++) {
     const code = (current as SdkError).code;
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
     current = (current as SdkError).cause;
   }
   return '';
@@ -40,6 +47,7 @@ function errnoOf(error: unknown): string {
 /** True when S3 answered that the key does not exist. */
 export function isNotFound(error: unknown): boolean {
   const code = codeOf(error);
+  if (code === 'NoSuchBucket') return false;
   return statusOf(error) === 404 || code === 'NoSuchKey' || code === 'NotFound';
 }
 
@@ -52,42 +60,83 @@ export function isPreconditionFailed(error: unknown): boolean {
   return status === 412 || (status === 409 && codeOf(error) === 'ConditionalRequestConflict');
 }
 
-interface Diagnosis {
-  reason: string;
-  /** The request certainly did not change anything (it was refused or never sent). */
-  notApplied: boolean;
+/** Credentials or permissions the server refuses: trying again will not help. */
+const REFUSED_IDENTITY = new Set([
+  'AccessDenied',
+  'InvalidAccessKeyId',
+  'SignatureDoesNotMatch',
+  'InvalidToken',
+  'ExpiredToken',
+  'TokenRefreshRequired',
+  'AuthorizationHeaderMalformed',
+  'AllAccessDisabled',
+  'AccountProblem',
+]);
+
+/** What went wrong, in the words the model reads, and what it means for a retry. */
+export interface Diagnosis {
+  readonly detail: string;
+  readonly reason: BackendFailureReason;
+  /** The request certainly changed nothing (it was refused, or never reached the server). */
+  readonly notApplied: boolean;
+  /** Worth sending again while the deadline allows (a dropped connection, a 5xx, throttling). */
+  readonly transient: boolean;
 }
 
-function diagnose(error: unknown): Diagnosis {
+export function diagnose(error: unknown): Diagnosis {
   const status = statusOf(error);
   const code = codeOf(error);
   const errno = errnoOf(error);
   const message = String((error as SdkError | undefined)?.message ?? '');
-  if (code === 'AbortError') return { reason: 'the request was cancelled', notApplied: false };
-  if (errno === 'ECONNREFUSED') return { reason: 'the S3 endpoint refused the connection', notApplied: true };
-  if (errno === 'ENOTFOUND' || errno === 'EAI_AGAIN') {
-    return { reason: "the S3 endpoint's host name could not be resolved", notApplied: true };
+  const failure = (detail: string, reason: BackendFailureReason, notApplied: boolean, transient = false) => ({
+    detail,
+    reason,
+    notApplied,
+    transient,
+  });
+  if (code === 'AbortError' || code === 'TimeoutError') {
+    return failure('the S3 endpoint did not answer in time', 'timeout', false);
   }
-  if (code === 'TimeoutError' || errno === 'ETIMEDOUT' || code === 'RequestTimeout') {
-    return { reason: 'the S3 endpoint did not answer in time', notApplied: false };
+  if (errno === 'ECONNREFUSED') return failure('the S3 endpoint refused the connection', 'unavailable', true);
+  if (errno === 'ENOTFOUND') {
+    return failure("the S3 endpoint's host name does not exist", 'misconfigured', true);
   }
-  if (errno === 'ECONNRESET' || errno === 'EPIPE' || /socket hang up/i.test(message)) {
-    return { reason: 'the connection to S3 was lost', notApplied: false };
+  if (errno === 'EAI_AGAIN') {
+    return failure("the S3 endpoint's host name could not be resolved", 'unavailable', true, true);
   }
-  if (code === 'CredentialsProviderError')
-    return { reason: 'no S3 credentials were found', notApplied: true };
-  if (/region is missing/i.test(message)) return { reason: 'no S3 region is configured', notApplied: true };
-  if (code === 'NoSuchBucket') return { reason: 'the bucket does not exist', notApplied: true };
-  if (status === 503 || code === 'SlowDown') {
-    return { reason: 'S3 is throttling requests (503 SlowDown)', notApplied: false };
+  if (errno === 'ETIMEDOUT' || code === 'RequestTimeout') {
+    return failure('the S3 endpoint did not answer in time', 'timeout', false, true);
+  }
+  if (errno === 'ECONNRESET' || errno === 'EPIPE' || /socket hang up|aborted/i.test(message)) {
+    return failure('the connection to S3 was lost', 'unavailable', false, true);
+  }
+  if (code === 'CredentialsProviderError') {
+    return failure('no S3 credentials were found', 'misconfigured', true);
+  }
+  if (/region is missing/i.test(message)) return failure('no S3 region is configured', 'misconfigured', true);
+  if (code === 'NoSuchBucket') return failure('the bucket does not exist', 'misconfigured', true);
+  if (REFUSED_IDENTITY.has(code) || status === 401 || status === 403) {
+    return failure(
+      `S3 refused the credentials or permissions (${status ?? 403}${code ? ` ${code}` : ''})`,
+      'misconfigured',
+      true,
+    );
+  }
+  if (status === 503 || status === 429 || code === 'SlowDown' || code === 'Throttling') {
+    return failure('S3 is throttling requests (503 SlowDown)', 'busy', false, true);
   }
   if (status !== undefined && status >= 400 && status < 500) {
-    return { reason: `S3 refused the request (${status}${code ? ` ${code}` : ''})`, notApplied: true };
+    return failure(`S3 refused the request (${status}${code ? ` ${code}` : ''})`, 'unexpected', true);
   }
   if (status !== undefined) {
-    return { reason: `S3 answered with an error (${status}${code ? ` ${code}` : ''})`, notApplied: false };
+    return failure(
+      `S3 answered with an error (${status}${code ? ` ${code}` : ''})`,
+      'unavailable',
+      false,
+      true,
+    );
   }
-  return { reason: 'the request to S3 failed', notApplied: false };
+  return failure('the request to S3 failed', 'unexpected', false);
 }
 
 /**
@@ -96,6 +145,11 @@ function diagnose(error: unknown): Diagnosis {
  */
 export function s3Failure(error: unknown, change: boolean): MemoryToolError {
   if (isMemoryToolError(error)) return error;
-  const { reason, notApplied } = diagnose(error);
-  return change && !notApplied ? outcomeUnknown(reason, error) : storeUnavailable(reason, error);
+  const { detail, reason, notApplied } = diagnose(error);
+  return backendFailure({
+    detail,
+    reason,
+    outcome: change && !notApplied ? 'unknown' : 'not-applied',
+    cause: error,
+  });
 }

@@ -3,7 +3,7 @@ import { createOwningStore, splitStoreOptions } from '@memdir/core/driver';
 import { createS3Driver, type S3DriverOptions } from './driver.js';
 
 export type { ClientOptions } from './client.js';
-export { createS3Driver, type S3DriverOptions } from './driver.js';
+export { createS3Driver, type S3Driver, type S3DriverOptions } from './driver.js';
 
 /** Options of {@link createS3Store}: the bucket and client options, plus the store options of SPEC section 3. */
 export interface S3StoreOptions extends S3DriverOptions, MemoryStoreOptions {}

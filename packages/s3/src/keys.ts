@@ -4,6 +4,7 @@
 //   {prefix}memories/notes/a.md                     /memories/notes/a.md
 //   {prefix}namespaces/{name}/memories/...          the same, in namespace {name} (nesting repeats)
 //   {prefix}.memdir/lease                           the namespace's lease and journal (lease.ts)
+//   {prefix}.memdir/totals                          the namespace's bytes and files (totals.ts)
 //   {prefix}.memdir/probe-*                         the startup probe's scratch objects (probe.ts)
 //
 // The three areas start with different names, and namespace names hold no `/`, so no memory path
@@ -58,17 +59,20 @@ export function normalizePrefix(prefix: string | undefined): string {
   return `${trimmed}/`;
 }
 
-/** The keys of one namespace: its files, its lease, and the base of its child namespaces. */
+/** The keys of one namespace: its files, its lease, its totals, and the base of its child namespaces. */
 export class KeySpace {
   /** Every file key of the namespace starts with this. */
   readonly files: string;
   readonly lease: string;
+  /** The namespace's totals, kept while a store with a quota writes (totals.ts). */
+  readonly totals: string;
   /** The longest memory path (`/memories/...`, UTF-8 bytes) whose key fits in S3's limit. */
   readonly maxPathBytes: number;
 
   constructor(readonly base: string) {
     this.files = base + FILES;
     this.lease = `${base}${MEMDIR}lease`;
+    this.totals = `${base}${MEMDIR}totals`;
     const room = MAX_KEY_BYTES - utf8Length(this.files) + MEMORY_PATH_HEAD;
     if (room < MIN_PATH_BYTES) {
       throw new TypeError(

@@ -1,18 +1,20 @@
 // The lease: one object per namespace (`.memdir/lease`) that serialises the changes of structure (a
-// new path, a delete, a rename), so that a path is never a file and a folder at once and racing
-// creators have one winner. S3 has no locks, but it has conditional writes:
+// new path, a delete, a rename) between processes, so that a path is never a file and a folder at
+// once and racing creators have one winner. S3 has no locks, but it has conditional writes:
 //
 //   acquire    PUT If-None-Match: *        exactly one of the racing stores gets it
-//   renew      PUT If-Match: <etag>        while a long change runs (every third of the TTL)
+//   renew      PUT If-Match: <etag>        while a change runs (every third of the TTL)
 //   expiry     the server's clock only: the reply's Date header minus the lease's Last-Modified
 //   takeover   PUT If-Match: <etag>        of an expired lease: exactly one taker wins
 //   release    DELETE                      conditional where the server honours it; radosgw 16 does
 //                                          not, so a lease that may have expired is left to expire
 //
 // The lease doubles as the journal: it says which change its holder is making, so whoever takes
-// over an expired lease first finishes what the crashed holder left half done (recovery.ts).
-import { outcomeUnknown, storeUnavailable } from '@memdir/core/driver';
-import type { S3Context } from './context.js';
+// over an expired lease first finishes what the crashed holder left half done (recovery.ts). One
+// process takes it once for a queue of changes (sessions.ts).
+import { outcomeUnknown, sleep, storeUnavailable } from '@memdir/core/driver';
+import type { Backend } from './backend.js';
+import { Call } from './call.js';
 
 /** A change of structure, as the lease records it. */
 export type Journal =
@@ -25,7 +27,7 @@ export type Journal =
       readonly to: string;
       /**
        * `intent` until the checks passed; `copying` once copies may exist. A file's move copies
-       * while it records `copying`, so recovery of an `intent` file move looks at the copy.
+       * while it records `intent`: recovery of an `intent` move looks for a copy carrying its id.
        */
       readonly phase: 'intent' | 'copying';
       /** Known once checked: a folder's move records `copying` before its first copy. */
@@ -43,7 +45,7 @@ interface LeaseBody {
   readonly journal: readonly Journal[];
 }
 
-/** A lease another store took over after we lost its reply, or whose holder we cannot read. */
+/** A lease another store holds: its body as far as it can be read. */
 function parseBody(bytes: Uint8Array): Partial<LeaseBody> {
   try {
     const body = JSON.parse(Buffer.from(bytes).toString('utf8')) as Partial<LeaseBody>;
@@ -58,95 +60,102 @@ const CLOCK_RESOLUTION_MS = 1_000;
 /** Time for the requests of an abandoned change to land before this process takes its lease back. */
 const ABANDON_GRACE_MS = 1_000;
 /**
- * Waiters poll the lease with full jitter, from a few milliseconds up to this: fast hand-overs
- * between stores, without so many polls that they slow the holder's own requests.
+ * A waiter tries again after a few milliseconds, doubling up to this (full jitter): quick hand-overs
+ * between processes, each of which has one waiter per namespace (sessions.ts), so the polls stay few.
  */
-const MAX_POLL_MS = 100;
+export const MAX_POLL_MS = 50;
+/** The least time a waiter keeps before its deadline to answer that the lease is busy. */
+const MIN_MARGIN_MS = 100;
 const JSON_TYPE = 'application/json';
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /** The lease, held. */
 export class Lease {
   #etag: string;
   #body: LeaseBody;
-  #confirmedAt = Date.now();
+  /**
+   * When the last write of the lease that landed was sent: another store can take the lease over
+   * only once the lease is older than its TTL by the server's clock, which is later than this plus
+   * the TTL by ours (the write landed after it was sent).
+   */
+  #sentAt: number;
   #timer: NodeJS.Timeout | undefined;
   #chain: Promise<unknown> = Promise.resolve();
   #lost = false;
 
   constructor(
-    readonly context: S3Context,
+    readonly backend: Backend,
     readonly key: string,
     etag: string,
     body: LeaseBody,
+    readonly call: Call,
+    sentAt: number,
   ) {
     this.#etag = etag;
     this.#body = body;
+    this.#sentAt = sentAt;
     this.#timer = setInterval(() => this.#renew(), Math.max(body.ttlMs / 3, 100));
     this.#timer.unref();
   }
 
   /** Held, and confirmed recently enough that no other store can have taken it over. */
   get fresh(): boolean {
-    return !this.#lost && Date.now() - this.#confirmedAt < this.#body.ttlMs / 2;
+    return !this.#lost && Date.now() - this.#sentAt < this.#body.ttlMs / 2;
+  }
+
+  /** What the lease says is under way. */
+  get journal(): readonly Journal[] {
+    return this.#body.journal;
   }
 
   /** Fails unless the lease is still ours: call before each change a holder makes. */
   check(): void {
     if (!this.fresh) {
-      throw outcomeUnknown('another store took over the lock of this memory while a change was running');
+      throw outcomeUnknown(
+        'another store took over the lock of this memory while a change was running',
+        undefined,
+        'busy',
+      );
     }
   }
 
   /** Rewrites the journal. */
-  record(journal: readonly Journal[], signal: AbortSignal | undefined): Promise<void> {
-    return this.#write({ ...this.#body, journal }, signal);
+  record(journal: readonly Journal[], call: Call): Promise<void> {
+    return this.#write({ ...this.#body, journal }, call);
   }
 
   #renew(): void {
     if (this.#lost) return;
-    this.#write({ ...this.#body, renewal: this.#body.renewal + 1 }, undefined).catch(() => {
-      // A renewal that fails for a passing reason is tried again at the next tick; `fresh` turns
-      // false if none succeeds in time, which stops the holder.
+    // Worth waiting for until the holder would stop trusting its lease anyway.
+    const call = new Call(this.call.log, undefined, Date.now() + this.#body.ttlMs / 2);
+    this.#write({ ...this.#body, renewal: this.#body.renewal + 1 }, call).catch((error: unknown) => {
+      // Tried again at the next tick; `fresh` turns false if none succeeds in time, which stops
+      // the holder.
+      this.call.log.warn('lease renewal failed', { reason: (error as { reason?: unknown }).reason });
     });
   }
 
-  #write(body: LeaseBody, signal: AbortSignal | undefined): Promise<void> {
+  #write(body: LeaseBody, call: Call): Promise<void> {
     const run = async () => {
-      this.check();
-      const { bucket } = this.context;
+      // No freshness check here: the write is conditional on the lease's version, so a late
+      // renewal still lands while the lease is ours, and is refused once it is not.
+      if (this.#lost) this.check();
+      const sentAt = Date.now();
+      const { bucket } = this.backend;
       const payload = JSON.stringify(body);
       const etag = await bucket.put(
         this.key,
         payload,
         { ifMatch: this.#etag, ops: body.op, contentType: JSON_TYPE },
-        signal,
+        call,
       );
       if (typeof etag === 'string') {
-        this.#accept(etag, body);
+        this.#accept(etag, body, sentAt);
         return;
       }
-      // The SDK may have resent a write that had landed: then the lease holds exactly this body.
-      const seen = await bucket.get(this.key, signal);
+      // A write that was sent again after it landed: then the lease holds exactly this body.
+      const seen = await bucket.get(this.key, call);
       if (seen && Buffer.from(seen.bytes).toString('utf8') === payload) {
-        this.#accept(seen.etag, body);
+        this.#accept(seen.etag, body, sentAt);
         return;
       }
       this.#lost = true;
@@ -157,10 +166,10 @@ export class Lease {
     return next;
   }
 
-  #accept(etag: string, body: LeaseBody): void {
+  #accept(etag: string, body: LeaseBody, sentAt: number): void {
     this.#etag = etag;
     this.#body = body;
-    this.#confirmedAt = Date.now();
+    this.#sentAt = sentAt;
   }
 
   /**
@@ -181,9 +190,12 @@ export class Lease {
    */
   async release(): Promise<boolean> {
     if (!(await this.settle())) return false;
-    const { bucket } = this.context;
+    const { bucket } = this.backend;
     const conditional = bucket.behaviour.conditionalDelete ? this.#etag : undefined;
-    return bucket.delete(this.key, conditional, undefined).then(
+    // The release is the holder's own upkeep, after its changes answered: it may take what is left
+    // of the lease's life, whatever the deadlines of the changes that took it.
+    const call = new Call(this.call.log, undefined, this.#sentAt + this.#body.ttlMs / 2);
+    return bucket.delete(this.key, conditional, call).then(
       () => true,
       () => false,
     );
@@ -192,12 +204,13 @@ export class Lease {
   /**
    * Leaves the lease as the journal of a change that did not finish (its deadline passed, or the
    * server failed mid-way): the next store to take it over finishes the change, this process first
-   * (see {@link S3Context.abandoned}).
+   * (see {@link Backend.abandoned}).
    */
   abandon(): void {
     clearInterval(this.#timer);
     this.#timer = undefined;
-    this.context.abandoned.set(this.key, { etag: this.#etag, at: Date.now() });
+    this.backend.abandoned.set(this.key, { etag: this.#etag, at: Date.now() });
+    this.call.log.warn('a change was left half done; the next change of structure finishes it');
   }
 }
 
@@ -210,18 +223,25 @@ export interface Acquired {
   readonly unfinished: readonly Journal[];
 }
 
+/** Who waits for the lease: whether anyone still does, and the call that bounds the next request. */
+export interface Waiter {
+  wanted(): boolean;
+  /** The call of those waiting now (its deadline is the latest of theirs). */
+  call(): Call;
+}
+
 /**
- * Takes the lease at `key` for `journal`, waiting (polling with jittered backoff) while another
- * store holds it, and taking over a lease whose holder let it expire. Bounded by `signal` and by
- * twice the TTL.
+ * Takes the lease at `key` for `journal`, waiting while another store holds it (trying again after
+ * a jittered, doubling pause) and taking over a lease whose holder let it expire. Gives up when
+ * nobody waits any more, at the waiter's deadline, or once the lease had time to expire twice over.
  */
 export async function acquireLease(
-  context: S3Context,
+  backend: Backend,
   key: string,
   journal: Journal,
-  signal: AbortSignal | undefined,
+  waiter: Waiter,
 ): Promise<Acquired> {
-  const { bucket, owner, leaseTtlMs } = context;
+  const { bucket, owner, leaseTtlMs } = backend;
   const body: LeaseBody = {
     memdir: 'lease',
     owner,
@@ -231,29 +251,36 @@ export async function acquireLease(
     journal: [journal],
   };
   const payload = JSON.stringify(body);
-  // Without a deadline of the caller's, waiting ends once the lease had time to expire twice over
-  // (by the longest TTL a holder asked for), with room for the clock's one-second steps.
   const started = Date.now();
   let giveUpAt = started + 2 * leaseTtlMs + 3 * CLOCK_RESOLUTION_MS;
   let recheckAt = 0;
+  let waited = false;
+  /** The longest a try took: the wait ends while there is time for one more and an answer. */
+  let slowest = 0;
   for (let round = 0; ; round++) {
+    const call = waiter.call();
+    const sentAt = Date.now();
     const etag = await bucket.put(
       key,
       payload,
       { ifNoneMatch: true, ops: journal.op, contentType: JSON_TYPE },
-      signal,
+      call,
     );
-    if (typeof etag === 'string') return { lease: new Lease(context, key, etag, body), unfinished: [] };
+    slowest = Math.max(slowest, Date.now() - sentAt);
+    if (typeof etag === 'string') {
+      if (waited) call.log.debug('lease taken after a wait', { waitedMs: Date.now() - started });
+      return { lease: new Lease(backend, key, etag, body, call, sentAt), unfinished: [] };
+    }
     if (Date.now() >= recheckAt) {
-      const seen = await bucket.getWithDate(key, signal);
+      const seen = await bucket.getWithDate(key, call);
       if (seen === null) continue; // released in between
       const held = parseBody(seen.object.bytes);
       if (held.owner === owner && held.op === journal.op) {
-        // Our own PUT landed, and the SDK's resend of it found it there.
-        return { lease: new Lease(context, key, seen.object.etag, body), unfinished: [] };
+        // Our own PUT landed, and its second sending found it there.
+        return { lease: new Lease(backend, key, seen.object.etag, body, call, sentAt), unfinished: [] };
       }
       const now = Date.now();
-      const abandoned = context.abandoned.get(key);
+      const abandoned = backend.abandoned.get(key);
       const ours = abandoned !== undefined && abandoned.etag === seen.object.etag;
       const ttl = typeof held.ttlMs === 'number' && held.ttlMs > 0 ? held.ttlMs : leaseTtlMs;
       giveUpAt = Math.max(giveUpAt, started + 2 * ttl + 3 * CLOCK_RESOLUTION_MS);
@@ -264,23 +291,36 @@ export async function acquireLease(
         // then, a crash of the taker leaves only that one to finish.
         const unfinished = Array.isArray(held.journal) ? held.journal : [];
         const takeover: LeaseBody = { ...body, journal: unfinished.length > 0 ? unfinished : [journal] };
+        const takenAt = Date.now();
         const taken = await bucket.put(
           key,
           JSON.stringify(takeover),
           { ifMatch: seen.object.etag, ops: journal.op, contentType: JSON_TYPE },
-          signal,
+          call,
         );
         if (typeof taken === 'string') {
-          context.abandoned.delete(key);
-          return { lease: new Lease(context, key, taken, takeover), unfinished };
+          backend.abandoned.delete(key);
+          call.log.info(
+            ours ? 'lease taken back after a change left half done' : 'expired lease taken over',
+            {
+              unfinished: unfinished.length,
+            },
+          );
+          return { lease: new Lease(backend, key, taken, takeover, call, takenAt), unfinished };
         }
         continue; // another store took it over first
       }
       recheckAt = now + waitMs;
+      if (!waited) call.log.debug('waiting for the lease of a namespace', { heldForMs: Math.max(0, age) });
+      waited = true;
     }
-    if (Date.now() >= giveUpAt) {
-      throw storeUnavailable('another store has been holding the lock of this memory for too long');
+    const pause = Math.random() * Math.min(MAX_POLL_MS, 4 * 2 ** round);
+    // Given up while the command can still say why (another store is busy), rather than at its
+    // deadline, where it could only say that time ran out.
+    const margin = Math.max(MIN_MARGIN_MS, 3 * slowest);
+    if (!waiter.wanted() || Date.now() + pause + margin >= Math.min(giveUpAt, call.deadline)) {
+      throw storeUnavailable('another store is making changes to this memory', undefined, 'busy');
     }
-    await sleep(Math.random() * Math.min(MAX_POLL_MS, 4 * 2 ** round), signal);
+    await sleep(pause);
   }
 }

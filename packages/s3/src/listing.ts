@@ -1,18 +1,21 @@
 // Listings: every key beneath a prefix, 1000 a page, in S3's order. A hidden subtree (`.git/`,
 // `node_modules/`) that runs past the end of a page is jumped over with one `StartAfter` instead of
 // being read page by page, so a big hidden folder costs one request, not one per 1000 files.
-import type { Bucket, ListedObject, ListPage } from './bucket.js';
-import { TOMBSTONE, TOMBSTONE_ETAG } from './bucket.js';
+import type { Bucket } from './bucket.js';
+import type { Call } from './call.js';
 import { compareKeys, hiddenSubtree, pastEveryKeyBeneath } from './keys.js';
+import { type ListedObject, type ListPage, TOMBSTONE, TOMBSTONE_ETAG } from './objects.js';
 
 export interface ListOptions {
   /** Jump over hidden subtrees below the prefix (their first key is still listed). */
   readonly skipHidden?: boolean | undefined;
-  readonly signal?: AbortSignal | undefined;
+  readonly call: Call;
   /** The first page, when the caller already sent its request (describe sends it beside a GET). */
   readonly firstPage?: Promise<ListPage> | undefined;
   /** Keys per page. @default 1000 */
   readonly pageSize?: number | undefined;
+  /** List only the keys after this one. */
+  readonly startAfter?: string | undefined;
 }
 
 /**
@@ -29,12 +32,12 @@ export function isListedTombstone(object: ListedObject): boolean {
 export async function* listObjects(
   bucket: Bucket,
   prefix: string,
-  options: ListOptions = {},
+  options: ListOptions,
 ): AsyncGenerator<ListedObject> {
-  let startAfter: string | undefined;
+  let startAfter = options.startAfter;
   let pending: Promise<ListPage> | undefined = options.firstPage;
   for (;;) {
-    const page = await (pending ?? bucket.list(prefix, startAfter, options.signal, options.pageSize));
+    const page = await (pending ?? bucket.list(prefix, startAfter, options.call, options.pageSize));
     pending = undefined;
     yield* page.objects;
     const last = page.objects.at(-1);
@@ -49,15 +52,4 @@ export async function* listObjects(
       }
     }
   }
-}
-
-/** The whole listing beneath `prefix`, collected. */
-export async function listAll(
-  bucket: Bucket,
-  prefix: string,
-  signal: AbortSignal | undefined,
-): Promise<ListedObject[]> {
-  const objects: ListedObject[] = [];
-  for await (const object of listObjects(bucket, prefix, { signal })) objects.push(object);
-  return objects;
 }

@@ -1,5 +1,6 @@
-// Changes of structure, made under the namespace's lease (lease.ts): a new path, a delete, a move,
-// and the recovery of those a crashed store left half done.
+// Changes of structure, made under the namespace's lease (sessions.ts): a new path, a delete, a
+// move. Each looks around its path first (inspect.ts): what it finds holds until it has written,
+// since every other change of structure waits for the lease.
 //
 // A move copies before it deletes, file by file, so a crash leaves every file in at least one
 // place. Between a file's copy and its delete, a concurrent edit (a conditional PUT, which takes no
@@ -7,27 +8,25 @@
 // a stand-in (a "tombstone": bytes that are not UTF-8, never a file) over the version that was
 // copied; if that write fails, the file changed, and it is copied again. Where the server honours a
 // conditional DELETE (AWS), the delete itself does that. Tombstones read as "no file here".
+import type { DriverQuota } from '@memdir/core';
 import {
   ancestors,
-  isRefusal,
   outcomeUnknown,
   refuseAlreadyExists,
   refuseConflict,
   refuseNotFound,
   refusePathConflict,
+  utf8Length,
 } from '@memdir/core/driver';
-import { type ObjectInfo, opsHeader, PAGE_SIZE, TOMBSTONE } from './bucket.js';
-import type { S3Context } from './context.js';
-import type { KeySpace } from './keys.js';
+import type { Space } from './backend.js';
+import { PAGE_SIZE } from './bucket.js';
+import type { Call } from './call.js';
+import { inspect, region } from './inspect.js';
 import { xmlSafe } from './keys.js';
-import { acquireLease, type Journal, type Lease } from './lease.js';
-import { isListedTombstone, listAll, listObjects } from './listing.js';
-
-/** One namespace of one bucket. */
-export interface Space {
-  readonly context: S3Context;
-  readonly keys: KeySpace;
-}
+import type { Journal } from './lease.js';
+import { isListedTombstone } from './listing.js';
+import { type ListedObject, type ObjectInfo, opsHeader, TOMBSTONE } from './objects.js';
+import type { Held } from './sessions.js';
 
 /** Files a move copies at once (tus s3-store bounds its part uploads the same way). */
 const COPY_CONCURRENCY = 16;
@@ -41,80 +40,45 @@ export function isLiveFile(info: ObjectInfo | null): info is ObjectInfo & { read
   return info !== null && !info.tombstone;
 }
 
-/** True when at least one file (hidden or not) lies beneath directory `path`. */
-export async function anythingBeneath(space: Space, path: string, signal: AbortSignal | undefined) {
-  const { bucket } = space.context;
-  for await (const object of listObjects(bucket, space.keys.beneath(path), { signal, pageSize: 100 })) {
-    if (!isListedTombstone(object) && space.keys.pathOf(object.key) !== undefined) return true;
+/** The memory files among listed objects, with their bytes. */
+function filesAmong(space: Space, objects: readonly ListedObject[]): { bytes: number; files: number } {
+  let bytes = 0;
+  let files = 0;
+  for (const object of objects) {
+    if (isListedTombstone(object) || space.keys.pathOf(object.key) === undefined) continue;
+    bytes += object.size;
+    files++;
   }
-  return false;
+  return { bytes, files };
 }
 
 /**
- * Runs `work` under the namespace's lease, first finishing whatever a crashed holder left in its
- * journal. `work` calls `changing()` before its first change: a failure after that leaves the lease
- * as the journal of an unfinished change; one before it (or after `changing(false)`) releases the
- * lease. `work` releases the lease itself when it succeeds.
+ * Deletes `keys` and, in the same request when nothing else will run under the lease, the lease
+ * itself: one request fewer.
  */
-async function underLease<T>(
-  space: Space,
-  journal: Journal,
-  signal: AbortSignal | undefined,
-  work: (lease: Lease, changing: (sent?: boolean) => void) => Promise<T>,
-): Promise<T> {
-  const { context, keys } = space;
-  await context.behaviour(signal);
-  const { lease, unfinished } = await acquireLease(context, keys.lease, journal, signal);
-  let changed = false;
-  // `changing(false)` when the change turned out refused, nothing written after all.
-  const changing = (sent = true) => {
-    changed = sent;
-  };
-  try {
-    if (unfinished.length > 0) {
-      changed = true;
-      await recover(space, lease, unfinished, signal);
-      await lease.record([journal], signal);
-      changed = false;
-    }
-    return await work(lease, changing);
-  } catch (error) {
-    if (changed) {
-      lease.abandon();
-      throw error;
-    }
-    const released = await lease.release();
-    // The journal stays in a lease we could not delete, and whoever takes the lease over finishes
-    // the change it names: a delete that failed here may still happen.
-    if (!released && journal.kind === 'remove' && !isRefusal(error, 'NOT_FOUND')) {
-      throw outcomeUnknown('the memory store did not answer', error);
-    }
-    throw error;
-  }
-}
-
-/** Deletes `keys` and, in the same request when there is room, the lease: one round trip fewer. */
-async function deleteWithLease(
-  space: Space,
-  lease: Lease,
-  keys: readonly string[],
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const { bucket } = space.context;
-  const batched = keys.filter(xmlSafe).length;
-  if (batched > 0 && batched < PAGE_SIZE && keys.length === batched && (await lease.settle())) {
-    await bucket.deleteMany([...keys, lease.key], signal);
+async function deleteWithLease(space: Space, held: Held, keys: readonly string[], call: Call): Promise<void> {
+  const { bucket } = space.backend;
+  const { lease } = held;
+  const batchable = keys.length > 0 && keys.length < PAGE_SIZE && keys.every(xmlSafe);
+  if (batchable && held.last() && (await lease.settle())) {
+    await bucket.deleteMany([...keys, lease.key], call);
+    held.released();
     return;
   }
-  await bucket.deleteMany(keys, signal);
-  await lease.release();
+  await bucket.deleteMany(keys, call);
+}
+
+/** What a PUT at a key would replace: a file of that size, or nothing (or a move's stand-in). */
+interface Replaced {
+  readonly size: number;
+  readonly file: boolean;
 }
 
 /**
- * Writes `content` at `key` under the lease, where no file is expected (`If-None-Match: *`), or
- * over the file or stand-in that turns out to be there (`If-Match`; an edit in place can replace a
- * file meanwhile, as it takes no lease). A refusal caused by the SDK resending a write that had
- * landed is recognised by the operation id.
+ * Writes `content` at `key` under the lease: where nothing is (`If-None-Match: *`), or over the
+ * file or stand-in found there (`If-Match`; an edit in place can replace a file meanwhile, as it
+ * takes no lease). A refusal caused by this write's own earlier sending is recognised by its id.
+ * `before` learns what each PUT would replace, before it is sent (a quota reserves the difference).
  * @returns the new version, or `'exists'` when a file is there and `mustBeAbsent` (nothing written).
  */
 async function writeAt(
@@ -123,34 +87,53 @@ async function writeAt(
   content: string,
   op: string,
   mustBeAbsent: boolean,
-  signal: AbortSignal | undefined,
+  found: ListedObject | null,
+  call: Call,
+  before: (replaced: Replaced) => Promise<void>,
 ): Promise<string | 'exists'> {
-  const { bucket, carried } = space.context;
-  let seen: ObjectInfo | null = null;
+  const { bucket, known } = space.backend;
+  let over: { etag: string; ops: readonly string[]; replaced: Replaced } | null = found && {
+    etag: found.etag,
+    ops: known.opsOf(key, found.etag),
+    replaced: isListedTombstone(found) ? { size: 0, file: false } : { size: found.size, file: true },
+  };
   for (let attempt = 0; attempt < MAX_OVERWRITES; attempt++) {
-    const ops = opsHeader(op, seen && !seen.tombstone ? seen.ops : []);
+    await before(over?.replaced ?? { size: 0, file: false });
+    const ops = opsHeader(op, over?.ops);
     const written = await bucket.put(
       key,
       content,
-      seen === null ? { ifNoneMatch: true, ops } : { ifMatch: seen.etag, ops },
-      signal,
+      over === null ? { ifNoneMatch: true, ops } : { ifMatch: over.etag, ops },
+      call,
     );
     if (typeof written === 'string') {
-      carried.remember(key, written, ops.split(' '));
+      known.remember(key, { etag: written, size: utf8Length(content), ops: ops.split(' ') });
       return written;
     }
-    seen = await bucket.head(key, signal);
-    // This call's own write landed (its reply was lost and the SDK sent it again, or the call
-    // itself came again).
+    const seen = await bucket.head(key, call);
+    // This call's own write landed (its reply was lost and it was sent again).
     if (isLiveFile(seen) && seen.ops.includes(op)) return seen.etag;
     if (mustBeAbsent && isLiveFile(seen)) return 'exists';
+    over = seen && {
+      etag: seen.etag,
+      ops: seen.tombstone ? [] : seen.ops,
+      replaced: seen.tombstone ? { size: 0, file: false } : { size: seen.size, file: true },
+    };
   }
-  throw outcomeUnknown('a file kept changing while it was written');
+  throw outcomeUnknown('a file kept changing while it was written', undefined, 'busy');
+}
+
+/** What a change of structure needs to know of its command. */
+export interface ChangeContext {
+  readonly op: string;
+  readonly call: Call;
+  readonly quota: DriverQuota | undefined;
 }
 
 /**
- * Writes a file where none is (or over one, unless `mustBeAbsent`), under the lease: the checks
- * that the path is no directory and has no file above it hold until the write lands.
+ * Writes a file at a path where no file is known to be (or over one, unless `mustBeAbsent`), under
+ * the lease: the checks that the path is no directory and has no file above it hold until the
+ * write lands.
  * @returns the new version.
  */
 export function createPath(
@@ -158,29 +141,72 @@ export function createPath(
   path: string,
   content: string,
   mustBeAbsent: boolean,
-  op: string,
-  signal: AbortSignal | undefined,
+  { op, call, quota }: ChangeContext,
 ): Promise<string> {
-  const { context, keys } = space;
-  const { bucket } = context;
-  return underLease(space, { kind: 'write', op, path }, signal, async (lease, changing) => {
-    const above = ancestors(path);
-    const [heads, occupied] = await Promise.all([
-      Promise.all(above.map((ancestor) => bucket.head(keys.file(ancestor), signal))),
-      anythingBeneath(space, path, signal),
-    ]);
-    const fileAbove = above.find((_, index) => isLiveFile(heads[index]!));
-    if (fileAbove !== undefined) throw refusePathConflict(fileAbove);
-    if (occupied) throw refusePathConflict(path);
-    lease.check();
-    changing(true);
-    const version = await writeAt(space, keys.file(path), content, op, mustBeAbsent, signal);
-    if (version === 'exists') {
-      changing(false);
-      throw refuseConflict(path);
-    }
-    await lease.release();
-    return version;
+  const { backend, keys } = space;
+  const { leases, totals } = backend.namespace(keys);
+  return leases.submit({
+    journal: { kind: 'write', op, path },
+    call,
+    creates: path,
+    run: async (held) => {
+      const found = await inspect(space, path, call, {
+        lookups: held.lookups,
+        shareFolder: held.siblings > 1,
+      });
+      if (found.fileAbove !== undefined) throw refusePathConflict(found.fileAbove);
+      if (found.occupied) throw refusePathConflict(path);
+      if (found.file && mustBeAbsent) throw refuseConflict(path);
+      const size = utf8Length(content);
+      // With a quota, what the totals hold for this write before each PUT, and what it did.
+      let reserved = { bytes: 0, files: 0 };
+      let made = { bytes: 0, files: 0 };
+      const before = async (replaced: Replaced) => {
+        made = { bytes: size - replaced.size, files: replaced.file ? 0 : 1 };
+        const more = {
+          bytes: Math.max(0, made.bytes - reserved.bytes),
+          files: Math.max(0, made.files - reserved.files),
+        };
+        if (!quota || (more.bytes === 0 && more.files === 0)) return;
+        await totals.reserve(path, more, quota, call);
+        reserved = { bytes: reserved.bytes + more.bytes, files: reserved.files + more.files };
+      };
+      const key = keys.file(path);
+      let version: string | 'exists';
+      try {
+        held.lease.check();
+        held.changing();
+        version = await writeAt(
+          space,
+          key,
+          content,
+          op,
+          mustBeAbsent,
+          found.file ?? found.tombstone,
+          call,
+          before,
+        );
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== 'QUOTA_EXCEEDED') throw error;
+        // Refused before its PUT: nothing was written.
+        held.changing(false);
+        if (quota) await totals.release(reserved, call);
+        throw error;
+      }
+      if (version === 'exists') {
+        held.changing(false);
+        if (quota) await totals.release(reserved, call);
+        throw refuseConflict(path);
+      }
+      // A shorter file, or a version replaced that was larger than first seen: the rest goes back.
+      if (quota) {
+        await totals.release(
+          { bytes: reserved.bytes - made.bytes, files: reserved.files - made.files },
+          call,
+        );
+      }
+      return version;
+    },
   });
 }
 
@@ -188,37 +214,87 @@ export function createPath(
  * Deletes the file at `path` or everything beneath directory `path`, under the lease.
  * @returns false when nothing was there.
  */
-export function removePath(
-  space: Space,
-  path: string,
-  op: string,
-  signal: AbortSignal | undefined,
-): Promise<boolean> {
-  const { context, keys } = space;
-  const { bucket } = context;
-  return underLease(space, { kind: 'remove', op, path }, signal, async (lease, changing) => {
-    const key = keys.file(path);
-    const [current, tree] = await Promise.all([
-      bucket.head(key, signal),
-      listAll(bucket, keys.beneath(path), signal),
-    ]);
-    const existed =
-      isLiveFile(current) ||
-      tree.some((object) => !isListedTombstone(object) && keys.pathOf(object.key) !== undefined);
-    if (!existed) {
-      await lease.release();
-      return false;
-    }
-    lease.check();
-    changing();
-    await deleteWithLease(
-      space,
-      lease,
-      [...(current ? [key] : []), ...tree.map((object) => object.key)],
-      signal,
-    );
-    return true;
+export function removePath(space: Space, path: string, { op, call, quota }: ChangeContext): Promise<boolean> {
+  const { backend, keys } = space;
+  const { leases, totals } = backend.namespace(keys);
+  return leases.submit({
+    journal: { kind: 'remove', op, path },
+    call,
+    run: async (held) => {
+      // The totals exist before the files go, so what they give back was counted.
+      if (quota) await totals.current(call);
+      const objects = await region(space, path, call);
+      let gone = filesAmong(space, objects);
+      if (gone.files === 0) return false;
+      held.lease.check();
+      held.changing();
+      // An edit in place (it takes no lease) could change a file between the listing and the
+      // delete, and the bytes given back would not be the bytes deleted: with a quota, each file is
+      // first frozen at the version whose size is given back.
+      if (quota) gone = await freezeAll(space, held, objects, op, call);
+      await deleteWithLease(
+        space,
+        held,
+        objects.map((object) => object.key),
+        call,
+      );
+      backend.known.forget(keys.file(path));
+      backend.known.forgetBeneath(keys.beneath(path));
+      if (quota) await totals.release(gone, call);
+      return true;
+    },
   });
+}
+
+/**
+ * Freezes every memory file among `objects` with a stand-in written over the version last seen
+ * (`If-Match`; seen again after a refusal), {@link COPY_CONCURRENCY} at a time.
+ * @returns the files frozen and the bytes their frozen versions held.
+ */
+async function freezeAll(
+  space: Space,
+  held: Held,
+  objects: readonly ListedObject[],
+  op: string,
+  call: Call,
+): Promise<{ bytes: number; files: number }> {
+  const { bucket } = space.backend;
+  const files = objects.filter(
+    (object) => !isListedTombstone(object) && space.keys.pathOf(object.key) !== undefined,
+  );
+  let bytes = 0;
+  let count = 0;
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const file = files[next++]!;
+      let seen: { etag: string; size: number } | null = file;
+      for (let attempt = 0; seen !== null; attempt++) {
+        if (attempt >= MAX_COPIES)
+          throw outcomeUnknown('a file kept changing while it was deleted', undefined, 'busy');
+        held.lease.check();
+        const frozen = await bucket.put(
+          file.key,
+          TOMBSTONE,
+          { ifMatch: seen.etag, ops: opsHeader(op), moved: op, contentType: 'application/octet-stream' },
+          call,
+        );
+        if (typeof frozen === 'string') break;
+        const now = await bucket.head(file.key, call);
+        // Gone, or frozen by this very request sent twice (the size it froze is then unknown to
+        // the reply: the version last seen is what it replaced).
+        if (now === null) seen = null;
+        else if (now.tombstone) break;
+        else seen = now;
+      }
+      if (seen !== null) {
+        bytes += seen.size;
+        count++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(COPY_CONCURRENCY, files.length) }, worker));
+  return { bytes, files: count };
 }
 
 /** One file of a move: its key, where it goes, and the version the listing saw. */
@@ -232,25 +308,23 @@ interface Relocation {
  * Copies one file and freezes (or conditionally deletes) its source, copying again while the
  * source changes under it. With `recovering`, the copy may already exist: it is kept when it holds
  * the source's content, or when it was edited since (the newer content wins over the source).
- * `beforeFreeze` is awaited between the copy and the freeze (a file's move records its journal
- * meanwhile).
  * @returns the key left to delete (a tombstone), if any.
  */
-async function relocate(
+export async function relocate(
   space: Space,
-  lease: Lease,
+  held: Held,
   move: Relocation,
   op: string,
   recovering: boolean,
-  signal: AbortSignal | undefined,
-  beforeFreeze?: Promise<void>,
+  call: Call,
 ): Promise<string | undefined> {
-  const { bucket } = space.context;
+  const { bucket } = space.backend;
   const { md5Etags, conditionalDelete } = bucket.behaviour;
+  const { lease } = held;
   let etag = move.etag;
   let copyNeeded = true;
   if (recovering) {
-    const copy = await bucket.head(move.to, signal);
+    const copy = await bucket.head(move.to, call);
     if (isLiveFile(copy)) {
       if (copy.source === etag || (md5Etags && copy.etag === etag) || !copy.ops.includes(op))
         copyNeeded = false;
@@ -259,58 +333,54 @@ async function relocate(
   for (let attempt = 0; attempt < MAX_COPIES; attempt++) {
     if (copyNeeded) {
       lease.check();
-      const copied = await bucket.copy(move.from, move.to, etag, opsHeader(op), signal);
+      const copied = await bucket.copy(move.from, move.to, etag, opsHeader(op), call);
       if (copied === null) return undefined;
       // radosgw ignores CopySourceIfMatch: with MD5 ETags, the copy's own ETag tells what it copied.
       if (copied === 'precondition' || (md5Etags && copied !== etag)) {
-        const now = await bucket.head(move.from, signal);
+        const now = await bucket.head(move.from, call);
         if (now === null) return undefined;
         if (now.tombstone) return move.from;
         etag = now.etag;
         continue;
       }
     }
-    if (beforeFreeze) {
-      await beforeFreeze;
-      beforeFreeze = undefined;
-    }
     lease.check();
     if (conditionalDelete) {
-      if ((await bucket.delete(move.from, etag, signal)) === 'deleted') return undefined;
+      if ((await bucket.delete(move.from, etag, call)) === 'deleted') return undefined;
     } else {
       const frozen = await bucket.put(
         move.from,
         TOMBSTONE,
         { ifMatch: etag, ops: opsHeader(op), moved: op, contentType: 'application/octet-stream' },
-        signal,
+        call,
       );
       if (typeof frozen === 'string') return move.from;
     }
-    // The source changed after it was copied (or our own freeze landed on an SDK resend).
-    const now = await bucket.head(move.from, signal);
+    // The source changed after it was copied (or our own freeze landed and was sent again).
+    const now = await bucket.head(move.from, call);
     if (now === null) return undefined;
     if (now.tombstone) return move.from;
     etag = now.etag;
     copyNeeded = true;
   }
-  throw outcomeUnknown('a file kept changing while it was moved');
+  throw outcomeUnknown('a file kept changing while it was moved', undefined, 'busy');
 }
 
 /** {@link relocate} for many files, {@link COPY_CONCURRENCY} at a time. */
-async function relocateAll(
+export async function relocateAll(
   space: Space,
-  lease: Lease,
+  held: Held,
   moves: readonly Relocation[],
   op: string,
   recovering: boolean,
-  signal: AbortSignal | undefined,
+  call: Call,
 ): Promise<string[]> {
   const leftovers: string[] = [];
   let next = 0;
   const worker = async () => {
     while (next < moves.length) {
       const move = moves[next++]!;
-      const left = await relocate(space, lease, move, op, recovering, signal);
+      const left = await relocate(space, held, move, op, recovering, call);
       if (left !== undefined) leftovers.push(left);
     }
   };
@@ -319,27 +389,24 @@ async function relocateAll(
 }
 
 /** What a move takes along: the file at `from`, or every object beneath it; and old tombstones. */
-async function movingSet(
+export async function movingSet(
   space: Space,
   from: string,
   to: string,
-  signal: AbortSignal | undefined,
-): Promise<{ source: ObjectInfo | null; moves: Relocation[]; litter: string[]; live: number }> {
-  const { context, keys } = space;
-  const { bucket } = context;
+  call: Call,
+): Promise<{ file: boolean; moves: Relocation[]; litter: string[]; live: number }> {
+  const { keys } = space;
   const fromKey = keys.file(from);
   const toKey = keys.file(to);
-  const [source, tree] = await Promise.all([
-    bucket.head(fromKey, signal),
-    listAll(bucket, keys.beneath(from), signal),
-  ]);
-  if (isLiveFile(source)) {
-    return { source, moves: [{ from: fromKey, to: toKey, etag: source.etag }], litter: [], live: 1 };
+  const objects = await region(space, from, call);
+  const source = objects.find((object) => object.key === fromKey);
+  if (source && !isListedTombstone(source)) {
+    return { file: true, moves: [{ from: fromKey, to: toKey, etag: source.etag }], litter: [], live: 1 };
   }
   const moves: Relocation[] = [];
-  const litter: string[] = source?.tombstone ? [fromKey] : [];
+  const litter: string[] = [];
   let live = 0;
-  for (const object of tree) {
+  for (const object of objects) {
     if (isListedTombstone(object)) {
       litter.push(object.key);
       continue;
@@ -348,87 +415,39 @@ async function movingSet(
     // Objects other tools put there (an S3 console's folder marker) go along with the folder.
     moves.push({ from: object.key, to: toKey + object.key.slice(fromKey.length), etag: object.etag });
   }
-  return { source, moves, litter, live };
+  return { file: false, moves, litter, live };
 }
 
 /** Moves file or directory `from` to `to`, under the lease (see the top of this file). */
-export function movePath(
-  space: Space,
-  from: string,
-  to: string,
-  op: string,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const { context, keys } = space;
-  const { bucket } = context;
+export function movePath(space: Space, from: string, to: string, { op, call }: ChangeContext): Promise<void> {
+  const { backend, keys } = space;
   const journal: Journal = { kind: 'move', op, from, to, phase: 'intent' };
-  return underLease(space, journal, signal, async (lease, changing) => {
-    // Ancestors `to` shares with `from` are directories, as `from` lies beneath them (when it exists).
-    const shared = new Set(ancestors(from));
-    const above = ancestors(to).filter((ancestor) => !shared.has(ancestor));
-    const [moving, heads, target, occupied] = await Promise.all([
-      movingSet(space, from, to, signal),
-      Promise.all(above.map((ancestor) => bucket.head(keys.file(ancestor), signal))),
-      bucket.head(keys.file(to), signal),
-      anythingBeneath(space, to, signal),
-    ]);
-    if (moving.live === 0) throw refuseNotFound(from);
-    const fileAbove = above.find((_, index) => isLiveFile(heads[index]!));
-    if (fileAbove !== undefined) throw refusePathConflict(fileAbove);
-    if (isLiveFile(target) || occupied) throw refuseAlreadyExists(to);
-    lease.check();
-    changing();
-    const folder = !isLiveFile(moving.source);
-    const copying: Journal = { ...journal, phase: 'copying', folder };
-    let leftovers: string[];
-    if (folder) {
-      await lease.record([copying], signal);
-      leftovers = await relocateAll(space, lease, moving.moves, op, false, signal);
-    } else {
-      // A file's copy goes out with the journal; recovery of an `intent` move looks for the copy.
-      const recorded = lease.record([copying], signal);
-      recorded.catch(() => {});
-      const left = await relocate(space, lease, moving.moves[0]!, op, false, signal, recorded);
-      leftovers = left === undefined ? [] : [left];
-    }
-    await deleteWithLease(space, lease, [...leftovers, ...moving.litter], signal);
-  });
-}
-
-/**
- * Finishes the changes a crashed holder recorded, oldest first. Each step can run again: a crash
- * during recovery leaves the same journal to the next taker.
- */
-async function recover(
-  space: Space,
-  lease: Lease,
-  journal: readonly Journal[],
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const { context, keys } = space;
-  const { bucket } = context;
-  for (const entry of journal) {
-    if (entry?.kind === 'remove' && typeof entry.path === 'string') {
-      const key = keys.file(entry.path);
-      const [current, tree] = await Promise.all([
-        bucket.head(key, signal),
-        listAll(bucket, keys.beneath(entry.path), signal),
+  return backend.namespace(keys).leases.submit({
+    journal,
+    call,
+    run: async (held) => {
+      // Ancestors `to` shares with `from` are directories, as `from` lies beneath them (when it exists).
+      const [moving, target] = await Promise.all([
+        movingSet(space, from, to, call),
+        inspect(space, to, call, { skipAncestors: new Set(ancestors(from)) }),
       ]);
-      lease.check();
-      await bucket.deleteMany([...(current ? [key] : []), ...tree.map((object) => object.key)], signal);
-    } else if (entry?.kind === 'move' && typeof entry.from === 'string' && typeof entry.to === 'string') {
-      let copying = entry.phase === 'copying';
-      if (!copying) {
-        // A file's move sends its copy beside the journal's `copying`: a copy made by this move
-        // (it carries the move's operation id) means the checks had passed.
-        const copy = await bucket.head(keys.file(entry.to), signal);
-        copying = isLiveFile(copy) && copy.ops.includes(entry.op);
+      if (moving.live === 0) throw refuseNotFound(from);
+      if (target.fileAbove !== undefined) throw refusePathConflict(target.fileAbove);
+      if (target.file || target.occupied) throw refuseAlreadyExists(to);
+      held.lease.check();
+      held.changing();
+      let leftovers: string[];
+      if (moving.file) {
+        // No journal write: recovery of an `intent` move looks for a copy carrying the move's id.
+        const left = await relocate(space, held, moving.moves[0]!, op, false, call);
+        leftovers = left === undefined ? [] : [left];
+      } else {
+        await held.lease.record([{ ...journal, phase: 'copying', folder: true }], call);
+        leftovers = await relocateAll(space, held, moving.moves, op, false, call);
       }
-      if (!copying) continue;
-      const moving = await movingSet(space, entry.from, entry.to, signal);
-      const leftovers = await relocateAll(space, lease, moving.moves, entry.op, true, signal);
-      lease.check();
-      await bucket.deleteMany([...leftovers, ...moving.litter], signal);
-    }
-  }
+      await deleteWithLease(space, held, [...leftovers, ...moving.litter], call);
+      backend.known.forget(keys.file(from));
+      backend.known.forgetBeneath(keys.beneath(from));
+    },
+  });
 }

@@ -1,15 +1,18 @@
 // Failures on the wire, through test-support's fault proxy in front of radosgw: a silent endpoint,
 // a dead one, dropped connections, a 503 SlowDown, replies cut short. Time bounds are generous
-// (the machine is shared): what is asserted is a BACKEND error instead of a hang, not a speed.
+// (the machine is shared): what is asserted is a BACKEND error instead of a hang, not a speed
+// (deadline.test.ts holds the deadline to 250 ms). Commands here get 1 s, to keep the file short.
 import { S3Client } from '@aws-sdk/client-s3';
-import { isMemoryToolError, type MemoryStore, type MemoryToolError } from '@memdir/core';
+import { type DriverPath, isMemoryToolError, type MemoryStore, type MemoryToolError } from '@memdir/core';
 import { type FaultProxy, freePort, startFaultProxy } from '@memdir/test-support';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createS3Store, type S3StoreOptions } from '../src/index.js';
+import { createS3Driver, createS3Store, type S3StoreOptions } from '../src/index.js';
 import { clearPrefix, rawClient, server, storeOptions, uniquePrefix } from './helpers.js';
 
-/** The engine's deadline (5 s) plus room for a loaded machine. */
-const BOUND_MS = 8_000;
+/** The commands' deadline here. */
+const TIMEOUT_MS = 1_000;
+/** The deadline plus room for a loaded machine. */
+const BOUND_MS = TIMEOUT_MS + 2_000;
 const admin = rawClient();
 afterAll(() => admin.destroy());
 let cleanup: Array<() => Promise<void> | void> = [];
@@ -23,7 +26,12 @@ async function proxied(
 ): Promise<{ store: MemoryStore; proxy: FaultProxy }> {
   const proxy = await startFaultProxy({ target: server.clientConfig.endpoint });
   const prefix = uniquePrefix('faults');
-  const store = createS3Store({ ...storeOptions(prefix), endpoint: proxy.url, ...options });
+  const store = createS3Store({
+    ...storeOptions(prefix),
+    endpoint: proxy.url,
+    timeoutMs: TIMEOUT_MS,
+    ...options,
+  });
   cleanup.push(async () => {
     await proxy.close();
     // Requests the stall held may land now: give them a moment, then look.
@@ -61,9 +69,11 @@ describe('a silent endpoint', () => {
     const read = await failure(() => store.view({ command: 'view', path: '/memories/a.md' }));
     expect(read.ms).toBeLessThan(BOUND_MS);
     expect(read.error.message).toMatch(/^The memory store is unavailable: .+\. Try again\.$/);
+    expect(read.error).toMatchObject({ reason: 'timeout', outcome: 'not-applied' });
     const change = await failure(() => store.create(file('/memories/a.md', 'b')));
     expect(change.ms).toBeLessThan(BOUND_MS);
     expect(change.error.message).toMatch(/may or may not have been saved/);
+    expect(change.error).toMatchObject({ reason: 'timeout', outcome: 'unknown' });
     const edit = await failure(() =>
       store.insert({ command: 'insert', path: '/memories/a.md', insert_line: 0, insert_text: 'x' }),
     );
@@ -76,7 +86,7 @@ describe('a silent endpoint', () => {
     const proxy = await startFaultProxy({ target: server.clientConfig.endpoint });
     const client = new S3Client({ ...server.clientConfig, endpoint: proxy.url });
     const prefix = uniquePrefix('faults-own');
-    const store = createS3Store({ ...storeOptions(prefix), client });
+    const store = createS3Store({ ...storeOptions(prefix), client, timeoutMs: TIMEOUT_MS });
     cleanup.push(async () => {
       await proxy.close();
       await store.close();
@@ -118,8 +128,10 @@ describe('dropped connections', () => {
     const { store, proxy } = await proxied();
     await store.create(file('/memories/a.md', 'a'));
     proxy.setMode('reset');
-    const { ms } = await failure(() => store.view({ command: 'view', path: '/memories/a.md' }));
+    const { ms, error } = await failure(() => store.view({ command: 'view', path: '/memories/a.md' }));
     expect(ms).toBeLessThan(BOUND_MS);
+    // Sent again while the deadline allowed, then given up: the connection was lost.
+    expect(error).toMatchObject({ reason: 'unavailable', outcome: 'not-applied' });
     await failure(() =>
       store.rename({ command: 'rename', old_path: '/memories/a.md', new_path: '/memories/b.md' }),
     );
@@ -130,8 +142,8 @@ describe('dropped connections', () => {
     ).toBe('Successfully renamed /memories/a.md to /memories/b.md');
   }, 60_000);
 
-  it('100 inserts whose replies are cut short (the SDK resends) leave exactly 100 new lines', async () => {
-    const { store, proxy } = await proxied();
+  it('100 inserts whose replies are cut short (the store resends) leave exactly 100 new lines', async () => {
+    const { store, proxy } = await proxied({ timeoutMs: 5_000 });
     await store.create(file('/memories/log.md', 'log'));
     const lines = async () =>
       (await store.view({ command: 'view', path: '/memories/log.md' }))
@@ -180,7 +192,7 @@ describe('dropped connections', () => {
 
 describe('503 SlowDown', () => {
   it('is retried with backoff: the command succeeds', async () => {
-    const { store, proxy } = await proxied();
+    const { store, proxy } = await proxied({ timeoutMs: 5_000 });
     await store.create(file('/memories/a.md', 'a'));
     proxy.resetStats();
     proxy.setMode({ kind: 'slow-down', nth: 1 });
@@ -196,4 +208,42 @@ describe('503 SlowDown', () => {
       "Here's the content of /memories/a.md with line numbers:\n     1\ta\n     2\tb",
     );
   }, 60_000);
+});
+
+describe('telemetry and logs', () => {
+  it('a driver call counts its requests, round trips and retries, and the log says lost and regained, with no key', async () => {
+    const proxy = await startFaultProxy({ target: server.clientConfig.endpoint });
+    const prefix = uniquePrefix('telemetry');
+    const lines: Array<{ level: string; message: string; fields: unknown }> = [];
+    const logger = Object.fromEntries(
+      (['debug', 'info', 'warn', 'error'] as const).map((level) => [
+        level,
+        (message: string, fields?: unknown) => lines.push({ level, message, fields }),
+      ]),
+    );
+    const driver = createS3Driver({ ...storeOptions(prefix), endpoint: proxy.url, logger });
+    cleanup.push(async () => {
+      await proxy.close();
+      await driver.close();
+      await clearPrefix(admin, `${prefix}/`);
+    });
+    const path = 'notes/secret-name.md' as DriverPath;
+    await driver.write(path, 'secret content', { op: 'telemetry-op-0000000000000001' });
+    const stats = { roundTrips: 0, requests: 0, retries: 0 };
+    await driver.describe!('notes' as DriverPath, { limit: 10, stats });
+    // The GET beside the listing: two requests, one round trip.
+    expect(stats).toEqual({ roundTrips: 1, requests: 2, retries: 0 });
+    proxy.setMode({ kind: 'slow-down', nth: 1 });
+    const retried = { roundTrips: 0, requests: 0, retries: 0 };
+    expect(await driver.read(path, { stats: retried })).toMatchObject({ content: 'secret content' });
+    expect(retried).toEqual({ roundTrips: 2, requests: 2, retries: 1 });
+    expect(lines.map((line) => `${line.level} ${line.message}`)).toContain(
+      'warn s3: S3 request failed; retrying',
+    );
+    expect(lines.map((line) => `${line.level} ${line.message}`)).toContain(
+      'info s3: connection to S3 regained',
+    );
+    const logged = JSON.stringify(lines);
+    expect(logged).not.toMatch(/secret|notes|memories|127\.0\.0\.1/);
+  }, 30_000);
 });

@@ -66,6 +66,7 @@ describe('the lease', () => {
       .create({ command: 'create', path: '/memories/b.md', file_text: 'b' })
       .catch((e) => e);
     expect(isMemoryToolError(error) && error.code).toBe('BACKEND');
+    expect(error).toMatchObject({ reason: 'busy', outcome: 'not-applied' });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(
       await store.insert({ command: 'insert', path: '/memories/a.md', insert_line: 1, insert_text: 'x' }),

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   applyEdit,
+  driverLog,
   EditQueue,
   judgeQuota,
   newFileId,
@@ -253,5 +254,15 @@ describe('EditQueue: group commit of the edits of one file', () => {
       code: 'BACKEND',
       reason: 'unexpected',
     });
+  });
+});
+
+describe('driverLog: what a driver tells operators', () => {
+  it('is exported by the kit and writes through the logger, prefixed with the package, with its fields', () => {
+    const lines: Array<[string, Record<string, unknown> | undefined]> = [];
+    const log = driverLog('fs', { info: (message, fields) => lines.push([message, fields]) });
+    log.info('lock acquired', { waitedMs: 12 });
+    log.debug('skipped: the logger has no debug');
+    expect(lines).toEqual([['fs: lock acquired', { package: '@memdir/fs', waitedMs: 12 }]]);
   });
 });

@@ -27,6 +27,7 @@ export {
 export { EditBatch, type EditCheck, EditQueue, type QueuedEdit } from './edit-queue.js';
 export { newFileId, prunable, sequenceVersionId, sha256Hex, versionSequence } from './history.js';
 export { compareListingPaths, compareNames, foldListing, ListingFold } from './listing.js';
+export { type DriverLog, driverLog } from './log.js';
 export {
   optionError,
   positiveInteger,

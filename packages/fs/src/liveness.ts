@@ -30,7 +30,10 @@ export const KERNEL = (() => {
 
 /** Longest socket path the platforms accept (sun_path is 108 bytes on Linux, 104 on macOS). */
 const MAX_SOCKET_PATH = 100;
-/** A connection that neither opens nor fails within this long is taken as a live, busy holder. */
+/**
+ * A connection that neither opens nor fails within this long is taken as a live, busy holder (a
+ * dead process's socket refuses at once). A caller with less time left passes less.
+ */
 const CONNECT_TIMEOUT_MS = 1_000;
 
 /** Who wrote a record: its kernel and its token (`s…`: it listens on a socket; `p{pid}-…`: it could not). */
@@ -112,13 +115,16 @@ export class Liveness {
     return new Liveness(dir, `p${process.pid}-${randomBytes(6).toString('hex')}`);
   }
 
-  /** Whether `owner` (from a record in the same `.memdir`) is alive. */
-  async check(owner: Owner): Promise<Verdict> {
+  /**
+   * Whether `owner` (from a record in the same `.memdir`) is alive; one that does not answer within
+   * `patienceMs` (at most {@link CONNECT_TIMEOUT_MS}) counts as alive.
+   */
+  async check(owner: Owner, patienceMs = CONNECT_TIMEOUT_MS): Promise<Verdict> {
     if (owner.kernel !== KERNEL) return 'unknown';
     if (owner.token === this.owner.token) return 'alive';
     if (owner.token.startsWith('p')) return pidVerdict(Number(owner.token.slice(1).split('-')[0]));
     if (!/^s[0-9a-f]{16}$/.test(owner.token)) return 'unknown';
-    return socketVerdict(this.#dir.at(`live-${owner.token}`));
+    return socketVerdict(this.#dir.at(`live-${owner.token}`), Math.min(patienceMs, CONNECT_TIMEOUT_MS));
   }
 
   /** Stops listening; the socket file goes with it (libuv removes it on close). */
@@ -140,7 +146,7 @@ function pidVerdict(pid: number): Verdict {
   }
 }
 
-function socketVerdict(path: string): Promise<Verdict> {
+function socketVerdict(path: string, patienceMs: number): Promise<Verdict> {
   return new Promise((resolve) => {
     const socket = connect(path);
     const done = (verdict: Verdict) => {
@@ -148,7 +154,7 @@ function socketVerdict(path: string): Promise<Verdict> {
       socket.destroy();
       resolve(verdict);
     };
-    const timer = setTimeout(() => done('alive'), CONNECT_TIMEOUT_MS);
+    const timer = setTimeout(() => done('alive'), patienceMs);
     socket.once('connect', () => done('alive'));
     socket.once('error', (error) => {
       const code = errno(error);

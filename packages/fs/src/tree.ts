@@ -5,7 +5,7 @@ import type { Dirent } from 'node:fs';
 import * as fs from 'node:fs';
 import { type DriverEntry, isHiddenName } from '@memdir/core';
 import { asDriverPath } from '@memdir/core/driver';
-import { closeAll, type Dir, kindAt, type NotAFolder, openFolder } from './dir.js';
+import { closeAll, type Dir, type NotAFolder, openFolder } from './dir.js';
 import { errno, fstat, lstatNow, read, readdir, rmdir, settleAll, unlink } from './sys.js';
 
 /** The folders on the way to a driver path's last name, opened one by one from the memory folder. */
@@ -47,18 +47,26 @@ const READ_CHUNK = 64 * 1024;
 /** What {@link readText} finds where it expected a file: a folder. */
 export const FOLDER = Symbol('folder');
 
+/** A file's content as read: the text, and its size on disk (the bytes the totals count). */
+export interface FileText {
+  readonly content: string;
+  readonly bytes: number;
+}
+
 /**
  * The content of the open descriptor `fd` as UTF-8, {@link FOLDER} for a folder, or null when it is
  * neither a regular file nor a folder. One read call for files up to 64 KiB: views are the most
  * frequent command, and every call is a trip through the thread pool. Does not close `fd`.
  */
-export async function readText(fd: number): Promise<string | typeof FOLDER | null> {
+export async function readText(fd: number): Promise<FileText | typeof FOLDER | null> {
   try {
     const chunks: Buffer[] = [];
+    let bytes = 0;
     for (;;) {
       const buffer = Buffer.allocUnsafe(READ_CHUNK);
       const bytesRead = await read(fd, buffer, 0, READ_CHUNK);
       chunks.push(buffer.subarray(0, bytesRead));
+      bytes += bytesRead;
       // A short read ends a regular file. An empty one may also be a FIFO or a device: look.
       if (bytesRead === 0 && chunks.length === 1 && !(await fstat(fd)).isFile()) return null;
       if (bytesRead < READ_CHUNK) break;
@@ -71,11 +79,14 @@ export async function readText(fd: number): Promise<string | typeof FOLDER | nul
           const rest = Buffer.allocUnsafe(info.size - READ_CHUNK);
           const more = await read(fd, rest, 0, rest.length);
           chunks.push(rest.subarray(0, more));
+          bytes += more;
           if (more < rest.length) break;
         }
       }
     }
-    return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    const content =
+      chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    return { content, bytes };
   } catch (error) {
     if (errno(error) === 'EISDIR') return FOLDER;
     // A FIFO with a writer, opened without blocking.
@@ -347,9 +358,4 @@ export async function pruneEmpty(walked: Walk, segments: readonly string[]): Pro
       return; // not empty (or gone): everything above is still needed
     }
   }
-}
-
-/** What is at the last name of a walk that reached its parent. */
-export function kindAtEnd(walked: Walk, segments: readonly string[]) {
-  return kindAt(walked.parent!, segments.at(-1)!);
 }

@@ -92,11 +92,15 @@ export function runInNamespace(
 
 /**
  * Starts a process that takes the store's lock and then hangs, event loop and all (in a new PID
- * namespace with `namespace`). `held` resolves with its pid (as its own namespace numbers it)
- * once it holds the lock; `kill` ends it with SIGKILL and resolves once it is gone.
+ * namespace with `namespace`), forever or for `holdMs`. `held` resolves with its pid (as its own
+ * namespace numbers it) once it holds the lock; `kill` ends it with SIGKILL and resolves once it is
+ * gone.
  */
-export function startHolder(root: string, namespace: 'none' | 'pid1' = 'none') {
-  const [file, args] = workerCommand([root, 'hold'], namespace);
+export function startHolder(root: string, namespace: 'none' | 'pid1' = 'none', holdMs?: number) {
+  const [file, args] = workerCommand(
+    [root, 'hold', ...(holdMs === undefined ? [] : [String(holdMs)])],
+    namespace,
+  );
   const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => {
@@ -117,6 +121,7 @@ export function startHolder(root: string, namespace: 'none' | 'pid1' = 'none') {
   held.catch(() => {});
   return {
     held,
+    exited,
     async kill() {
       child.kill('SIGKILL');
       await exited;

@@ -52,13 +52,15 @@ export async function editLocked(
       newFile: false,
     });
     if (breach) return { outcome: 'quota', breach };
-    await temp.write(data);
     const parent = found.walked.parent!;
-    // Into the folder the file was read from, through its handle: never through a link.
     await generation.totals!.counted(
       totals,
       { bytes: added, files: 0 },
-      () => temp.commit(parent.at(path.split('/').at(-1)!)),
+      async () => {
+        await temp.write(data);
+        // Into the folder the file was read from, through its handle: never through a link.
+        await temp.commit(parent.at(path.split('/').at(-1)!));
+      },
       call.log,
     );
     failed = false;

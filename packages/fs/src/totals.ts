@@ -5,7 +5,8 @@
 // Crash safety. The record is one write of a fixed 128 bytes at offset 0: within one page, so no
 // process crash tears it (a SIGKILL lands between system calls, and the kernel finishes a write to
 // one page before it delivers one). A change that alters the totals first marks the record
-// `changing`, then makes its change visible (a rename or an unlink), then writes the new totals.
+// `changing` (before it writes its content), then makes its change visible (a rename or an
+// unlink), then writes the new totals.
 // A process that dies in between leaves `changing`, and the next change (any process) recomputes
 // the totals by walking the tree, under the lock, before it judges anything. The record also names
 // the kernel (its boot) that wrote it: the record is not fsynced, so after a power failure it may
@@ -83,28 +84,30 @@ export class TotalsFile {
   }
 
   /**
-   * Runs `commit`, the one step that makes a change visible (a rename or an unlink: it happens
-   * whole or not at all), counted: the record says `changing` while it runs and holds the new
-   * totals once it is done. When `commit` fails nothing changed, and the totals before are written
+   * Runs `work`, a change whose last step makes it visible (a rename or an unlink: it happens whole
+   * or not at all), counted: the record says `changing` while it runs and holds the new totals
+   * once it is done. When `work` fails nothing visible changed, and the totals before are written
    * back. `before` is what {@link current} gave under the same lock.
    */
   async counted(
     before: Totals,
     change: TotalsChange,
-    commit: () => Promise<void>,
+    work: () => Promise<void>,
     log: DriverLog,
   ): Promise<void> {
-    if (change.bytes === 0 && change.files === 0) return commit();
+    if (change.bytes === 0 && change.files === 0) return work();
+    const after = { bytes: before.bytes + change.bytes, files: before.files + change.files };
     // Marked first; when the mark cannot be written the change must not happen: nobody could tell
-    // that it had.
-    pwriteNow(this.#fd, encode('changing', before), 0);
+    // that it had. A changing record's numbers mean nothing (they are the intended result, so a
+    // reader that ignored the mark would be wrong whichever side of the rename the writer died).
+    pwriteNow(this.#fd, encode('changing', after), 0);
     try {
-      await commit();
+      await work();
     } catch (error) {
       this.#end(before, log);
       throw error;
     }
-    this.#end({ bytes: before.bytes + change.bytes, files: before.files + change.files }, log);
+    this.#end(after, log);
   }
 
   /**

@@ -139,19 +139,21 @@ export async function writeLocked(
       newFile: change.files === 1,
     });
     if (breach) throw refuseQuota(path, breach);
-    // Only once the content is safely on disk are folders made: a full disk leaves none behind.
-    await written;
-    const parent =
-      walked.parent ?? (await makeFolders(walked.folders.at(-1)!, segments, walked.stop!.depth, made));
-    if (replaceEmptyFolder && !(await removeEmptyFolders(parent, name))) throw refusePathConflict(path);
+    // From here until the rename the totals say "changing": a crash in between is recomputed.
     await generation.totals!.counted(
       totals,
       change,
-      () =>
-        temp.commit(parent.at(name)).catch((error) => {
+      async () => {
+        // Only once the content is safely on disk are folders made: a full disk leaves none behind.
+        await written;
+        const parent =
+          walked.parent ?? (await makeFolders(walked.folders.at(-1)!, segments, walked.stop!.depth, made));
+        if (replaceEmptyFolder && !(await removeEmptyFolders(parent, name))) throw refusePathConflict(path);
+        await temp.commit(parent.at(name)).catch((error) => {
           if (errno(error) === 'EISDIR' || errno(error) === 'ENOTEMPTY') throw refusePathConflict(path);
           throw error;
-        }),
+        });
+      },
       call.log,
     );
     failed = false;

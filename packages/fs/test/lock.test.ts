@@ -23,7 +23,11 @@ describe('the cross-process lock', () => {
     await holder.held;
     const store = createFsStore({ root, lockTimeoutMs: 300 });
     const started = Date.now();
-    await expect(store.create(write)).rejects.toMatchObject({ code: 'BACKEND', message: BUSY, reason: 'busy' });
+    await expect(store.create(write)).rejects.toMatchObject({
+      code: 'BACKEND',
+      message: BUSY,
+      reason: 'busy',
+    });
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     // Reads take no lock.
     await expect(store.view({ command: 'view', path: '/memories/a.md' })).rejects.toMatchObject({

@@ -181,11 +181,11 @@ export class Generation {
     this.tmp ??= await openOwnFolder(this.memdir!, 'tmp', true, false);
     const seq = await open(this.memdir!.at('seq'), O_WRONLY | O_CREAT | O_NOFOLLOW, FILE_MODE);
     closeNow(seq);
-    this.totals ??= await TotalsFile.open(this.memdir!);
     this.ids = {
       memories: identity(await fstat(this.memories!.fd)),
       memdir: identity(await fstat(this.memdir!.fd)),
     };
+    this.totals ??= await TotalsFile.open(this.memdir!, this.ids.memories);
     this.liveness ??= await Liveness.start(this.memdir!);
     this.lock ??= new Lock(this.memdir!, this.liveness);
     const swept = await sweepLeftovers(this.tmp!, this.memdir!, this.liveness, staleMs);

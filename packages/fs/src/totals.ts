@@ -10,8 +10,9 @@
 // A process that dies in between leaves `changing`, and the next change (any process) recomputes
 // the totals by walking the tree, under the lock, before it judges anything. The record also names
 // the kernel (its boot) that wrote it: the record is not fsynced, so after a power failure it may
-// lag the files, and a record from another boot is recomputed too. A missing or unreadable record
-// is recomputed the same way.
+// lag the files, and a record from another boot is recomputed too; so is one counted for another
+// `memories` folder (it names the folder's inode: the folder was removed, replaced or restored), and
+// a missing or unreadable one.
 //
 // What the totals cannot see: files that another program adds, changes or removes beneath
 // `memories` while the record says `clean`. They count from the next recompute (the README says how
@@ -37,13 +38,13 @@ export interface TotalsChange {
 
 const RECORD_BYTES = 128;
 const TAG = 'memdir-totals 1';
-const RECORD = /^memdir-totals 1 (clean|changing) ([0-9a-f]{16}) (\d{1,15}) (\d{1,15}) *\n$/;
+const RECORD = /^memdir-totals 1 (clean|changing) ([0-9a-f]{16}) (\d{1,15}) (\d{1,15}) (\d+:\d+) *\n$/;
 
 /** Why a record was not trusted, for the log. */
-type Distrust = 'missing' | 'unreadable' | 'interrupted' | 'another boot';
+type Distrust = 'missing' | 'unreadable' | 'interrupted' | 'another boot' | 'another folder';
 
-function encode(state: 'clean' | 'changing', totals: Totals): Buffer {
-  const text = `${TAG} ${state} ${KERNEL} ${totals.bytes} ${totals.files}`;
+function encode(state: 'clean' | 'changing', totals: Totals, folder: string): Buffer {
+  const text = `${TAG} ${state} ${KERNEL} ${totals.bytes} ${totals.files} ${folder}`;
   return Buffer.from(`${text.padEnd(RECORD_BYTES - 1)}\n`, 'latin1');
 }
 
@@ -51,14 +52,22 @@ function encode(state: 'clean' | 'changing', totals: Totals): Buffer {
 export class TotalsFile {
   readonly #fd: number;
   readonly #buffer = Buffer.alloc(RECORD_BYTES);
+  /** The `memories` folder counted (`dev:ino`): totals of another folder are not this one's. */
+  readonly #folder: string;
 
-  private constructor(fd: number) {
+  private constructor(fd: number, folder: string) {
     this.#fd = fd;
+    this.#folder = folder;
   }
 
-  /** Opens (or makes) `.memdir/totals`, never through a link. */
-  static async open(memdir: Dir): Promise<TotalsFile> {
-    return new TotalsFile(await open(memdir.at('totals'), O_RDWR | O_CREAT | O_NOFOLLOW, FILE_MODE));
+  /**
+   * Opens (or makes) `.memdir/totals`, never through a link, for the `memories` folder whose
+   * identity (`dev:ino`) is `folder`: a record counted for another one (the folder was removed,
+   * replaced, restored from a backup) is recomputed.
+   */
+  static async open(memdir: Dir, folder: string): Promise<TotalsFile> {
+    const fd = await open(memdir.at('totals'), O_RDWR | O_CREAT | O_NOFOLLOW, FILE_MODE);
+    return new TotalsFile(fd, folder);
   }
 
   /**
@@ -73,7 +82,7 @@ export class TotalsFile {
     let bytes = 0;
     for (const file of files) bytes += file.size;
     const totals = { bytes, files: files.length };
-    pwriteNow(this.#fd, encode('clean', totals), 0);
+    pwriteNow(this.#fd, encode('clean', totals, this.#folder), 0);
     log.info('namespace totals recomputed', {
       why: read,
       files: totals.files,
@@ -100,7 +109,7 @@ export class TotalsFile {
     // Marked first; when the mark cannot be written the change must not happen: nobody could tell
     // that it had. A changing record's numbers mean nothing (they are the intended result, so a
     // reader that ignored the mark would be wrong whichever side of the rename the writer died).
-    pwriteNow(this.#fd, encode('changing', after), 0);
+    pwriteNow(this.#fd, encode('changing', after, this.#folder), 0);
     try {
       await work();
     } catch (error) {
@@ -119,7 +128,7 @@ export class TotalsFile {
   #end(totals: Totals, log: DriverLog): void {
     if (totals.bytes < 0 || totals.files < 0) return;
     try {
-      pwriteNow(this.#fd, encode('clean', totals), 0);
+      pwriteNow(this.#fd, encode('clean', totals, this.#folder), 0);
     } catch (error) {
       log.warn('namespace totals could not be written; the next change recomputes them', {
         code: (error as NodeJS.ErrnoException).code,
@@ -137,6 +146,7 @@ export class TotalsFile {
     const match = RECORD.exec(this.#buffer.toString('latin1', 0, length));
     if (!match) return 'unreadable';
     if (match[2] !== KERNEL) return 'another boot';
+    if (match[5] !== this.#folder) return 'another folder';
     if (match[1] === 'changing') return 'interrupted';
     return { bytes: Number(match[3]), files: Number(match[4]) };
   }

@@ -140,6 +140,7 @@ describe('the totals record', () => {
   for (const [label, record] of [
     ['left changing by a writer that died between a change and its totals', 'changing'],
     ['written on another boot of the kernel (a power failure may have lost the last ones)', 'another boot'],
+    ['counted for another memories folder (removed, replaced or restored since)', 'another folder'],
     ['unreadable', 'garbage'],
     ['missing', 'missing'],
   ] as const) {
@@ -149,11 +150,12 @@ describe('the totals record', () => {
       await store.create({ command: 'create', path: '/memories/b.md', file_text: 'b'.repeat(12) });
       await store.close();
       const file = join(root, '.memdir', 'totals');
-      const wrong = (state: string, kernel: string) =>
-        `memdir-totals 1 ${state} ${kernel} 999999 77`.padEnd(127) + '\n';
-      const kernel = (await readFile(file, 'latin1')).split(' ')[3]!;
-      if (record === 'changing') await writeFile(file, wrong('changing', kernel));
+      const [, , , kernel, , , folder] = (await readFile(file, 'latin1')).trim().split(' ');
+      const wrong = (state: string, on: string, of = folder) =>
+        `memdir-totals 1 ${state} ${on} 999999 77 ${of}`.padEnd(127) + '\n';
+      if (record === 'changing') await writeFile(file, wrong('changing', kernel!));
       if (record === 'another boot') await writeFile(file, wrong('clean', '0123456789abcdef'));
+      if (record === 'another folder') await writeFile(file, wrong('clean', kernel!, '1:1'));
       if (record === 'garbage') await writeFile(file, 'not a totals record\n');
       if (record === 'missing') await writeFile(file, '');
       await expectRoomOf(5);

@@ -81,18 +81,14 @@ export interface FsDriverOptions {
   logger?: MemdirLogger | undefined;
 }
 
-/** The filesystem driver (see {@link createFsDriver}), with every optional method of the contract it has. */
-export interface FsDriver extends MemoryDriver {
-  namespace(name: string): FsDriver;
-  stat(path: DriverPath, options?: DriverCallOptions): Promise<'file' | 'directory' | null>;
-  describe(path: DriverPath, options: DriverDescribeOptions): Promise<DriverFile | DriverListing | null>;
-  edit(path: DriverPath, edit: DriverEdit, options: DriverEditOptions): Promise<DriverEditOutcome>;
-  update(
-    path: DriverPath,
-    edit: (content: string) => string,
-    options: DriverChangeOptions,
-  ): Promise<'file' | 'directory' | null>;
-}
+/** The optional methods of the contract the filesystem driver has (all but history and admin). */
+type FsMethods = Required<Pick<MemoryDriver, 'stat' | 'describe' | 'edit' | 'update'>>;
+
+/** The filesystem driver (see {@link createFsDriver}): a memory driver with {@link FsMethods}. */
+export type FsDriver = Omit<MemoryDriver, keyof FsMethods | 'namespace'> &
+  FsMethods & {
+    namespace(name: string): FsDriver;
+  };
 
 /**
  * What a lock wait leaves before the deadline, so the change can still be made and answered in

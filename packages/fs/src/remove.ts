@@ -4,9 +4,10 @@
 import { refuseLink } from '@memdir/core/driver';
 import { entryAt, openFolder } from './dir.js';
 import type { Generation } from './generation.js';
+import { listFiles } from './list-files.js';
 import { stopRefusal } from './lookup.js';
 import { errno, rename, unlink } from './sys.js';
-import { closeWalk, listFiles, pruneEmpty, walk } from './tree.js';
+import { closeWalk, pruneEmpty, walk } from './tree.js';
 import type { ChangeCall } from './write.js';
 
 /** What a locked removal did: whether something was there, and the trash left to remove. */

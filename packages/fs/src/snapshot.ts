@@ -6,8 +6,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { DriverCallStats, DriverEntry, DriverFile } from '@memdir/core';
 import { checkTime, type Deadlined, type DriverLog } from '@memdir/core/driver';
 import { type Generation, seqSettled } from './generation.js';
+import { listFiles } from './list-files.js';
 import { closeHoldsFile, find } from './lookup.js';
-import { closeWalk, listFiles } from './tree.js';
+import { closeWalk } from './tree.js';
 import { versioned } from './version.js';
 
 /** Walks in a row that may meet a move before a listing walks under the lock instead. */

@@ -19,9 +19,9 @@
 // to force one).
 import type { DriverLog } from '@memdir/core/driver';
 import type { Dir } from './dir.js';
+import { listFiles } from './list-files.js';
 import { KERNEL } from './liveness.js';
 import { closeNow, FILE_MODE, O_CREAT, O_NOFOLLOW, O_RDWR, open, preadNow, pwriteNow } from './sys.js';
-import { listFiles } from './tree.js';
 
 /** What a namespace holds. */
 export interface Totals {

@@ -119,7 +119,7 @@ class Backend {
 
   /** When a change that started at `started` stops waiting for the lock. */
   lockWait(deadline: number, started: number): LockWait {
-    const reserve = Math.min(LOCK_RESERVE_MAX_MS, (deadline - started) * LOCK_RESERVE_SHARE);
+    const reserve = Math.min(LOCK_RESERVE_MAX_MS, Math.max(0, deadline - started) * LOCK_RESERVE_SHARE);
     const giveUpAt = Math.min(deadline - reserve, started + (this.lockCapMs ?? Number.POSITIVE_INFINITY));
     return { giveUpAt, staleMs: this.staleMs, log: this.log };
   }

@@ -181,11 +181,14 @@ export class Generation {
     this.tmp ??= await openOwnFolder(this.memdir!, 'tmp', true, false);
     const seq = await open(this.memdir!.at('seq'), O_WRONLY | O_CREAT | O_NOFOLLOW, FILE_MODE);
     closeNow(seq);
-    this.ids = {
-      memories: identity(await fstat(this.memories!.fd)),
-      memdir: identity(await fstat(this.memdir!.fd)),
-    };
-    this.totals ??= await TotalsFile.open(this.memdir!, this.ids.memories);
+    const counted = await fstat(this.memories!.fd);
+    this.ids = { memories: identity(counted), memdir: identity(await fstat(this.memdir!.fd)) };
+    // Which folder the totals count: its inode, and its birth time, since a folder removed and made
+    // again often gets the same inode number.
+    this.totals ??= await TotalsFile.open(
+      this.memdir!,
+      `${this.ids.memories}:${Math.round(counted.birthtimeMs * 1000)}`,
+    );
     this.liveness ??= await Liveness.start(this.memdir!);
     this.lock ??= new Lock(this.memdir!, this.liveness);
     const swept = await sweepLeftovers(this.tmp!, this.memdir!, this.liveness, staleMs);

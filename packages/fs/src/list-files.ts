@@ -32,6 +32,8 @@ class Pace {
   #syncMs = 0;
   cold = false;
 
+  constructor(readonly coldStatUs: number) {}
+
   /** Times one synchronous lstat (or readdir). */
   measure<T>(call: () => T): T {
     if (this.#syncCalls >= COLD_SAMPLE) return call();
@@ -40,7 +42,7 @@ class Pace {
       return call();
     } finally {
       this.#syncMs += performance.now() - started;
-      if (++this.#syncCalls === COLD_SAMPLE && (this.#syncMs * 1000) / COLD_SAMPLE > COLD_STAT_US) {
+      if (++this.#syncCalls === COLD_SAMPLE && (this.#syncMs * 1000) / COLD_SAMPLE > this.coldStatUs) {
         this.cold = true;
       }
     }
@@ -91,6 +93,7 @@ function sizesOf(folder: Dir, names: readonly string[], pace: Pace): Promise<(nu
   let active = 0;
   let failure: { error: unknown } | undefined;
   let settle: (() => void) | undefined;
+  const finished = () => active === 0 && (back <= front || failure !== undefined);
   const launch = () => {
     while (active < POOL_IN_FLIGHT && back > front && failure === undefined) {
       const index = --back;
@@ -100,7 +103,7 @@ function sizesOf(folder: Dir, names: readonly string[], pace: Pace): Promise<(nu
         if (error && errno(error) !== 'ENOENT') failure ??= { error };
         else if (info?.isFile()) sizes[index] = info.size;
         launch();
-        if (active === 0) settle?.();
+        if (finished()) settle?.();
       });
     }
   };
@@ -115,7 +118,9 @@ function sizesOf(folder: Dir, names: readonly string[], pace: Pace): Promise<(nu
     } catch (error) {
       failure ??= { error };
     }
-    if (active > 0) await new Promise<void>((resolve) => (settle = resolve));
+    // This thread stopped (done, failed, or the disk turned cold): the pool takes what is left.
+    launch();
+    if (!finished()) await new Promise<void>((resolve) => (settle = resolve));
     if (failure) throw failure.error;
     return sizes;
   })();
@@ -129,9 +134,15 @@ function sizesOf(folder: Dir, names: readonly string[], pace: Pace): Promise<(nu
  * level is open. Not a snapshot by itself: the caller checks that no move ran meanwhile. Does not
  * close `start`.
  */
-export async function listFiles(start: Dir, dir: string, skipHidden: boolean): Promise<DriverEntry[]> {
+export async function listFiles(
+  start: Dir,
+  dir: string,
+  skipHidden: boolean,
+  /** For tests: the average lstat (µs) past which the disk counts as cold. */
+  coldStatUs = COLD_STAT_US,
+): Promise<DriverEntry[]> {
   const found: DriverEntry[] = [];
-  const pace = new Pace();
+  const pace = new Pace(coldStatUs);
 
   const scan = async (folder: Dir, path: string): Promise<void> => {
     const files: string[] = [];

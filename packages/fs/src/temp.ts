@@ -3,7 +3,7 @@
 // judged by liveness (see liveness.ts), never by pid.
 import { randomBytes } from 'node:crypto';
 import type { Dir } from './dir.js';
-import { KERNEL, type Liveness, type Owner, socketToken } from './liveness.js';
+import { BINDING, KERNEL, type Liveness, type Owner, socketToken } from './liveness.js';
 import {
   closeNow,
   FILE_MODE,
@@ -20,6 +20,9 @@ import {
   writeAll,
 } from './sys.js';
 import { removeTree } from './tree.js';
+
+/** A socket still being bound after this long was left by a process that died doing it. */
+const BINDING_STALE_MS = 10_000;
 
 let tempCounter = 0;
 
@@ -144,6 +147,19 @@ export async function sweepLeftovers(
       }
     }),
     ...own.map(async (entry) => {
+      // A socket left half-made (its process died between listening and renaming it): by age.
+      if (entry.name.startsWith('live-') && entry.name.endsWith(BINDING)) {
+        const old = await lstat(memdir.at(entry.name)).then(
+          (info) => Date.now() - info.mtimeMs > BINDING_STALE_MS,
+          () => false,
+        );
+        if (old)
+          await unlink(memdir.at(entry.name)).then(
+            () => removed++,
+            () => {},
+          );
+        return;
+      }
       const token = socketToken(entry.name);
       if (!token || token === liveness.owner.token) return;
       if (await abandoned({ kernel: KERNEL, token }, memdir.at(entry.name))) {

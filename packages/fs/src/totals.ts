@@ -2,7 +2,7 @@
 // included, links and anything that is not a regular file left out), kept in `.memdir/totals` so
 // that a quota check reads one small record under the lock instead of walking the tree.
 //
-// Crash safety. The record is one write of a fixed 128 bytes at offset 0: within one page, so no
+// Crash safety. The record is one write of a fixed 192 bytes at offset 0: within one page, so no
 // process crash tears it (a SIGKILL lands between system calls, and the kernel finishes a write to
 // one page before it delivers one). A change that alters the totals first marks the record
 // `changing` (before it writes its content), then makes its change visible (a rename or an
@@ -11,7 +11,8 @@
 // the totals by walking the tree, under the lock, before it judges anything. The record also names
 // the kernel (its boot) that wrote it: the record is not fsynced, so after a power failure it may
 // lag the files, and a record from another boot is recomputed too; so is one counted for another
-// `memories` folder (it names the folder's inode: the folder was removed, replaced or restored), and
+// `memories` folder (it names the folder's inode and birth time: the folder was removed, replaced or
+// restored), and
 // a missing or unreadable one.
 //
 // What the totals cannot see: files that another program adds, changes or removes beneath
@@ -36,9 +37,9 @@ export interface TotalsChange {
   readonly files: number;
 }
 
-const RECORD_BYTES = 128;
+const RECORD_BYTES = 192;
 const TAG = 'memdir-totals 1';
-const RECORD = /^memdir-totals 1 (clean|changing) ([0-9a-f]{16}) (\d{1,15}) (\d{1,15}) (\d+:\d+) *\n$/;
+const RECORD = /^memdir-totals 1 (clean|changing) ([0-9a-f]{16}) (\d{1,15}) (\d{1,15}) (\d+:\d+:\d+) *\n$/;
 
 /** Why a record was not trusted, for the log. */
 type Distrust = 'missing' | 'unreadable' | 'interrupted' | 'another boot' | 'another folder';
@@ -52,7 +53,7 @@ function encode(state: 'clean' | 'changing', totals: Totals, folder: string): Bu
 export class TotalsFile {
   readonly #fd: number;
   readonly #buffer = Buffer.alloc(RECORD_BYTES);
-  /** The `memories` folder counted (`dev:ino`): totals of another folder are not this one's. */
+  /** The `memories` folder counted (`dev:ino:birth`): totals of another folder are not this one's. */
   readonly #folder: string;
 
   private constructor(fd: number, folder: string) {
@@ -62,7 +63,7 @@ export class TotalsFile {
 
   /**
    * Opens (or makes) `.memdir/totals`, never through a link, for the `memories` folder whose
-   * identity (`dev:ino`) is `folder`: a record counted for another one (the folder was removed,
+   * identity (`dev:ino:birth`) is `folder`: a record counted for another one (the folder was removed,
    * replaced, restored from a backup) is recomputed.
    */
   static async open(memdir: Dir, folder: string): Promise<TotalsFile> {

@@ -173,6 +173,7 @@ export async function totalsRecord(
   base: string,
 ): Promise<{ state: string; bytes: number; files: number } | null> {
   const text = await readFile(join(base, '.memdir', 'totals'), 'latin1').catch(() => null);
-  const match = text && /^memdir-totals 1 (clean|changing) [0-9a-f]{16} (\d+) (\d+) \d+:\d+ *\n$/.exec(text);
+  const match =
+    text && /^memdir-totals 1 (clean|changing) [0-9a-f]{16} (\d+) (\d+) \d+:\d+:\d+ *\n$/.exec(text);
   return match ? { state: match[1]!, bytes: Number(match[2]), files: Number(match[3]) } : null;
 }

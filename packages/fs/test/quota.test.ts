@@ -152,10 +152,10 @@ describe('the totals record', () => {
       const file = join(root, '.memdir', 'totals');
       const [, , , kernel, , , folder] = (await readFile(file, 'latin1')).trim().split(' ');
       const wrong = (state: string, on: string, of = folder) =>
-        `memdir-totals 1 ${state} ${on} 999999 77 ${of}`.padEnd(127) + '\n';
+        `memdir-totals 1 ${state} ${on} 999999 77 ${of}`.padEnd(191) + '\n';
       if (record === 'changing') await writeFile(file, wrong('changing', kernel!));
       if (record === 'another boot') await writeFile(file, wrong('clean', '0123456789abcdef'));
-      if (record === 'another folder') await writeFile(file, wrong('clean', kernel!, '1:1'));
+      if (record === 'another folder') await writeFile(file, wrong('clean', kernel!, '1:1:1'));
       if (record === 'garbage') await writeFile(file, 'not a totals record\n');
       if (record === 'missing') await writeFile(file, '');
       await expectRoomOf(5);

@@ -24,6 +24,11 @@ const COLD_STAT_US = 100;
 const COLD_SAMPLE = 64;
 /** System calls in flight at once through the pool beside this thread's: libuv's four threads busy. */
 const POOL_IN_FLIGHT = 32;
+/**
+ * Folders with fewer files than this are looked up on this thread alone: the pool would save little
+ * and cost a wait for its last answers (a trip through the pool, milliseconds on a busy machine).
+ */
+const POOL_FROM_FILES = 128;
 
 /** The walk's clock: when to yield, and whether the disk answers from its cache. */
 class Pace {
@@ -82,8 +87,8 @@ function sizeNow(folder: Dir, name: string, pace: Pace): number | null {
 
 /**
  * The sizes of `names` in `folder` (null for one gone or no longer a file): this thread takes them
- * from the front synchronously while the pool takes them from the back, POOL_IN_FLIGHT at a time,
- * until they meet; on a cold disk, the pool takes all that is left. Resolves once every call has
+ * from the front synchronously while, in a folder of many files, the pool takes them from the back,
+ * POOL_IN_FLIGHT at a time, until they meet; on a cold disk, the pool takes all that is left. Resolves once every call has
  * come back (the caller may close the folder their paths name only then).
  */
 function sizesOf(folder: Dir, names: readonly string[], pace: Pace): Promise<(number | null)[]> {
@@ -95,6 +100,7 @@ function sizesOf(folder: Dir, names: readonly string[], pace: Pace): Promise<(nu
   let settle: (() => void) | undefined;
   const finished = () => active === 0 && (back <= front || failure !== undefined);
   const launch = () => {
+    if (names.length < POOL_FROM_FILES && !pace.cold) return;
     while (active < POOL_IN_FLIGHT && back > front && failure === undefined) {
       const index = --back;
       active++;

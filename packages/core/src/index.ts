@@ -1,3 +1,17 @@
+export {
+  createMemoryAdmin,
+  DEFAULT_ADMIN_BATCH,
+  type DropProgress,
+  type MemoryAdmin,
+  type MemoryAdminOptions,
+  type NamespacePage,
+  type NamespaceQuery,
+  type NamespaceUsage,
+  SWEEP_ACTOR,
+  type SweepOptions,
+  type SweepProgress,
+  type SweepReport,
+} from './admin/admin.js';
 export type { CopyOptions, CopyProblem, CopyProgress, CopyReport } from './copy.js';
 export { copyStore } from './copy.js';
 export type {
@@ -8,7 +22,18 @@ export type {
   QuotaBreach,
 } from './errors.js';
 export { isMemoryToolError, MemoryToolError } from './errors.js';
-export { createInMemoryDriver, createInMemoryStore } from './in-memory/index.js';
+export type { MemoryHistory } from './history/store-history.js';
+export {
+  DEFAULT_HISTORY_LIMIT,
+  type HistoryPage,
+  type HistoryQuery,
+  MAX_HISTORY_LIMIT,
+  type MemoryVersion,
+  type MemoryVersionWithContent,
+  type RestoreOptions,
+  type TimeInput,
+} from './history/versions.js';
+export { createInMemoryDriver, createInMemoryStore, type InMemoryDriverOptions } from './in-memory/index.js';
 export type {
   McpCallOptions,
   McpToolResult,
@@ -82,6 +107,7 @@ export type {
   DriverRestoreOptions,
   DriverSweepOptions,
   DriverTreeEntry,
+  DriverTreeOptions,
   DriverUsage,
   DriverVersion,
   DriverVersionPage,

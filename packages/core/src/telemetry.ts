@@ -57,6 +57,8 @@ export interface DriverTrace {
   readonly storeId: string;
   /** The command this call belongs to. */
   readonly command: CommandTrace['command'];
+  /** The trace of that command (the same object `memdir:command` carries), to parent a span on. */
+  readonly parent: CommandTrace;
   roundTrips: number;
   requests: number;
   retries: number;

@@ -114,7 +114,7 @@ class Backend {
     readonly log: DriverLog,
   ) {
     // The root is a host path: telemetry gets a hash of it, never the path.
-    this.identity = { kind: 'fs', id: createHash('sha256').update(root).digest('hex').slice(0, 16) };
+    this.identity = { kind: 'fs', id: `fs-${createHash('sha256').update(root).digest('hex').slice(0, 12)}` };
   }
 
   /** When a change that started at `started` stops waiting for the lock. */

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   DEFAULT_TIMEOUT_MS,
   type DriverCallOptions,
@@ -185,6 +185,8 @@ class RedisMemoryDriver implements RedisDriver {
     maxFileBytes: REDIS_MAX_VALUE_BYTES,
     replaySafe: true,
   } as const;
+  /** For telemetry: the store kind and a short hash of the key prefix (no address, no secret). */
+  readonly identity: { readonly kind: 'redis'; readonly id: string };
   readonly #shared: Shared;
   readonly #chain: string;
   readonly #root: boolean;
@@ -193,6 +195,10 @@ class RedisMemoryDriver implements RedisDriver {
   readonly #changeKeys: string[];
 
   constructor(shared: Shared, chain: string, root: boolean) {
+    this.identity = {
+      kind: 'redis',
+      id: `redis-${createHash('sha256').update(shared.prefix).digest('hex').slice(0, 12)}`,
+    };
     this.#shared = shared;
     this.#chain = chain;
     this.#root = root;

@@ -11,6 +11,7 @@
 import { driverAncestors } from '../path.js';
 import type { DriverPath } from '../types.js';
 
+export { createOwningAdmin } from '../admin/admin.js';
 export { NAMESPACE_RULE, validateNamespace } from '../namespace.js';
 export { isBeneath, isHiddenName, utf8Length } from '../path.js';
 export { createOwningStore } from '../store.js';
@@ -25,7 +26,14 @@ export {
   timeLeft,
 } from './deadline.js';
 export { EditBatch, type EditCheck, EditQueue, type QueuedEdit } from './edit-queue.js';
-export { newFileId, prunable, sequenceVersionId, sha256Hex, versionSequence } from './history.js';
+export {
+  newFileId,
+  PRUNE_PER_CHANGE,
+  prunable,
+  sequenceVersionId,
+  sha256Hex,
+  versionSequence,
+} from './history.js';
 export { compareListingPaths, compareNames, foldListing, ListingFold } from './listing.js';
 export { type DriverLog, driverLog } from './log.js';
 export {

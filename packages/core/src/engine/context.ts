@@ -52,6 +52,7 @@ function driverTrace(method: string, trace: CommandTrace): DriverTrace {
     store: trace.store,
     storeId: trace.storeId,
     command: trace.command,
+    parent: trace,
     roundTrips: 0,
     requests: 0,
     retries: 0,

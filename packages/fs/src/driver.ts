@@ -259,7 +259,7 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
         // delete is done either way: trash that stays is swept by the next process that writes.
         if (removal.trash) {
           await removeTree(generation.tmp!, removal.trash).catch(() => {
-            log.warn('a deleted folder could not be cleared from the trash', {});
+            log.warn('trash could not be cleared', {});
           });
         }
         return removal.removed;
@@ -340,7 +340,7 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
       throw filesystemFailure(error, change);
     } finally {
       const took = Date.now() - started;
-      if (took > SLOW_CALL_MS) this.#backend.log.info('slow call', { method, durationMs: took });
+      if (took > SLOW_CALL_MS) this.#backend.log.info('slow call', { call: method, tookMs: took });
     }
   }
 }

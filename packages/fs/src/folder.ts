@@ -128,7 +128,7 @@ export class Folder {
   }
 
   #retire(generation: Generation, access: Access): void {
-    if (!generation.retired) access.log.info('the memory folder was removed or replaced: opening it afresh');
+    if (!generation.retired) access.log.info('the memory folder vanished or was replaced: reopening it');
     void generation.retire();
     void this.#current?.then((current) => {
       if (current === generation) this.#current = undefined;

@@ -192,7 +192,7 @@ export class Generation {
     this.liveness ??= await Liveness.start(this.memdir!);
     this.lock ??= new Lock(this.memdir!, this.liveness);
     const swept = await sweepLeftovers(this.tmp!, this.memdir!, this.liveness, staleMs);
-    if (swept > 0) log.info('removed what processes that are gone left behind', { leftovers: swept });
+    if (swept > 0) log.info('cleared leftovers of dead processes', { count: swept });
   }
 
   /** Whether a folder this generation holds was removed (a removed folder has no links left). */

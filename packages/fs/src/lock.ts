@@ -205,7 +205,7 @@ export class Lock {
         // A process that exits while keeping the lock for a next command leaves no lock behind.
         removeWhenExiting(file);
         if (attempt > 1) {
-          wait.log.debug('lock acquired after waiting for another process', {
+          wait.log.debug('lock taken once another process let go', {
             waitedMs: Date.now() - started,
             attempts: attempt,
           });
@@ -281,7 +281,7 @@ export class Lock {
       await unlink(this.#dir.at('lock')).catch((error) => {
         if (errno(error) !== 'ENOENT') throw error;
       });
-      wait.log.info('broke a lock left by a process that is gone', {});
+      wait.log.info('broke the lock of a dead process', {});
       return true;
     } finally {
       await unlink(breaker).catch(() => {});

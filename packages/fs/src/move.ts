@@ -95,7 +95,7 @@ export async function moveLocked(
     // Clearing the mark and removing the folders the move emptied overlap. The move is done: a mark
     // that cannot be cleared is taken as stuck by listings after a second, and is no failure.
     await settleAll([generation.endMove(), pruneEmpty(source, fromSegments)]).catch((error: unknown) => {
-      call.log.warn('the move mark could not be cleared after a rename', { code: errno(error) });
+      call.log.warn('the move mark could not be cleared', { code: errno(error) });
     });
   } finally {
     if (!moved) {

@@ -83,7 +83,7 @@ export async function removeLocked(generation: Generation, path: string, call: C
           )
           .catch((error: unknown) => {
             // The folder is gone either way; listings take a stuck mark as such after a second.
-            call.log.warn('the move mark could not be cleared after a delete', { code: errno(error) });
+            call.log.warn('the move mark could not be cleared', { code: errno(error) });
           });
       }
     } else {

@@ -42,7 +42,7 @@ const TAG = 'memdir-totals 1';
 const RECORD = /^memdir-totals 1 (clean|changing) ([0-9a-f]{16}) (\d{1,15}) (\d{1,15}) (\d+:\d+:\d+) *\n$/;
 
 /** Why a record was not trusted, for the log. */
-type Distrust = 'missing' | 'unreadable' | 'interrupted' | 'another boot' | 'another folder';
+type Distrust = 'no-record' | 'unreadable' | 'interrupted' | 'other-boot' | 'other-folder';
 
 function encode(state: 'clean' | 'changing', totals: Totals, folder: string): Buffer {
   const text = `${TAG} ${state} ${KERNEL} ${totals.bytes} ${totals.files} ${folder}`;
@@ -84,11 +84,11 @@ export class TotalsFile {
     for (const file of files) bytes += file.size;
     const totals = { bytes, files: files.length };
     pwriteNow(this.#fd, encode('clean', totals, this.#folder), 0);
-    log.info('namespace totals recomputed', {
-      why: read,
-      files: totals.files,
-      bytes: totals.bytes,
-      durationMs: Date.now() - started,
+    log.info('totals recounted', {
+      cause: read,
+      fileCount: totals.files,
+      byteCount: totals.bytes,
+      tookMs: Date.now() - started,
     });
     return totals;
   }
@@ -131,7 +131,7 @@ export class TotalsFile {
     try {
       pwriteNow(this.#fd, encode('clean', totals, this.#folder), 0);
     } catch (error) {
-      log.warn('namespace totals could not be written; the next change recomputes them', {
+      log.warn('totals could not be written; the next change recounts them', {
         code: (error as NodeJS.ErrnoException).code,
       });
     }
@@ -143,11 +143,11 @@ export class TotalsFile {
 
   #read(): Totals | Distrust {
     const length = preadNow(this.#fd, this.#buffer, 0);
-    if (length === 0) return 'missing';
+    if (length === 0) return 'no-record';
     const match = RECORD.exec(this.#buffer.toString('latin1', 0, length));
     if (!match) return 'unreadable';
-    if (match[2] !== KERNEL) return 'another boot';
-    if (match[5] !== this.#folder) return 'another folder';
+    if (match[2] !== KERNEL) return 'other-boot';
+    if (match[5] !== this.#folder) return 'other-folder';
     if (match[1] === 'changing') return 'interrupted';
     return { bytes: Number(match[3]), files: Number(match[4]) };
   }

@@ -44,14 +44,12 @@ describe('logs', () => {
 
     const text = lines.join('\n');
     expect(text).toContain('warn fs: gave up waiting for the lock held by another process');
-    expect(text).toContain('info fs: broke a lock left by a process that is gone');
-    expect(text).toContain('info fs: removed what processes that are gone left behind');
-    expect(text).toMatch(/info fs: namespace totals recomputed \{"package":"@memdir\/fs","why":"missing"/);
-    expect(text).toContain('info fs: the memory folder was removed or replaced: opening it afresh');
+    expect(text).toContain('info fs: broke the lock of a dead process');
+    expect(text).toContain('info fs: cleared leftovers of dead processes');
+    expect(text).toMatch(/info fs: totals recounted \{"package":"@memdir\/fs","cause":"no-record"/);
+    expect(text).toContain('info fs: the memory folder vanished or was replaced: reopening it');
     // The new folder's totals are its own, not the removed one's.
-    expect(text).toMatch(
-      /info fs: namespace totals recomputed \{"package":"@memdir\/fs","why":"another folder"/,
-    );
+    expect(text).toMatch(/info fs: totals recounted \{"package":"@memdir\/fs","cause":"other-folder"/);
     for (const secret of [root, 'secret-name', 'secret content', 'memories/']) {
       expect(text).not.toContain(secret);
     }

@@ -101,7 +101,7 @@ export function listingWorkload(dirs = 100, filesPerDir = 100): Workload {
   return {
     id: 'listing',
     title: `listing: view ${LISTING_PATH} of ${(dirs * filesPerDir).toLocaleString('en-US')} files in ${dirs} dirs`,
-    target: 3,
+    target: 10,
     async prepare(contender) {
       await writeTree(`${contender.base}/memories`, files);
     },

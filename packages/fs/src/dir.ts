@@ -99,8 +99,14 @@ export type Kind = 'file' | 'directory' | 'link' | 'other';
 
 /** What is at `name` in `dir` itself; null when nothing is. */
 export async function kindAt(dir: Dir, name: string): Promise<Kind | null> {
+  return (await entryAt(dir, name))?.kind ?? null;
+}
+
+/** What is at `name` in `dir` itself, with its size (a file's bytes); null when nothing is. */
+export async function entryAt(dir: Dir, name: string): Promise<{ kind: Kind; size: number } | null> {
   try {
-    return kindOf(lstatNow(dir.at(name)));
+    const info = lstatNow(dir.at(name));
+    return { kind: kindOf(info), size: info.size };
   } catch (error) {
     if (errno(error) === 'ENOENT' || errno(error) === 'ENOTDIR') return null;
     throw error;

@@ -1,43 +1,48 @@
+// The filesystem driver: each method runs on the folder as this process holds it open (folder.ts),
+// reads without a lock, changes under the cross-process lock (lock.ts) within the call's deadline.
+// The work of each method lives in a module of its own (snapshot, write, edit, remove, move).
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
-import type { DriverEntry, DriverFile, DriverListing, MemoryDriver, WriteExpectation } from '@memdir/core';
-import { MemoryToolError } from '@memdir/core';
+import type {
+  DriverCallOptions,
+  DriverChangeOptions,
+  DriverDescribeOptions,
+  DriverEdit,
+  DriverEditOptions,
+  DriverEditOutcome,
+  DriverEntry,
+  DriverFile,
+  DriverListing,
+  DriverListOptions,
+  DriverPath,
+  DriverWriteOptions,
+  MemdirLogger,
+  MemoryDriver,
+} from '@memdir/core';
 import {
+  AbstractMemoryDriver,
+  checkTime,
+  type DriverLog,
+  deadlineOf,
+  driverLog,
   foldListing,
-  refuseAlreadyExists,
-  refuseConflict,
-  refuseLink,
-  refuseNotFound,
-  refusePathConflict,
-  validateNamespace,
+  optionError,
+  positiveInteger,
+  refuseQuota,
 } from '@memdir/core/driver';
-import { type Dir, kindAt, openEntry, openFolder } from './dir.js';
-import { backendFailure } from './errors.js';
-import {
-  createFoldersNow,
-  FOLDER_MODE,
-  type Folder,
-  type Generation,
-  openFolderOf,
-  seqSettled,
-} from './folder.js';
-import type { LockOptions } from './lock.js';
-import { closeNow, errno, mkdir, rename, rmdir, settleAll, unlink } from './sys.js';
-import {
-  closeWalk,
-  FOLDER,
-  holdsFile,
-  listFiles,
-  pruneEmpty,
-  readText,
-  removeEmptyFolders,
-  removeTree,
-  type Walk,
-  walk,
-} from './tree.js';
+import { applyEditLocked, editLocked } from './edit.js';
+import { closedFailure, filesystemFailure } from './errors.js';
+import { type Access, createFoldersNow, type Folder, openFolderOf } from './folder.js';
+import type { Generation } from './generation.js';
+import type { LockWait } from './lock.js';
+import { kindOfPath } from './lookup.js';
+import { moveLocked } from './move.js';
+import { removeLocked } from './remove.js';
+import { readAt, type SnapshotCall, snapshot } from './snapshot.js';
+import { removeTree } from './tree.js';
+import { versioned } from './version.js';
+import { type ChangeCall, writeLocked } from './write.js';
 
-/** Default of {@link FsDriverOptions.lockTimeoutMs}: below the engine's 5 s deadline, so a busy store says so. */
-export const DEFAULT_LOCK_TIMEOUT_MS = 3_000;
 /** Default of {@link FsDriverOptions.staleLockMs}. */
 export const DEFAULT_STALE_LOCK_MS = 60_000;
 
@@ -46,604 +51,302 @@ export interface FsDriverOptions {
   /**
    * The folder that holds the memory. Memory files live in `{root}/memories` (the layout of
    * Anthropic's `BetaLocalFilesystemMemoryTool`, so an existing folder carries over); memdir keeps
-   * its lock and temporary files in `{root}/.memdir`, out of the model's reach. Namespace `n` lives
-   * in `{root}/namespaces/n` with the same layout. `{root}/memories` is created (mode 0700) when the
-   * driver opens. The root path is the application's: links on it are followed; nothing below it
-   * ever is.
+   * its lock, totals and temporary files in `{root}/.memdir`, out of the model's reach. Namespace
+   * `n` lives in `{root}/namespaces/n` with the same layout. `{root}/memories` is created (mode
+   * 0700) when the driver opens. The root path is the application's: links on it are followed;
+   * nothing below it ever is.
    */
   root: string;
   /**
-   * How long a change waits for another process that holds the store's lock before it fails with
-   * `BACKEND` ("The memory store is busy..."). Keep it below the store's `timeoutMs`, or the
-   * engine's deadline answers first. Reads never wait: they take no lock.
-   * @default 3000
+   * The longest a change waits for another process that holds the folder's lock before it fails
+   * with `BACKEND` (reason `busy`: "The memory store is busy..."). Without it the wait is derived
+   * from the command's deadline (`timeoutMs`): it ends early enough that a busy store says so
+   * before the deadline passes. Give it to answer "busy" sooner than that. Reads never wait: they
+   * take no lock.
+   * @default undefined (derived from the deadline)
    */
-  lockTimeoutMs?: number;
+  lockTimeoutMs?: number | undefined;
   /**
    * A lock left by a process on another kernel (a folder shared with a VM or another machine) is
    * taken as abandoned once older than this. On one kernel, containers included, a holder's death
    * is seen at once and this plays no part.
    * @default 60000
    */
-  staleLockMs?: number;
+  staleLockMs?: number | undefined;
+  /**
+   * Where the driver reports lock waits, broken locks, recomputed totals, a folder reopened after
+   * it was removed, and slow calls: never a path or content.
+   * @default `NODE_DEBUG=memdir` output through `util.debuglog`
+   */
+  logger?: MemdirLogger | undefined;
 }
 
-/** Walks in a row that may meet a move before a listing walks under the lock instead. */
-const LISTING_ATTEMPTS = 8;
-/** How long one odd mark may stay before it is taken as a move whose writer died half-way. */
-const STUCK_SEQ_MS = 1_000;
+/** The optional methods of the contract the filesystem driver has (all but history and admin). */
+type FsMethods = Required<Pick<MemoryDriver, 'stat' | 'describe' | 'edit' | 'update'>>;
 
-function contentVersion(content: string): string {
-  return createHash('sha256').update(content).digest('base64url');
-}
-
-/** `content` with its version, hashed only if someone reads it (compare-and-swap does; views do not). */
-function versioned(content: string): DriverFile {
-  let version: string | undefined;
-  return {
-    kind: 'file',
-    content,
-    get version() {
-      version ??= contentVersion(content);
-      return version;
-    },
+/** The filesystem driver (see {@link createFsDriver}): a memory driver with {@link FsMethods}. */
+export type FsDriver = Omit<MemoryDriver, keyof FsMethods | 'namespace'> &
+  FsMethods & {
+    namespace(name: string): FsDriver;
   };
-}
 
-function unwrap<T>(result: PromiseSettledResult<T>): T {
-  if (result.status === 'rejected') throw result.reason;
-  return result.value;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+/**
+ * What a lock wait leaves before the deadline, so the change can still be made and answered in
+ * time, and a busy store says "busy" rather than running into the engine's timeout: a fifth of the
+ * call's time, at most a second (a `timeoutMs` of 1,000 waits up to 800 ms, of 5,000 up to 4 s).
+ */
+const LOCK_RESERVE_SHARE = 0.2;
+const LOCK_RESERVE_MAX_MS = 1_000;
+/** Calls slower than this are logged. */
+const SLOW_CALL_MS = 1_000;
 
 const EMPTY_ROOT: DriverListing = { kind: 'directory', size: 0, count: 0, entries: [] };
+const EDITED: DriverEditOutcome = { outcome: 'edited', firstLine: 0, lines: [] };
 
-/** The driver path of the first `count` segments. */
-function prefix(segments: readonly string[], count: number): string {
-  return segments.slice(0, count).join('/');
-}
+/** What a driver shares with its namespaces: the root, the lock's settings, the log. */
+class Backend {
+  readonly identity: { readonly kind: 'fs'; readonly id: string };
 
-/** The refusal for a walk that stopped on a link or a non-folder: INVALID_PATH, or PATH_CONFLICT for a write. */
-function stopRefusal(walked: Walk, segments: readonly string[]): MemoryToolError | undefined {
-  const stop = walked.stop;
-  if (!stop) return undefined;
-  const at = prefix(segments, stop.depth + 1);
-  if (stop.reason === 'link') return refuseLink(at);
-  if (stop.reason === 'missing') return undefined;
-  return refusePathConflict(at);
-}
-
-/** What is at a driver path, found through handles: a file's content, an open folder, or nothing. */
-type Found =
-  | { readonly kind: 'file'; readonly content: string; readonly walked: Walk }
-  | { readonly kind: 'folder'; readonly folder: Dir; readonly walked: Walk }
-  | null;
-
-/**
- * Opens `path` below `root` one name at a time. INVALID_PATH for a link anywhere on it; null for
- * nothing there (or a file where a folder would have to be, or something that is not a file).
- * The caller closes what it gets (`walked`, `folder`).
- */
-async function find(root: Dir, path: string): Promise<Found> {
-  const segments = path.split('/');
-  const walked = await walk(root, segments);
-  const refusal = stopRefusal(walked, segments);
-  if (walked.stop) {
-    closeWalk(walked);
-    if (refusal?.code === 'INVALID_PATH') throw refusal;
-    return null;
+  constructor(
+    readonly root: string,
+    readonly staleMs: number,
+    readonly lockCapMs: number | undefined,
+    readonly log: DriverLog,
+  ) {
+    // The root is a host path: telemetry gets a hash of it, never the path.
+    this.identity = { kind: 'fs', id: `fs-${createHash('sha256').update(root).digest('hex').slice(0, 12)}` };
   }
-  const entry = await openEntry(walked.parent!, segments.at(-1)!).catch((error) => {
-    closeWalk(walked);
-    throw error;
-  });
-  if (typeof entry === 'string') {
-    closeWalk(walked);
-    if (entry === 'link') throw refuseLink(path);
-    return null;
-  }
-  let content: string | typeof FOLDER | null;
-  try {
-    content = await readText(entry);
-  } catch (error) {
-    closeNow(entry);
-    closeWalk(walked);
-    throw error;
-  }
-  if (content === FOLDER)
-    return { kind: 'folder', folder: walked.parent!.child(entry, segments.at(-1)!), walked };
-  closeNow(entry);
-  if (content === null) {
-    closeWalk(walked);
-    return null;
-  }
-  return { kind: 'file', content, walked };
-}
 
-/** Whether the open folder holds a file (a directory, SPEC section 3); closes it. */
-async function closeHoldsFile(folder: Dir): Promise<boolean> {
-  try {
-    return await holdsFile(folder);
-  } finally {
-    folder.close();
+  /** When a change that started at `started` stops waiting for the lock. */
+  lockWait(deadline: number, started: number): LockWait {
+    const reserve = Math.min(LOCK_RESERVE_MAX_MS, Math.max(0, deadline - started) * LOCK_RESERVE_SHARE);
+    const giveUpAt = Math.min(deadline - reserve, started + (this.lockCapMs ?? Number.POSITIVE_INFINITY));
+    return { giveUpAt, staleMs: this.staleMs, log: this.log };
   }
 }
 
-/**
- * The file at `path`, or every file beneath the folder at `path`, as one snapshot. Reads take no
- * lock: a move (rename, or a folder's delete, which moves it to the trash first) marks the seq
- * before and after, and a walk that saw the seq change, or a move still running, looks again. So
- * a listing never shows a moved folder in both places or in neither, nor half of a folder being
- * deleted.
- */
-async function snapshot(
-  generation: Generation,
-  path: string,
-  skipHidden: boolean,
-  underLock: <T>(task: () => Promise<T>) => Promise<T> | undefined,
-): Promise<DriverFile | DriverEntry[] | null> {
-  const once = async (): Promise<DriverFile | DriverEntry[] | null> => {
-    const root = generation.memories;
-    if (!root) return path === '' ? [] : null;
-    if (path === '') return listFiles(root, path, skipHidden);
-    const found = await find(root, path);
-    if (found === null) return null;
-    closeWalk(found.walked);
-    // One file is read in one call: no move can split it.
-    if (found.kind === 'file') return versioned(found.content);
-    try {
-      return await listFiles(found.folder, path, skipHidden);
-    } finally {
-      found.folder.close();
-    }
-  };
-  let odd: { value: number; since: number } | undefined;
-  for (let attempt = 1; ; attempt++) {
-    const before = await generation.readSeq();
-    const result = await once();
-    if (!Array.isArray(result)) return result;
-    const after = await generation.readSeq();
-    if (before === after) {
-      if (seqSettled(before)) return result;
-      // The same odd mark across the whole walk: a move is running, or its writer died half-way.
-      if (odd?.value !== before) odd = { value: before, since: Date.now() };
-      else if (Date.now() - odd.since > STUCK_SEQ_MS) return result;
-    }
-    // Moves keep meeting the walk (another process streams them): walk once under the lock,
-    // where none can run. A folder that cannot be written cannot take the lock: keep looking.
-    if (attempt >= LISTING_ATTEMPTS) {
-      const locked = underLock(once);
-      if (locked) return locked;
-    }
-    if (attempt > 2) await sleep(Math.min(attempt, 10));
-  }
-}
+const CAPABILITIES = { atomicRename: true, quotas: true } as const;
 
-/** A folder this command made, to remove again if the command fails (a failed write leaves no folder). */
-interface Made {
-  readonly parent: Dir;
-  readonly name: string;
-  readonly folder: Dir;
-}
+/** The driver over one store folder: `{root}`, or `{root}/namespaces/{name}` (and deeper). */
+class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
+  readonly capabilities = CAPABILITIES;
+  readonly identity: { readonly kind: 'fs'; readonly id: string };
+  readonly #backend: Backend;
+  readonly #segments: readonly string[];
+  readonly #folder: Folder;
+  #closed = false;
 
-/**
- * Makes (or opens, when another process made it meanwhile) the folders of `segments` from `depth`
- * up to the last name's parent, inside `from`. Returns the parent, and pushes what it made on `made`.
- */
-async function makeFolders(
-  from: Dir,
-  segments: readonly string[],
-  depth: number,
-  made: Made[],
-): Promise<Dir> {
-  let current = from;
-  for (let index = depth; index < segments.length - 1; index++) {
-    const name = segments[index]!;
-    let fresh = true;
-    await mkdir(current.at(name), FOLDER_MODE).catch((error) => {
-      if (errno(error) !== 'EEXIST') throw error;
-      fresh = false;
-    });
-    const opened = await openFolder(current, name);
-    if (opened === 'link') throw refuseLink(prefix(segments, index + 1));
-    if (typeof opened === 'string') throw refusePathConflict(prefix(segments, index + 1));
-    made.push({ parent: current, name: fresh ? name : '', folder: opened });
-    current = opened;
-  }
-  return current;
-}
-
-/** Removes the folders a failed command made, deepest first; closes their handles either way. */
-async function unmake(made: Made[], failed: boolean): Promise<void> {
-  for (const entry of [...made].reverse()) {
-    if (failed && entry.name !== '') await rmdir(entry.parent.at(entry.name)).catch(() => {});
-    entry.folder.close();
-  }
-}
-
-function driverAt(root: string, segments: readonly string[], lock: LockOptions): MemoryDriver {
-  createFoldersNow(root, segments);
-  const folder: Folder = openFolderOf({ root, segments });
-  let closed = false;
-
-  async function guard<T>(change: boolean, task: () => Promise<T>): Promise<T> {
-    if (closed) throw new MemoryToolError('BACKEND', 'The memory store is closed.');
-    try {
-      return await task();
-    } catch (error) {
-      throw backendFailure(error, change);
-    }
+  constructor(backend: Backend, segments: readonly string[]) {
+    super();
+    this.#backend = backend;
+    this.#segments = segments;
+    this.identity = backend.identity;
+    createFoldersNow(backend.root, segments);
+    this.#folder = openFolderOf({ root: backend.root, segments });
   }
 
-  /**
-   * For a listing that keeps meeting moves: runs its walk under the lock, when this folder can be
-   * written (else undefined, at once).
-   */
-  function underLock(generation: Generation, signal: AbortSignal | undefined) {
-    return <T>(task: () => Promise<T>): Promise<T> | undefined => {
-      if (!generation.lock) return undefined;
-      return generation.lock.run(task, lock, signal);
-    };
+  /** Namespace `name` below this one, checked by core's rule (a `TypeError` otherwise). */
+  override namespace(name: string): FsDriver {
+    return super.namespace(name) as FsDriver;
   }
 
-  /** Runs a change under the folder's lock, on a folder made ready for writing. */
-  function change<T>(signal: AbortSignal | undefined, task: (generation: Generation) => Promise<T>) {
-    return guard(true, () =>
-      folder.use(lock.staleMs, (generation) => generation.lock!.run(() => task(generation), lock, signal)),
+  protected openNamespace(name: string): FsDriver {
+    return new FsMemoryDriver(this.#backend, [...this.#segments, 'namespaces', name]);
+  }
+
+  read(path: DriverPath, options?: DriverCallOptions): Promise<DriverFile | { kind: 'directory' } | null> {
+    return this.#read('read', options, (generation) => readAt(generation, path), isNull);
+  }
+
+  stat(path: DriverPath, options?: DriverCallOptions): Promise<'file' | 'directory' | null> {
+    return this.#read(
+      'stat',
+      options,
+      async (generation) => {
+        if (path === '') return 'directory' as const;
+        return generation.memories ? kindOfPath(generation.memories, path) : null;
+      },
+      isNull,
     );
   }
 
-  async function writeLocked(
-    generation: Generation,
-    path: string,
-    content: string,
-    expect: WriteExpectation | undefined,
-  ): Promise<void> {
-    const segments = path.split('/');
-    const name = segments.at(-1)!;
-    // The new content is written and fsynced while the path is checked: the two overlap.
-    const temp = generation.newTemp();
-    const written = temp.write(content);
-    written.catch(() => {});
-    const walked = await walk(generation.memories!, segments).catch(async (error) => {
-      await temp.discard();
-      throw error;
-    });
-    const made: Made[] = [];
-    let failed = true;
-    try {
-      const refusal = stopRefusal(walked, segments);
-      if (refusal) throw refusal;
-      let replaceEmptyFolder = false;
-      if (walked.parent) {
-        const kind = await kindAt(walked.parent, name);
-        if (kind === 'link') throw refuseLink(path);
-        if (kind === 'other') throw refusePathConflict(path);
-        if (kind === 'directory') {
-          const inner = await openFolder(walked.parent, name);
-          if (typeof inner !== 'string' && (await closeHoldsFile(inner))) throw refusePathConflict(path);
-          replaceEmptyFolder = true;
-        }
-        if (expect && 'absent' in expect && kind === 'file') throw refuseConflict(path);
-        if (expect && 'version' in expect) {
-          // Read in the folder the commit goes to, through its handle.
-          const entry = kind === 'file' ? await openEntry(walked.parent, name) : 'missing';
-          let current: string | typeof FOLDER | null = null;
-          if (typeof entry === 'number') {
-            try {
-              current = await readText(entry);
-            } finally {
-              closeNow(entry);
-            }
-          }
-          if (typeof current !== 'string' || contentVersion(current) !== expect.version) {
-            throw refuseConflict(path);
-          }
-        }
-      } else if (expect && 'version' in expect) {
-        throw refuseConflict(path);
-      }
-      // Only once the content is safely on disk are folders made: a full disk leaves none behind.
-      await written;
-      const parent =
-        walked.parent ?? (await makeFolders(walked.folders.at(-1)!, segments, walked.stop!.depth, made));
-      if (replaceEmptyFolder && !(await removeEmptyFolders(parent, name))) throw refusePathConflict(path);
-      await temp.commit(parent.at(name)).catch((error) => {
-        if (errno(error) === 'EISDIR' || errno(error) === 'ENOTEMPTY') throw refusePathConflict(path);
-        throw error;
-      });
-      failed = false;
-    } finally {
-      if (failed) await temp.discard();
-      await unmake(made, failed);
-      closeWalk(walked);
-    }
+  describe(path: DriverPath, options: DriverDescribeOptions): Promise<DriverFile | DriverListing | null> {
+    return this.#read(
+      'describe',
+      options,
+      async (generation) => {
+        const found = await snapshot(generation, path, true, this.#snapshotCall(generation, options));
+        if (found === null || !Array.isArray(found)) return found;
+        if (path === '' && found.length === 0) return EMPTY_ROOT;
+        // A folder with nothing beneath it is no directory (SPEC section 3).
+        if (found.length === 0) return null;
+        return foldListing(path, found, options.limit);
+      },
+      (result) => result === null || result === EMPTY_ROOT,
+    );
   }
 
-  return {
-    capabilities: { atomicRename: true },
-    // For telemetry: the store kind and a short hash of the root folder (no host path in it).
-    identity: { kind: 'fs', id: `fs-${createHash('sha256').update(root).digest('hex').slice(0, 12)}` },
+  async *list(dir: DriverPath, options?: DriverListOptions): AsyncIterable<DriverEntry> {
+    const found = await this.#read(
+      'list',
+      options,
+      (generation) =>
+        snapshot(generation, dir, options?.skipHidden ?? false, this.#snapshotCall(generation, options)),
+      (result) => result === null || (Array.isArray(result) && result.length === 0),
+    );
+    if (Array.isArray(found)) yield* found;
+  }
 
-    namespace(name) {
-      return driverAt(root, [...segments, 'namespaces', validateNamespace(name)], lock);
-    },
+  write(path: DriverPath, content: string, options: DriverWriteOptions): Promise<{ version: string }> {
+    return this.#change('write', options, async (generation, call) => {
+      await writeLocked(generation, path, content, options.expect, call);
+      return versioned(content);
+    });
+  }
 
-    read(path) {
-      return guard(false, () =>
-        folder.use(
-          false,
-          async (generation) => {
-            if (path === '') return { kind: 'directory' } as const;
-            const root = generation.memories;
-            const found = root ? await find(root, path) : null;
-            if (found === null) return null;
-            closeWalk(found.walked);
-            if (found.kind === 'file') return versioned(found.content);
-            return (await closeHoldsFile(found.folder)) ? ({ kind: 'directory' } as const) : null;
+  /**
+   * The edit as data, applied under the lock with the kit's `applyEdit` (the reference semantics):
+   * one call, nothing to compare or retry, the quota judged in the same locked step.
+   */
+  edit(path: DriverPath, edit: DriverEdit, options: DriverEditOptions): Promise<DriverEditOutcome> {
+    return this.#change('edit', options, (generation, call) =>
+      applyEditLocked(generation, path, edit, options.maxFileBytes, call),
+    );
+  }
+
+  /**
+   * The read-modify-write of an engine without `edit` (or a wrapper that hides it), in the same
+   * locked step as `edit`. What `edit` throws is passed on as is (the contract), not taken for a
+   * filesystem failure.
+   */
+  update(
+    path: DriverPath,
+    edit: (content: string) => string,
+    options: DriverChangeOptions,
+  ): Promise<'file' | 'directory' | null> {
+    let refused: { error: unknown } | undefined;
+    const transform = (content: string) => {
+      try {
+        return { outcome: EDITED, content: edit(content) };
+      } catch (error) {
+        refused = { error };
+        throw error;
+      }
+    };
+    return this.#change('update', options, async (generation, call) => {
+      const outcome = await editLocked(generation, path, transform, call);
+      if (outcome.outcome === 'missing') return outcome.kind;
+      if (outcome.outcome === 'quota') throw refuseQuota(path, outcome.breach);
+      return 'file' as const;
+    }).catch((error: unknown) => {
+      throw refused ? refused.error : error;
+    });
+  }
+
+  remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean> {
+    const log = this.#backend.log;
+    return this.#guard('remove', true, () => {
+      const { deadline, started } = this.#times(options);
+      return this.#folder.use(this.#access(true, options), async (generation) => {
+        const removal = await generation.lock!.run(
+          () => {
+            checkTime({ deadline });
+            return removeLocked(generation, path, { quota: options.quota, log });
           },
-          (result) => result === null,
-        ),
-      );
-    },
-
-    stat(path) {
-      return guard(false, () =>
-        folder.use(
-          false,
-          async (generation) => {
-            if (path === '') return 'directory' as const;
-            const root = generation.memories;
-            if (!root) return null;
-            const segments = path.split('/');
-            const walked = await walk(root, segments);
-            try {
-              const refusal = stopRefusal(walked, segments);
-              if (walked.stop) {
-                if (refusal?.code === 'INVALID_PATH') throw refusal;
-                return null;
-              }
-              const kind = await kindAt(walked.parent!, segments.at(-1)!);
-              if (kind === 'link') throw refuseLink(path);
-              if (kind === 'file') return 'file' as const;
-              if (kind !== 'directory') return null;
-              const inner = await openFolder(walked.parent!, segments.at(-1)!);
-              if (inner === 'link') throw refuseLink(path);
-              if (typeof inner === 'string') return null;
-              return (await closeHoldsFile(inner)) ? ('directory' as const) : null;
-            } finally {
-              closeWalk(walked);
-            }
-          },
-          (result) => result === null,
-        ),
-      );
-    },
-
-    describe(path, { limit, signal }) {
-      return guard(false, () =>
-        folder.use(
-          false,
-          async (generation) => {
-            const found = await snapshot(generation, path, true, underLock(generation, signal));
-            if (found === null || !Array.isArray(found)) return found;
-            if (path === '' && found.length === 0) return EMPTY_ROOT;
-            // A folder with nothing beneath it is no directory (SPEC section 3).
-            if (found.length === 0) return null;
-            return foldListing(path, found, limit);
-          },
-          (result) => result === null || result === EMPTY_ROOT,
-        ),
-      );
-    },
-
-    async *list(dir, options) {
-      const found = await guard(false, () =>
-        folder.use(
-          false,
-          (generation) =>
-            snapshot(generation, dir, options?.skipHidden ?? false, underLock(generation, options?.signal)),
-          (result) => result === null || (Array.isArray(result) && result.length === 0),
-        ),
-      );
-      if (Array.isArray(found)) yield* found;
-    },
-
-    write(path, content, { expect, signal }) {
-      return change(signal, async (generation) => {
-        await writeLocked(generation, path, content, expect);
-        return versioned(content);
-      });
-    },
-
-    update(path, edit, { signal }) {
-      // The fast path of a read-modify-write: read, edit and write under one lock, so the edit can
-      // never apply to content that changed, and there is nothing to compare or retry. What the
-      // edit throws is passed on as is (the contract), not taken for a filesystem failure.
-      let refused: { error: unknown } | undefined;
-      const apply = (content: string): string => {
-        try {
-          return edit(content);
-        } catch (error) {
-          refused = { error };
-          throw error;
-        }
-      };
-      return change(signal, async (generation) => {
-        if (path === '') return 'directory' as const;
-        // Opened now, so creating the temporary file overlaps reading the old content.
-        const temp = generation.newTemp();
-        let failed = true;
-        let found: Found = null;
-        try {
-          found = await find(generation.memories!, path);
-          if (found === null) return null;
-          if (found.kind === 'folder') {
-            return (await closeHoldsFile(found.folder)) ? ('directory' as const) : null;
-          }
-          await temp.write(apply(found.content));
-          // Into the folder the file was read from, through its handle: never through a link.
-          await temp.commit(found.walked.parent!.at(path.split('/').at(-1)!));
-          failed = false;
-          return 'file' as const;
-        } finally {
-          if (failed) await temp.discard();
-          if (found) closeWalk(found.walked);
-        }
-      }).catch((error: unknown) => {
-        throw refused ? refused.error : error;
-      });
-    },
-
-    remove(path, { signal }) {
-      return guard(true, () =>
-        folder.use(lock.staleMs, async (generation) => {
-          let trash: string | undefined;
-          const removed = await generation.lock!.run(
-            async () => {
-              const segments = path.split('/');
-              const name = segments.at(-1)!;
-              const walked = await walk(generation.memories!, segments);
-              try {
-                const refusal = stopRefusal(walked, segments);
-                if (walked.stop) {
-                  if (refusal?.code === 'INVALID_PATH') throw refusal;
-                  return false;
-                }
-                const parent = walked.parent!;
-                const kind = await kindAt(parent, name);
-                if (kind === 'link') throw refuseLink(path);
-                if (kind === 'file') {
-                  try {
-                    await unlink(parent.at(name));
-                  } catch (error) {
-                    if (errno(error) === 'ENOENT') return false;
-                    throw error;
-                  }
-                } else if (kind === 'directory') {
-                  // Marked at once: the mark and the check below overlap, and a mark for nothing
-                  // only makes a listing look again.
-                  const moving = generation.beginMove();
-                  try {
-                    const inner = await openFolder(parent, name);
-                    if (inner === 'link') throw refuseLink(path);
-                    if (typeof inner === 'string' || !(await closeHoldsFile(inner))) return false;
-                    // One rename takes the whole subtree out of view atomically; the slow removal
-                    // happens afterwards, outside the lock.
-                    const name_ = generation.trashName();
-                    await moving;
-                    await rename(parent.at(name), generation.tmp!.at(name_));
-                    trash = name_;
-                  } finally {
-                    await moving.then(() => generation.endMove());
-                  }
-                } else {
-                  return false;
-                }
-                await pruneEmpty(walked, segments);
-                return true;
-              } finally {
-                closeWalk(walked);
-              }
-            },
-            lock,
-            signal,
-          );
-          if (trash) await removeTree(generation.tmp!, trash);
-          return removed;
-        }),
-      );
-    },
-
-    move(from, to, { signal }) {
-      return change(signal, async (generation) => {
-        const root = generation.memories!;
-        const fromSegments = from.split('/');
-        const toSegments = to.split('/');
-        const fromName = fromSegments.at(-1)!;
-        const toName = toSegments.at(-1)!;
-        // Marked at once, so the mark overlaps the checks (see remove).
-        const moving = generation.beginMove();
-        moving.catch(() => {});
-        const made: Made[] = [];
-        let failed = true;
-        let ended = false;
-        const walks = Promise.allSettled([walk(root, fromSegments), walk(root, toSegments)]);
-        try {
-          const [walkedFrom, walkedTo] = await walks;
-          const source = unwrap(walkedFrom);
-          const target = unwrap(walkedTo);
-          // Everything about both paths first, then the refusal SPEC section 1 ranks first:
-          // INVALID_PATH (old path, then new), NOT_FOUND, PATH_CONFLICT, ALREADY_EXISTS.
-          const [sourceState, targetState] = await settleAll([
-            (async () => {
-              const refusal = stopRefusal(source, fromSegments);
-              if (source.stop) return refusal?.code === 'INVALID_PATH' ? refusal : 'missing';
-              const kind = await kindAt(source.parent!, fromName);
-              if (kind === 'link') return refuseLink(from);
-              if (kind === 'file') return 'ok';
-              if (kind !== 'directory') return 'missing';
-              const inner = await openFolder(source.parent!, fromName);
-              if (typeof inner === 'string') return inner === 'link' ? refuseLink(from) : 'missing';
-              return (await closeHoldsFile(inner)) ? 'ok' : 'missing';
-            })(),
-            (async () => {
-              const refusal = stopRefusal(target, toSegments);
-              if (refusal) return refusal;
-              if (target.stop) return 'missing parents';
-              const kind = await kindAt(target.parent!, toName);
-              if (kind === 'link') return refuseLink(to);
-              if (kind === null) return 'free';
-              if (kind !== 'directory') return refuseAlreadyExists(to);
-              const inner = await openFolder(target.parent!, toName);
-              if (typeof inner === 'string')
-                return inner === 'link' ? refuseLink(to) : refuseAlreadyExists(to);
-              return (await closeHoldsFile(inner)) ? refuseAlreadyExists(to) : 'empty folder';
-            })(),
-          ]);
-          const refusals = [sourceState, targetState].filter((state) => state instanceof MemoryToolError);
-          const invalid = refusals.find((refusal) => refusal.code === 'INVALID_PATH');
-          if (invalid) throw invalid;
-          if (sourceState === 'missing') throw refuseNotFound(from);
-          if (targetState instanceof MemoryToolError) throw targetState;
-          const parent =
-            target.parent ??
-            (await makeFolders(target.folders.at(-1)!, toSegments, target.stop!.depth, made));
-          if (targetState === 'empty folder' && !(await removeEmptyFolders(parent, toName))) {
-            throw refuseAlreadyExists(to);
-          }
-          await moving;
-          await rename(source.parent!.at(fromName), parent.at(toName)).catch((error) => {
-            const code = errno(error);
-            if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'EISDIR') throw refuseAlreadyExists(to);
-            if (code === 'ENOENT') throw refuseNotFound(from);
-            throw error;
+          this.#backend.lockWait(deadline, started),
+        );
+        // The folder left every listing with the rename; its files go now, outside the lock. The
+        // delete is done either way: trash that stays is swept by the next process that writes.
+        if (removal.trash) {
+          await removeTree(generation.tmp!, removal.trash).catch(() => {
+            log.warn('trash could not be cleared', {});
           });
-          failed = false;
-          ended = true;
-          // The mark and removing the folders the move emptied overlap.
-          await settleAll([generation.endMove(), pruneEmpty(source, fromSegments)]);
-        } finally {
-          if (!ended)
-            await moving.then(
-              () => generation.endMove(),
-              () => {},
-            );
-          await unmake(made, failed);
-          for (const each of await walks) if (each.status === 'fulfilled') closeWalk(each.value);
         }
+        return removal.removed;
       });
-    },
+    });
+  }
 
-    async close() {
-      if (closed) return;
-      closed = true;
-      await folder.close();
-    },
-  };
+  move(from: DriverPath, to: DriverPath, options: DriverChangeOptions): Promise<void> {
+    return this.#change('move', options, (generation, call) => moveLocked(generation, from, to, call));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#folder.close();
+  }
+
+  #access(write: boolean, options: DriverCallOptions | undefined): Access {
+    return { write, staleMs: this.#backend.staleMs, log: this.#backend.log, stats: options?.stats };
+  }
+
+  #times(options: DriverCallOptions | undefined): { deadline: number; started: number } {
+    const started = Date.now();
+    return { deadline: deadlineOf(options, started), started };
+  }
+
+  /** How a listing of this call walks: within its deadline, under the lock when it must. */
+  #snapshotCall(generation: Generation, options: DriverCallOptions | undefined): SnapshotCall {
+    const { deadline, started } = this.#times(options);
+    const lock = generation.lock;
+    return {
+      deadline,
+      stats: options?.stats,
+      log: this.#backend.log,
+      underLock: lock && ((task) => lock.run(task, this.#backend.lockWait(deadline, started))),
+    };
+  }
+
+  /** Runs a read on the folder as it is now; `looksEmpty` results are checked against a removed folder. */
+  #read<T>(
+    method: string,
+    options: DriverCallOptions | undefined,
+    task: (generation: Generation) => Promise<T>,
+    looksEmpty: (result: T) => boolean,
+  ): Promise<T> {
+    return this.#guard(method, false, () => this.#folder.use(this.#access(false, options), task, looksEmpty));
+  }
+
+  /** Runs a change under the folder's lock, on a folder made ready for writing. */
+  #change<T>(
+    method: string,
+    options: DriverChangeOptions,
+    task: (generation: Generation, call: ChangeCall) => Promise<T>,
+  ): Promise<T> {
+    const call: ChangeCall = { quota: options.quota, log: this.#backend.log };
+    return this.#guard(method, true, () => {
+      const { deadline, started } = this.#times(options);
+      return this.#folder.use(this.#access(true, options), (generation) =>
+        generation.lock!.run(
+          () => {
+            // Waited until the deadline (behind commands of this process, say): nobody waits for
+            // the answer, so nothing is changed.
+            checkTime({ deadline });
+            return task(generation, call);
+          },
+          this.#backend.lockWait(deadline, started),
+        ),
+      );
+    });
+  }
+
+  async #guard<T>(method: string, change: boolean, run: () => Promise<T>): Promise<T> {
+    if (this.#closed) throw closedFailure();
+    const started = Date.now();
+    try {
+      return await run();
+    } catch (error) {
+      throw filesystemFailure(error, change);
+    } finally {
+      const took = Date.now() - started;
+      if (took > SLOW_CALL_MS) this.#backend.log.info('slow call', { call: method, tookMs: took });
+    }
+  }
+}
+
+function isNull(result: unknown): boolean {
+  return result === null;
 }
 
 /**
@@ -651,22 +354,19 @@ function driverAt(root: string, segments: readonly string[], lock: LockOptions):
  * {@link FsDriverOptions.root} for the layout). It follows no symbolic link below the root: every
  * name is opened through the handle of the folder above it (SPEC section 8). Every change is written
  * to a temporary file, fsynced and renamed into place, under a lock shared by every process on the
- * folder, so no update is lost and a crash leaves each file whole. Reads take no lock. Files are
- * created 0600 and folders 0700.
+ * folder, so no update is lost and a crash leaves each file whole; the namespace's totals (bytes,
+ * files) are kept beside it for quotas. Reads take no lock. Files are created 0600 and folders 0700.
+ * @throws TypeError for invalid options.
  */
-export function createFsDriver(options: FsDriverOptions): MemoryDriver {
+export function createFsDriver(options: FsDriverOptions): FsDriver {
   if (typeof options?.root !== 'string' || options.root === '') {
-    throw new TypeError('createFsDriver: `root` must be the path of the memory folder');
+    throw optionError('fs', 'root', 'expected the path of the memory folder');
   }
-  const timeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
-  const staleMs = options.staleLockMs ?? DEFAULT_STALE_LOCK_MS;
-  for (const [name, value] of [
-    ['lockTimeoutMs', timeoutMs],
-    ['staleLockMs', staleMs],
-  ] as const) {
-    if (!Number.isSafeInteger(value) || value < 1) {
-      throw new TypeError(`createFsDriver: \`${name}\` must be a positive integer, got ${String(value)}`);
-    }
-  }
-  return driverAt(resolve(options.root), [], { timeoutMs, staleMs });
+  const lockCapMs =
+    options.lockTimeoutMs === undefined
+      ? undefined
+      : positiveInteger('fs', 'lockTimeoutMs', options.lockTimeoutMs, 1);
+  const staleMs = positiveInteger('fs', 'staleLockMs', options.staleLockMs, DEFAULT_STALE_LOCK_MS);
+  const backend = new Backend(resolve(options.root), staleMs, lockCapMs, driverLog('fs', options.logger));
+  return new FsMemoryDriver(backend, []);
 }

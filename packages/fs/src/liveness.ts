@@ -15,7 +15,7 @@ import { readFileSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { hostname } from 'node:os';
 import type { Dir } from './dir.js';
-import { errno } from './sys.js';
+import { errno, rename, unlink } from './sys.js';
 
 /** This kernel: a hash of Linux's boot id, or of the host name where there is none. */
 export const KERNEL = (() => {
@@ -30,7 +30,10 @@ export const KERNEL = (() => {
 
 /** Longest socket path the platforms accept (sun_path is 108 bytes on Linux, 104 on macOS). */
 const MAX_SOCKET_PATH = 100;
-/** A connection that neither opens nor fails within this long is taken as a live, busy holder. */
+/**
+ * A connection that neither opens nor fails within this long is taken as a live, busy holder (a
+ * dead process's socket refuses at once). A caller with less time left passes less.
+ */
 const CONNECT_TIMEOUT_MS = 1_000;
 
 /** Who wrote a record: its kernel and its token (`s…`: it listens on a socket; `p{pid}-…`: it could not). */
@@ -68,9 +71,13 @@ export function keepAtExit(path: string): void {
   removeAtExit.delete(path);
 }
 
-/** Whether a name in `.memdir` is a liveness socket, and whose. */
+/** The suffix of a socket being bound, before it is renamed to its name (see {@link Liveness.start}). */
+export const BINDING = '.binding';
+
+/** Whether a name in `.memdir` is a liveness socket, and whose (not one still being bound). */
 export function socketToken(name: string): string | undefined {
-  return name.startsWith('live-') ? name.slice('live-'.length) : undefined;
+  if (!name.startsWith('live-') || name.endsWith(BINDING)) return undefined;
+  return name.slice('live-'.length);
 }
 
 /** This process's presence in one store folder, and the checks of others' presence. */
@@ -95,38 +102,55 @@ export class Liveness {
   static async start(dir: Dir): Promise<Liveness> {
     const token = `s${randomBytes(8).toString('hex')}`;
     const path = dir.at(`live-${token}`);
-    if (path.length <= MAX_SOCKET_PATH) {
+    if (path.length + BINDING.length <= MAX_SOCKET_PATH) {
+      // Bound and listening under a name nobody asks, then renamed into place in one step: a
+      // socket file that is there but not listening yet would refuse a connection, and a process
+      // that asked in between would take this one for dead (and break its lock).
+      const binding = `${path}${BINDING}`;
       const server = createServer({ pauseOnConnect: true }, (socket) => socket.destroy());
       const listening = await new Promise<boolean>((resolve) => {
         server.once('error', () => resolve(false));
-        server.listen(path, () => resolve(true));
+        server.listen(binding, () => resolve(true));
       });
-      if (listening) {
+      const placed =
+        listening &&
+        (await rename(binding, path).then(
+          () => true,
+          () => false,
+        ));
+      if (placed) {
         // A listening socket must not keep the process alive.
         server.unref();
         server.on('error', () => {});
         removeWhenExiting(path);
         return new Liveness(dir, token, server, path);
       }
+      if (listening) server.close();
     }
     return new Liveness(dir, `p${process.pid}-${randomBytes(6).toString('hex')}`);
   }
 
-  /** Whether `owner` (from a record in the same `.memdir`) is alive. */
-  async check(owner: Owner): Promise<Verdict> {
+  /**
+   * Whether `owner` (from a record in the same `.memdir`) is alive; one that does not answer within
+   * `patienceMs` (at most {@link CONNECT_TIMEOUT_MS}) counts as alive.
+   */
+  async check(owner: Owner, patienceMs = CONNECT_TIMEOUT_MS): Promise<Verdict> {
     if (owner.kernel !== KERNEL) return 'unknown';
     if (owner.token === this.owner.token) return 'alive';
     if (owner.token.startsWith('p')) return pidVerdict(Number(owner.token.slice(1).split('-')[0]));
     if (!/^s[0-9a-f]{16}$/.test(owner.token)) return 'unknown';
-    return socketVerdict(this.#dir.at(`live-${owner.token}`));
+    return socketVerdict(this.#dir.at(`live-${owner.token}`), Math.min(patienceMs, CONNECT_TIMEOUT_MS));
   }
 
-  /** Stops listening; the socket file goes with it (libuv removes it on close). */
-  close(): Promise<void> {
+  /** Stops listening and removes the socket file (libuv would remove only the name it was bound at). */
+  async close(): Promise<void> {
     const server = this.#server;
-    if (!server) return Promise.resolve();
-    if (this.#path) keepAtExit(this.#path);
-    return new Promise((resolve) => server.close(() => resolve()));
+    if (!server) return;
+    if (this.#path) {
+      keepAtExit(this.#path);
+      await unlink(this.#path).catch(() => {});
+    }
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }
 
@@ -140,7 +164,7 @@ function pidVerdict(pid: number): Verdict {
   }
 }
 
-function socketVerdict(path: string): Promise<Verdict> {
+function socketVerdict(path: string, patienceMs: number): Promise<Verdict> {
   return new Promise((resolve) => {
     const socket = connect(path);
     const done = (verdict: Verdict) => {
@@ -148,7 +172,7 @@ function socketVerdict(path: string): Promise<Verdict> {
       socket.destroy();
       resolve(verdict);
     };
-    const timer = setTimeout(() => done('alive'), CONNECT_TIMEOUT_MS);
+    const timer = setTimeout(() => done('alive'), patienceMs);
     socket.once('connect', () => done('alive'));
     socket.once('error', (error) => {
       const code = errno(error);

@@ -1,14 +1,20 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { MemoryToolError } from '@memdir/core';
+import type { DriverLog } from '@memdir/core/driver';
 import type { Dir } from './dir.js';
 import { keepAtExit, type Liveness, type Owner, removeWhenExiting } from './liveness.js';
 import { errno, lstat, readlink, symlink, unlink } from './sys.js';
 
-/** How a lock waits and when a holder on another kernel counts as gone. */
-export interface LockOptions {
-  /** How long to wait for another holder before giving up with `BACKEND` (busy). */
-  readonly timeoutMs: number;
+/** How one change waits for the lock. */
+export interface LockWait {
+  /**
+   * When to stop waiting and answer "busy" (`Date.now()` ms): derived from the command's deadline
+   * (and the driver's `lockTimeoutMs` cap), so a busy store says so before the deadline passes.
+   */
+  readonly giveUpAt: number;
   /** A lock left by a process on another kernel is taken as abandoned once older than this. */
   readonly staleMs: number;
+  readonly log: DriverLog;
 }
 
 // The lock is a symbolic link, `{base}/.memdir/lock`, whose target names its holder: its kernel and
@@ -50,14 +56,14 @@ function parseRecord(target: string): Owner | undefined {
   return { kernel, token };
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+// Waits here use Node's own timers, which keep the process alive: a standalone script that awaits a
+// change (no engine, whose watchdog would keep it alive) must not exit while the change waits.
 
 function busy(): MemoryToolError {
   return new MemoryToolError(
     'BACKEND',
     'The memory store is busy: another process is holding its lock. Try again.',
+    { reason: 'busy', outcome: 'not-applied' },
   );
 }
 
@@ -74,9 +80,11 @@ export class Lock {
   readonly #dir: Dir;
   readonly #liveness: Liveness;
   readonly #target: string;
-  /** The options of the latest caller: one lock serves every driver on the folder in this process. */
-  #options: LockOptions = { timeoutMs: 3_000, staleMs: 60_000 };
+  /** `staleLockMs` of the latest caller: one lock serves every driver on the folder in this process. */
+  #staleMs = 60_000;
   #tail: Promise<void> = Promise.resolve();
+  /** Tasks in this process's line (running or waiting). */
+  #queued = 0;
   #held: Held | undefined;
   /** The release scheduled LINGER_MS after the last command, cancelled by the next command. */
   #pendingRelease: NodeJS.Timeout | undefined;
@@ -91,30 +99,59 @@ export class Lock {
 
   /**
    * Runs `task` while holding the lock, exclusive across every process sharing the folder and every
-   * caller in this process. Gives up waiting (BACKEND, busy) after `timeoutMs`, or when `signal`
-   * aborts (the engine stopped waiting).
+   * caller in this process. Gives up waiting (BACKEND, reason `busy`, nothing applied) at
+   * `wait.giveUpAt`, whether the wait is for another process or for commands of this one ahead in
+   * line; once `task` has started, it runs to its end.
    */
-  run<T>(task: () => Promise<T>, options: LockOptions, signal?: AbortSignal): Promise<T> {
-    return this.#enqueue(async () => {
-      this.#options = options;
-      if (this.#pendingRelease) {
-        clearTimeout(this.#pendingRelease);
-        this.#pendingRelease = undefined;
-      }
-      if (this.#held && Date.now() - this.#held.since > HOLD_MS) {
-        const held = this.#held;
-        this.#held = undefined;
-        const waiting = await this.#someoneWaits();
-        await this.#release(held);
-        if (waiting) await sleep(HANDOFF_MS);
-      }
-      this.#held ??= await this.#acquire(signal);
-      try {
-        return await task();
-      } finally {
-        this.#scheduleRelease();
-      }
+  run<T>(task: () => Promise<T>, wait: LockWait): Promise<T> {
+    this.#staleMs = wait.staleMs;
+    // Nobody ahead in this process (nearly always): no timer.
+    if (this.#queued === 0) return this.#enqueue(() => this.#locked(task, wait));
+    let state: 'queued' | 'started' | 'abandoned' = 'queued';
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(
+        () => {
+          if (state !== 'queued') return;
+          state = 'abandoned';
+          wait.log.warn('gave up waiting for the lock behind commands of this process', {});
+          reject(busy());
+        },
+        Math.max(0, wait.giveUpAt - Date.now()),
+      );
+      this.#enqueue(async () => {
+        if (state === 'abandoned') return undefined;
+        state = 'started';
+        clearTimeout(timer);
+        return this.#locked(task, wait);
+      }).then(
+        (value) => {
+          if (state === 'started') resolve(value as T);
+        },
+        (error: unknown) => {
+          if (state === 'started') reject(error);
+        },
+      );
     });
+  }
+
+  async #locked<T>(task: () => Promise<T>, wait: LockWait): Promise<T> {
+    if (this.#pendingRelease) {
+      clearTimeout(this.#pendingRelease);
+      this.#pendingRelease = undefined;
+    }
+    if (this.#held && Date.now() - this.#held.since > HOLD_MS) {
+      const held = this.#held;
+      this.#held = undefined;
+      const waiting = await this.#someoneWaits();
+      await this.#release(held);
+      if (waiting) await delay(HANDOFF_MS);
+    }
+    this.#held ??= await this.#acquire(wait);
+    try {
+      return await task();
+    } finally {
+      this.#scheduleRelease();
+    }
   }
 
   /** Releases the lock now if this process holds it (the store is closing). */
@@ -129,10 +166,15 @@ export class Lock {
   }
 
   #enqueue<T>(task: () => Promise<T>): Promise<T> {
+    this.#queued++;
     const result = this.#tail.then(task);
     this.#tail = result.then(
-      () => {},
-      () => {},
+      () => {
+        this.#queued--;
+      },
+      () => {
+        this.#queued--;
+      },
     );
     return result;
   }
@@ -151,38 +193,49 @@ export class Lock {
     }, LINGER_MS);
   }
 
-  async #acquire(signal: AbortSignal | undefined): Promise<Held> {
+  async #acquire(wait: LockWait): Promise<Held> {
     const file = this.#dir.at('lock');
     const marker = this.#dir.at('lock.waiting');
-    const deadline = Date.now() + this.#options.timeoutMs;
+    const started = Date.now();
     let announced = false;
-    for (let delay = 1; ; delay = Math.min(delay * 2, MAX_POLL_MS)) {
+    for (let attempt = 1, delayMs = 1; ; attempt++, delayMs = Math.min(delayMs * 2, MAX_POLL_MS)) {
       try {
         await symlink(this.#target, file);
         if (announced) await unlink(marker).catch(() => {});
         // A process that exits while keeping the lock for a next command leaves no lock behind.
         removeWhenExiting(file);
+        if (attempt > 1) {
+          wait.log.debug('lock taken once another process let go', {
+            waitedMs: Date.now() - started,
+            attempts: attempt,
+          });
+        }
         return { target: this.#target, since: Date.now() };
       } catch (error) {
         if (errno(error) !== 'EEXIST') throw error;
       }
-      if (await this.#breakIfStale()) continue;
+      if (await this.#breakIfStale(wait)) continue;
       if (!announced) {
         // Ask the holder to step aside at its next release (it may be keeping the lock across a
         // stream of commands). Another waiter's marker serves as well.
         await symlink(this.#target, marker).catch(() => {});
         announced = true;
       }
-      if (Date.now() >= deadline || signal?.aborted) {
+      const left = wait.giveUpAt - Date.now();
+      if (left <= 0) {
         await unlink(marker).catch(() => {});
+        wait.log.warn('gave up waiting for the lock held by another process', {
+          waitedMs: Date.now() - started,
+          attempts: attempt,
+        });
         throw busy();
       }
-      await sleep(delay * (0.5 + Math.random()));
+      await delay(Math.min(left, delayMs * (0.5 + Math.random())));
     }
   }
 
   /** Whether the link at `name` was left by a holder that is gone; false when there is none. */
-  async #isStale(name: string, trustRecent: boolean): Promise<boolean> {
+  async #isStale(name: string, trustRecent: boolean, wait: LockWait): Promise<boolean> {
     let target: string;
     let age: number;
     try {
@@ -198,9 +251,11 @@ export class Lock {
     const recent = this.#lastAlive;
     if (trustRecent && recent?.target === target && Date.now() - recent.at < RECHECK_MS) return false;
     const owner = parseRecord(target);
-    const verdict = owner ? await this.#liveness.check(owner) : 'unknown';
+    // A stalled holder may not answer at all: never ask past the time this change may wait.
+    const patience = Math.max(1, wait.giveUpAt - Date.now());
+    const verdict = owner ? await this.#liveness.check(owner, patience) : 'unknown';
     if (verdict === 'gone') return true;
-    if (verdict === 'unknown') return age > this.#options.staleMs;
+    if (verdict === 'unknown') return age > this.#staleMs;
     this.#lastAlive = { target, at: Date.now() };
     return false;
   }
@@ -211,21 +266,22 @@ export class Lock {
    * holding it, so a fresh lock taken in between is never removed. A breaker that died mid-break
    * is itself judged alive or gone the same way.
    */
-  async #breakIfStale(): Promise<boolean> {
-    if (!(await this.#isStale('lock', true))) return false;
+  async #breakIfStale(wait: LockWait): Promise<boolean> {
+    if (!(await this.#isStale('lock', true, wait))) return false;
     const breaker = this.#dir.at('lock.break');
     try {
       await symlink(this.#target, breaker);
     } catch (error) {
       if (errno(error) !== 'EEXIST') throw error;
-      if (await this.#isStale('lock.break', false)) await unlink(breaker).catch(() => {});
+      if (await this.#isStale('lock.break', false, wait)) await unlink(breaker).catch(() => {});
       return false;
     }
     try {
-      if (!(await this.#isStale('lock', false))) return false;
+      if (!(await this.#isStale('lock', false, wait))) return false;
       await unlink(this.#dir.at('lock')).catch((error) => {
         if (errno(error) !== 'ENOENT') throw error;
       });
+      wait.log.info('broke the lock of a dead process', {});
       return true;
     } finally {
       await unlink(breaker).catch(() => {});
@@ -249,7 +305,7 @@ export class Lock {
     keepAtExit(file);
     // Only a holder on another kernel can have its lock broken, and only after `staleMs`: a holder
     // that ran that long checks that the link is still its own before removing it.
-    if (Date.now() - held.since > this.#options.staleMs / 2) {
+    if (Date.now() - held.since > this.#staleMs / 2) {
       const current = await readlink(file).catch(() => '');
       if (current !== held.target) return;
     }

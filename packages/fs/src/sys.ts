@@ -11,11 +11,16 @@ const { constants } = fs;
 /** Flags of open(2); 0 where the platform lacks one (O_NOFOLLOW and O_DIRECTORY on Windows). */
 export const O_RDONLY = constants.O_RDONLY;
 export const O_WRONLY = constants.O_WRONLY;
+export const O_RDWR = constants.O_RDWR;
 export const O_CREAT = constants.O_CREAT;
 export const O_EXCL = constants.O_EXCL;
 export const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 export const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
 export const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
+
+/** Modes of what the store creates, whatever the umask: private to the owner. */
+export const FILE_MODE = 0o600;
+export const FOLDER_MODE = 0o700;
 
 type Callback<T> = (error: NodeJS.ErrnoException | null, value: T) => void;
 
@@ -43,6 +48,20 @@ export function openNow(path: string, flags: number): number {
 /** What is at a path itself (a lookup, synchronous). */
 export function lstatNow(path: string): fs.Stats {
   return fs.lstatSync(path);
+}
+
+/**
+ * Reads up to `buffer.length` bytes at `position` (a small record kept in the page cache, such as
+ * the totals: synchronous, like a lookup).
+ */
+export function preadNow(fd: number, buffer: Buffer, position: number): number {
+  return fs.readSync(fd, buffer, 0, buffer.length, position);
+}
+
+/** Writes all of `data` at `position` in one call (a small record: one page, never torn by a crash). */
+export function pwriteNow(fd: number, data: Buffer, position: number): void {
+  const written = fs.writeSync(fd, data, 0, data.length, position);
+  if (written !== data.length) throw new Error(`short write of a ${data.length}-byte record`);
 }
 
 export const read = (fd: number, buffer: Buffer, offset: number, length: number) =>

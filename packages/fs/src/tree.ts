@@ -2,11 +2,8 @@
 // file, listing, and removing, each one name at a time, so no link is ever followed.
 
 import type { Dirent } from 'node:fs';
-import * as fs from 'node:fs';
-import { type DriverEntry, isHiddenName } from '@memdir/core';
-import { asDriverPath } from '@memdir/core/driver';
-import { closeAll, type Dir, kindAt, type NotAFolder, openFolder } from './dir.js';
-import { errno, fstat, lstatNow, read, readdir, rmdir, settleAll, unlink } from './sys.js';
+import { closeAll, type Dir, type NotAFolder, openFolder } from './dir.js';
+import { errno, fstat, read, readdir, rmdir, settleAll, unlink } from './sys.js';
 
 /** The folders on the way to a driver path's last name, opened one by one from the memory folder. */
 export interface Walk {
@@ -47,18 +44,26 @@ const READ_CHUNK = 64 * 1024;
 /** What {@link readText} finds where it expected a file: a folder. */
 export const FOLDER = Symbol('folder');
 
+/** A file's content as read: the text, and its size on disk (the bytes the totals count). */
+export interface FileText {
+  readonly content: string;
+  readonly bytes: number;
+}
+
 /**
  * The content of the open descriptor `fd` as UTF-8, {@link FOLDER} for a folder, or null when it is
  * neither a regular file nor a folder. One read call for files up to 64 KiB: views are the most
  * frequent command, and every call is a trip through the thread pool. Does not close `fd`.
  */
-export async function readText(fd: number): Promise<string | typeof FOLDER | null> {
+export async function readText(fd: number): Promise<FileText | typeof FOLDER | null> {
   try {
     const chunks: Buffer[] = [];
+    let bytes = 0;
     for (;;) {
       const buffer = Buffer.allocUnsafe(READ_CHUNK);
       const bytesRead = await read(fd, buffer, 0, READ_CHUNK);
       chunks.push(buffer.subarray(0, bytesRead));
+      bytes += bytesRead;
       // A short read ends a regular file. An empty one may also be a FIFO or a device: look.
       if (bytesRead === 0 && chunks.length === 1 && !(await fstat(fd)).isFile()) return null;
       if (bytesRead < READ_CHUNK) break;
@@ -71,11 +76,14 @@ export async function readText(fd: number): Promise<string | typeof FOLDER | nul
           const rest = Buffer.allocUnsafe(info.size - READ_CHUNK);
           const more = await read(fd, rest, 0, rest.length);
           chunks.push(rest.subarray(0, more));
+          bytes += more;
           if (more < rest.length) break;
         }
       }
     }
-    return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    const content =
+      chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    return { content, bytes };
   } catch (error) {
     if (errno(error) === 'EISDIR') return FOLDER;
     // A FIFO with a writer, opened without blocking.
@@ -131,147 +139,6 @@ function limiter(limit: number) {
 
 // Calls in flight at once while removing a tree.
 const REMOVE_CONCURRENCY = 64;
-// System calls in flight at once while listing: enough to keep libuv's four threads busy. Listing
-// is one lstat per file, so it drives Node's callback API directly: a promise and a closure per
-// call cost more than the call itself on a large tree (measured: about twice as fast as awaiting
-// each call, 10,000 files in 100 folders).
-const LIST_CONCURRENCY = 32;
-// Files of one listing statted synchronously before the rest go through the pool: at a few
-// microseconds each, at most about a millisecond of the event loop.
-const SYNC_STATS = 256;
-
-/** A folder being listed, closed once its scan and every call that names a child in it are done. */
-interface Scanned {
-  readonly folder: Dir;
-  readonly owned: boolean;
-  users: number;
-}
-
-/**
- * Every regular file beneath `start` (whose driver path is `dir`) with its size. Links are never
- * listed or followed (SPEC section 8). With `skipHidden`, a hidden name is reported once (size 0)
- * and not walked: it only proves the folders above it exist, and not walking it keeps a large
- * `node_modules` or `.git` from slowing every listing. Not a snapshot by itself: the caller checks
- * that no move ran meanwhile. Does not close `start`.
- */
-export function listFiles(start: Dir, dir: string, skipHidden: boolean): Promise<DriverEntry[]> {
-  return new Promise((resolve, reject) => {
-    const found: DriverEntry[] = [];
-    // Last in, first out: a folder's files are statted before other folders are opened, so few
-    // folders are open at once.
-    const jobs: ((done: () => void) => void)[] = [];
-    let active = 0;
-    let syncBudget = SYNC_STATS;
-    let failure: { error: unknown } | undefined;
-    const fail = (error: unknown) => {
-      failure ??= { error };
-    };
-    const pump = () => {
-      while (active < LIST_CONCURRENCY && jobs.length > 0) {
-        const job = jobs.pop()!;
-        active++;
-        job(() => {
-          active--;
-          pump();
-          // Every call has come back: nothing uses a handle any more.
-          if (active === 0 && jobs.length === 0) {
-            if (failure) reject(failure.error);
-            else resolve(found);
-          }
-        });
-      }
-    };
-    const release = (scanned: Scanned) => {
-      if (--scanned.users === 0 && scanned.owned) scanned.folder.close();
-    };
-    const scan = (scanned: Scanned, path: string) => {
-      jobs.push((done) => {
-        if (failure) {
-          release(scanned);
-          return done();
-        }
-        fs.readdir(scanned.folder.self, { withFileTypes: true }, (error, children) => {
-          if (error && errno(error) !== 'ENOENT') fail(error);
-          for (const child of error ? [] : children) {
-            if (child.isSymbolicLink()) continue;
-            const name = child.name;
-            const childPath = path === '' ? name : `${path}/${name}`;
-            const hidden = skipHidden && isHiddenName(name);
-            if (child.isFile()) {
-              if (hidden) {
-                found.push({ path: asDriverPath(childPath), size: 0 });
-                continue;
-              }
-              // The first files of a listing are statted at once (a lookup, see sys.ts): a small
-              // folder's view then costs no trip per file. Beyond that, through the pool.
-              if (syncBudget > 0) {
-                syncBudget--;
-                try {
-                  const info = lstatNow(scanned.folder.at(name));
-                  if (info.isFile()) found.push({ path: asDriverPath(childPath), size: info.size });
-                } catch (statError) {
-                  if (errno(statError) !== 'ENOENT') fail(statError);
-                }
-                continue;
-              }
-              scanned.users++;
-              jobs.push((statted) => {
-                if (failure) {
-                  release(scanned);
-                  return statted();
-                }
-                fs.lstat(scanned.folder.at(name), (statError, info) => {
-                  // Removed since the folder was read: as if the listing ran after that.
-                  if (statError && errno(statError) !== 'ENOENT') fail(statError);
-                  else if (info?.isFile()) found.push({ path: asDriverPath(childPath), size: info.size });
-                  release(scanned);
-                  statted();
-                });
-              });
-            } else if (child.isDirectory()) {
-              scanned.users++;
-              jobs.push((opened) => {
-                if (failure) {
-                  release(scanned);
-                  return opened();
-                }
-                openFolder(scanned.folder, name).then(
-                  async (inner) => {
-                    // Gone (or swapped for a link) since the folder was read: left out.
-                    if (typeof inner !== 'string') {
-                      if (!hidden) scan({ folder: inner, owned: true, users: 1 }, childPath);
-                      else {
-                        try {
-                          if (await holdsFile(inner)) found.push({ path: asDriverPath(childPath), size: 0 });
-                        } catch (holdError) {
-                          fail(holdError);
-                        } finally {
-                          inner.close();
-                        }
-                      }
-                    }
-                    release(scanned);
-                    opened();
-                  },
-                  (openError) => {
-                    fail(openError);
-                    release(scanned);
-                    opened();
-                  },
-                );
-              });
-            }
-          }
-          release(scanned);
-          done();
-        });
-      });
-    };
-    scan({ folder: start, owned: false, users: 1 }, dir);
-    pump();
-  });
-}
-
 /**
  * Removes `name` inside `dir` and everything beneath it, one name at a time through handles: a
  * link met on the way is removed itself, never followed (Node's `rm` re-walks path strings, which
@@ -347,9 +214,4 @@ export async function pruneEmpty(walked: Walk, segments: readonly string[]): Pro
       return; // not empty (or gone): everything above is still needed
     }
   }
-}
-
-/** What is at the last name of a walk that reached its parent. */
-export function kindAtEnd(walked: Walk, segments: readonly string[]) {
-  return kindAt(walked.parent!, segments.at(-1)!);
 }

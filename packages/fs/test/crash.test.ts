@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFsStore } from '../src/index.js';
-import { startChurn, tempFolder } from './helpers.js';
+import { diskTotals, startChurn, tempFolder, totalsRecord } from './helpers.js';
 
 const FILES = 4;
 const SIZE = 256 * 1024;
@@ -66,4 +66,39 @@ describe('crash safety', () => {
     expect(await readdir(join(root, '.memdir', 'tmp'))).toEqual([]);
     await store.close();
   }, 60_000);
+
+  it('a process killed with SIGKILL between a change and its totals leaves totals the next change gets right', async () => {
+    // Kills land anywhere: between a change and the update of the totals (the record then says
+    // "changing", and the next change recomputes), inside a recompute, or between commands.
+    const seen = { changing: 0, clean: 0 };
+    // At least 8 rounds, and on until two kills fell inside a change (most do: a change is marked
+    // before its content is written and fsynced).
+    for (let round = 0; round < 30 && (round < 8 || seen.changing < 2); round++) {
+      const churn = startChurn(root, 0, 0, 'churn-sizes');
+      await churn.ready;
+      await new Promise((resolve) => setTimeout(resolve, 30 + Math.random() * 150));
+      churn.child.kill('SIGKILL');
+      await churn.exited;
+      const record = await totalsRecord(root);
+      if (record) seen[record.state as 'changing' | 'clean']++;
+
+      // The next change judges its quota on the true totals: the room left is exactly 5 bytes.
+      const disk = await diskTotals(join(root, 'memories'));
+      const max = disk.bytes + 5;
+      const store = createFsStore({ root, quota: { maxBytes: max } });
+      await expect(
+        store.create({ command: 'create', path: '/memories/probe.md', file_text: 'p'.repeat(6) }),
+      ).rejects.toMatchObject({
+        code: 'QUOTA_EXCEEDED',
+        message: `The memory directory is full: saving /memories/probe.md would use ${max + 1} of ${max} bytes. Delete or shorten files in /memories first.`,
+      });
+      await expect(
+        store.create({ command: 'create', path: '/memories/probe.md', file_text: 'p'.repeat(5) }),
+      ).resolves.toBe('File created successfully at: /memories/probe.md');
+      expect(await totalsRecord(root)).toEqual({ state: 'clean', bytes: max, files: disk.files + 1 });
+      await store.delete({ command: 'delete', path: '/memories/probe.md' });
+      await store.close();
+    }
+    expect(seen.changing, JSON.stringify(seen)).toBeGreaterThanOrEqual(2);
+  }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { lstat, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,16 @@ export async function tempFolder(
   return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
 }
 
+/** Store options a worker takes (JSON), and `startAt`: the `Date.now()` at which its commands start. */
+export interface WorkerOptions {
+  overwrite?: boolean;
+  lockTimeoutMs?: number;
+  timeoutMs?: number;
+  namespace?: string;
+  quota?: { maxBytes?: number; maxFiles?: number };
+  startAt?: number;
+}
+
 export interface WorkerResult {
   ok?: string;
   code?: string;
@@ -24,20 +34,30 @@ export interface WorkerResult {
 export function runInWorker(
   root: string,
   commands: unknown[],
-  options: { overwrite?: boolean; lockTimeoutMs?: number } = {},
+  options: WorkerOptions = {},
 ): Promise<WorkerResult[]> {
   const args = [WORKER, root, 'run', JSON.stringify(commands), JSON.stringify(options)];
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, (error, stdout, stderr) => {
+    execFile(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`worker failed: ${stderr || error.message}`));
       else resolve(JSON.parse(stdout) as WorkerResult[]);
     });
   });
 }
 
-/** Starts a worker that rewrites files until killed; resolves once it has written each file once. */
-export function startChurn(root: string, files: number, size: number) {
-  const child = spawn(process.execPath, [WORKER, root, 'churn', String(files), String(size)], {
+/**
+ * Starts a worker that rewrites files until killed (`churn`: `files` files of `size` bytes; or
+ * `churn-sizes`: files of changing sizes, created, edited, moved and deleted); `ready` resolves once
+ * it is under way.
+ */
+export function startChurn(
+  root: string,
+  files: number,
+  size: number,
+  mode: 'churn' | 'churn-sizes' = 'churn',
+) {
+  const args = mode === 'churn' ? [String(files), String(size)] : [];
+  const child = spawn(process.execPath, [WORKER, root, mode, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -92,11 +112,15 @@ export function runInNamespace(
 
 /**
  * Starts a process that takes the store's lock and then hangs, event loop and all (in a new PID
- * namespace with `namespace`). `held` resolves with its pid (as its own namespace numbers it)
- * once it holds the lock; `kill` ends it with SIGKILL and resolves once it is gone.
+ * namespace with `namespace`), forever or for `holdMs`. `held` resolves with its pid (as its own
+ * namespace numbers it) once it holds the lock; `kill` ends it with SIGKILL and resolves once it is
+ * gone.
  */
-export function startHolder(root: string, namespace: 'none' | 'pid1' = 'none') {
-  const [file, args] = workerCommand([root, 'hold'], namespace);
+export function startHolder(root: string, namespace: 'none' | 'pid1' = 'none', holdMs?: number) {
+  const [file, args] = workerCommand(
+    [root, 'hold', ...(holdMs === undefined ? [] : [String(holdMs)])],
+    namespace,
+  );
   const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => {
@@ -117,9 +141,39 @@ export function startHolder(root: string, namespace: 'none' | 'pid1' = 'none') {
   held.catch(() => {});
   return {
     held,
+    exited,
     async kill() {
       child.kill('SIGKILL');
       await exited;
     },
   };
+}
+
+/** Every regular file beneath `dir` on disk (hidden ones included): what the totals must say. */
+export async function diskTotals(dir: string): Promise<{ bytes: number; files: number }> {
+  let bytes = 0;
+  let files = 0;
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isFile()) {
+      bytes += (await lstat(path)).size;
+      files++;
+    } else if (entry.isDirectory()) {
+      const inner = await diskTotals(path);
+      bytes += inner.bytes;
+      files += inner.files;
+    }
+  }
+  return { bytes, files };
+}
+
+/** The totals record of the store folder `base`, parsed. */
+export async function totalsRecord(
+  base: string,
+): Promise<{ state: string; bytes: number; files: number } | null> {
+  const text = await readFile(join(base, '.memdir', 'totals'), 'latin1').catch(() => null);
+  const match =
+    text && /^memdir-totals 1 (clean|changing) [0-9a-f]{16} (\d+) (\d+) \d+:\d+:\d+ *\n$/.exec(text);
+  return match ? { state: match[1]!, bytes: Number(match[2]), files: Number(match[3]) } : null;
 }

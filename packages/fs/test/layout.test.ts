@@ -87,14 +87,21 @@ describe('files on disk', () => {
     await store.close();
   });
 
-  it('reports a broken folder as BACKEND without the host path', async () => {
+  it('reports a root that runs through a file as BACKEND misconfigured, without the host path, to reads and changes', async () => {
     await writeFile(join(root, 'not-a-folder'), 'x');
     const store = createFsStore({ root: join(root, 'not-a-folder', 'memory') });
-    const failure = await store.view({ command: 'view', path: '/memories' }).catch((error: unknown) => error);
-    expect(failure).toMatchObject({
+    const misconfigured = {
       code: 'BACKEND',
-      message: 'The memory store is unavailable: the filesystem reported an error (ENOTDIR). Try again.',
-    });
+      reason: 'misconfigured',
+      outcome: 'not-applied',
+      message:
+        "The memory store is unavailable: the path of the memory folder runs through a file. Trying again will not help until the store's configuration is fixed.",
+    };
+    await expect(
+      store.create({ command: 'create', path: '/memories/a.md', file_text: 'a' }),
+    ).rejects.toMatchObject(misconfigured);
+    const failure = await store.view({ command: 'view', path: '/memories' }).catch((error: unknown) => error);
+    expect(failure).toMatchObject(misconfigured);
     expect((failure as Error).message).not.toContain(root);
     expect((failure as Error).cause).toBeInstanceOf(Error);
     await store.close();

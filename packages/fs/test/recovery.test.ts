@@ -175,7 +175,12 @@ describe('a read-only folder', () => {
       { command: 'rename', old_path: '/memories/notes/a.md', new_path: '/memories/z.md' },
     ]) {
       const failure = await store.execute(command).catch((error: unknown) => error);
-      expect(failure, JSON.stringify(command)).toMatchObject({ code: 'BACKEND', message: READ_ONLY });
+      expect(failure, JSON.stringify(command)).toMatchObject({
+        code: 'BACKEND',
+        message: READ_ONLY,
+        reason: 'misconfigured',
+        outcome: 'not-applied',
+      });
       expect((failure as Error).message).not.toContain(mount.path);
     }
     expect(await readFile(join(mount.path, 'memories', 'notes', 'a.md'), 'utf8')).toBe('alpha');
@@ -233,6 +238,8 @@ describe('a full disk', () => {
     const full = {
       code: 'BACKEND',
       message: 'The memory store is unavailable: the disk is full. Try again.',
+      reason: 'unavailable',
+      outcome: 'not-applied',
     };
     await expect(
       store.create({ command: 'create', path: '/memories/new/deep/file.md', file_text: big }),

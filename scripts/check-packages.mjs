@@ -16,61 +16,35 @@
 // Needs the npm registry for third-party dependencies (as `pnpm install` does). Exits 1 when a
 // check fails; the last line reads "check:packages: N passed, N failed". --verbose also prints the
 // full publint and attw reports.
-import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  BIN,
+  indent,
+  freshProject as npmProject,
+  pack as packPackage,
+  publishedPackages,
+  ROOT,
+  readJson,
+  run,
+} from './npm-project.mjs';
 
-const ROOT = new URL('..', import.meta.url).pathname;
-const BIN = join(ROOT, 'node_modules', '.bin');
 const REPOSITORY = 'git+https://github.com/memdir/memdir.git';
 const HOMEPAGE = (dir) => `https://github.com/memdir/memdir/tree/main/packages/${dir}#readme`;
 const BUGS = 'https://github.com/memdir/memdir/issues';
 const COPYRIGHT = 'Copyright (c) 2026 memdir contributors';
 /** What a lean memdir must not pull in: the test runner and what comes with it. */
 const TEST_TOOLS = ['vitest', 'fast-check', 'vite', '@vitest/runner', 'rolldown', 'lightningcss'];
+/** The TypeScript setup of a user's project: what the packages' declarations must compile in. */
+const USER_TYPES = { '@types/node': '20.19.43' };
 
 const results = [];
 function check(pkg, name, ok, detail = '') {
   results.push({ pkg, name, ok, detail });
   const mark = ok ? 'ok  ' : 'FAIL';
   console.log(`${mark} ${pkg}: ${name}${detail && !ok ? `\n${indent(detail)}` : ''}`);
-}
-
-function indent(text) {
-  return text
-    .trimEnd()
-    .split('\n')
-    .map((line) => `       ${line}`)
-    .join('\n');
-}
-
-function run(command, args, options = {}) {
-  const result = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options });
-  return {
-    code: result.status,
-    output: `${result.stdout ?? ''}${result.stderr ?? ''}`,
-    stdout: result.stdout ?? '',
-  };
-}
-
-/** The workspace packages that are published: packages/* with a package.json that is not private. */
-function publishedPackages() {
-  const dir = join(ROOT, 'packages');
-  return readdirSync(dir)
-    .filter((name) => existsSync(join(dir, name, 'package.json')))
-    .map((name) => ({
-      dir: name,
-      path: join(dir, name),
-      manifest: readJson(join(dir, name, 'package.json')),
-    }))
-    .filter(({ manifest }) => manifest.private !== true)
-    .sort((a, b) => a.manifest.name.localeCompare(b.manifest.name));
-}
-
-function readJson(path) {
-  return JSON.parse(readFileSync(path, 'utf8'));
 }
 
 /** The subpaths of an exports map, without ./package.json. */
@@ -150,12 +124,9 @@ function checkManifest({ dir, path, manifest }) {
 // --- 2. the packed tarball ---------------------------------------------------------------------
 
 function pack(pkg, destination) {
-  const result = run('pnpm', ['pack', '--pack-destination', destination], { cwd: pkg.path });
-  const tarball = readdirSync(destination).find(
-    (file) => file === `${pkg.manifest.name.replace('@', '').replace('/', '-')}-${pkg.manifest.version}.tgz`,
-  );
+  const { tarball, result } = packPackage(pkg, destination);
   check(pkg.manifest.name, 'packs', result.code === 0 && tarball !== undefined, result.output);
-  return tarball === undefined ? undefined : join(destination, tarball);
+  return tarball;
 }
 
 function lintTarball(pkg, tarball) {
@@ -181,20 +152,10 @@ function lintTarball(pkg, tarball) {
 
 // --- 3. a fresh npm project --------------------------------------------------------------------
 
-async function freshProject(name, dependencies, tarballs) {
-  const dir = await mkdtemp(join(tmpdir(), `memdir-${name}-`));
+function freshProject(name, dependencies, tarballs) {
   // Workspace siblings come from their tarballs too, wherever they are depended on.
   const overrides = Object.fromEntries(Object.entries(tarballs).map(([pkg, file]) => [pkg, `file:${file}`]));
-  await writeFile(
-    join(dir, 'package.json'),
-    JSON.stringify(
-      { name: `check-${name}`, private: true, type: 'module', dependencies, overrides },
-      null,
-      2,
-    ),
-  );
-  const install = run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir });
-  return { dir, install };
+  return npmProject(name, dependencies, { overrides });
 }
 
 /** Every package installed: the entries of the lockfile, and the bytes of node_modules. */
@@ -316,7 +277,59 @@ async function checkInstalled(packages, tarballs) {
       `${peers.output}\n${passing.output.slice(-3000)}`,
     );
   }
+  await checkTypes(project.dir, packages);
   return project.dir;
+}
+
+/**
+ * The declarations compile in a TypeScript user's project: strict, NodeNext, and skipLibCheck off
+ * (with it on, a declaration that imports an untyped module, such as `pg` without `@types/pg`,
+ * turns its types into `any` without a word). The project has only what such a user installs:
+ * typescript and @types/node, besides the packages and their peers.
+ */
+async function checkTypes(dir, packages) {
+  const types = run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      ...Object.entries(USER_TYPES).map(([name, version]) => `${name}@${version}`),
+    ],
+    { cwd: dir },
+  );
+  const specifiers = packages.flatMap(({ manifest }) =>
+    subpaths(manifest).map((subpath) =>
+      subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`,
+    ),
+  );
+  await writeFile(
+    join(dir, 'types.ts'),
+    specifiers.map((specifier, i) => `export * as m${i} from ${JSON.stringify(specifier)};\n`).join(''),
+  );
+  await writeFile(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        noEmit: true,
+        skipLibCheck: false,
+        types: ['node'],
+      },
+      files: ['types.ts'],
+    }),
+  );
+  const tsc = run(join(BIN, 'tsc'), ['-p', 'tsconfig.json'], { cwd: dir });
+  check(
+    '(all)',
+    `tsc (strict, skipLibCheck off) on every export, with only typescript and ${Object.keys(USER_TYPES).join(', ')} added`,
+    types.code === 0 && tsc.code === 0,
+    `${types.output}\n${tsc.output}`,
+  );
 }
 
 // --- main --------------------------------------------------------------------------------------

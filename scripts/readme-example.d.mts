@@ -15,6 +15,8 @@ export interface ReadmeExample {
 export interface ReadmeExampleOptions {
   /** The languages to look for when no block is marked. @default ts, typescript, js, javascript, mjs */
   languages?: readonly string[];
+  /** The example after `<!-- readme-example: {name} -->` instead of the main one. */
+  name?: string | undefined;
 }
 
 export function readmeExample(readme: string | URL, options?: ReadmeExampleOptions): ReadmeExample;
@@ -28,6 +30,8 @@ export interface RunReadmeExampleOptions {
   packageDir: string | URL;
   /** Variables for the example, on top of the user's environment. */
   env?: Record<string, string>;
+  /** The example after `<!-- readme-example: {name} -->` instead of the main one. */
+  name?: string | undefined;
   /** @default 60000 */
   timeoutMs?: number;
   /** Runs before the example's folder is removed. */

@@ -8,6 +8,8 @@
  * ```
  * @module
  */
+// First: a clear error on a Node.js older than memdir supports (see runtime.ts).
+import '../runtime.js';
 import { MemoryToolError, type MemoryToolErrorCode } from '../errors.js';
 import { changeOutcomeUnknown, storeUnavailable as unavailableMessage } from '../messages.js';
 import { driverAncestors, isBeneath, isHiddenName, utf8Length } from '../path.js';

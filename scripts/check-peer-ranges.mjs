@@ -16,33 +16,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CONFORMANCE_SUBSET, CONFORMANCE_SUBSET_GROUPS, subsetPattern } from './conformance-subset.mjs';
 import { freshProject, indent, pack, publishedPackages, run, runAsync } from './npm-project.mjs';
 
-/**
- * The conformance subset run at each end: a test or two for each kind of call a driver makes to its
- * client (plain and conditional writes, compare-and-swap edits, folder moves and deletes, listings,
- * racing writers), by the start of their names. Each runs twice (without a namespace and under one).
- */
-const SUBSET = [
-  'create: a new file reports',
-  'create: content round-trips exactly',
-  'create: with overwrite: false an existing file is ALREADY_EXISTS',
-  'str_replace: success shows lines',
-  'insert: insert_line k inserts after line k',
-  'delete: a file reports',
-  'delete: a directory is deleted with everything beneath it',
-  'rename: a file reports',
-  'rename: a directory moves with everything beneath it',
-  'view: each directory line is followed by its own children',
-  'view: a directory size is the total of the visible files beneath it',
-  'concurrency: 10 racing creates with overwrite: false have exactly one winner',
-  'concurrency: concurrent str_replaces of distinct tokens from two stores all apply',
-];
-const GROUPS = [...new Set(SUBSET.map((name) => name.slice(0, name.indexOf(':'))))];
-/** The filter of describeMemoryStore, as source text for the generated test files. */
-const FILTER = `{ groups: ${JSON.stringify(GROUPS)}, tests: new RegExp(${JSON.stringify(
-  `^(${SUBSET.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`,
-)}) }`;
+/** The filter of describeMemoryStore for the subset, as source text for the generated test files. */
+const FILTER = `{ groups: ${JSON.stringify(CONFORMANCE_SUBSET_GROUPS)}, tests: new RegExp(${JSON.stringify(subsetPattern())}) }`;
 const TEST_TOOLS = { vitest: '4.1.12', 'fast-check': '4.11.0' };
 /** An AWS SDK below the range: it drops If-None-Match, which the S3 store must say. */
 const OLD_SDK = '3.600.0';
@@ -371,7 +349,9 @@ try {
   return `${ok ? 'ok  ' : 'FAIL'} @memdir/s3 with @aws-sdk/client-s3@${version} (below the range) says the SDK drops the conditions and names ${floor}${ok ? '' : `\n${indent(`expected: ${expected}\n${result.output.slice(-2000)}`)}`}`;
 }
 
-console.log(`\nPeer ranges (${SUBSET.length} conformance tests, twice each, against the real servers):\n`);
+console.log(
+  `\nPeer ranges (${CONFORMANCE_SUBSET.length} conformance tests, twice each, against the real servers):\n`,
+);
 console.log(`| adapter | client, range | ${columns.map((column) => column.label).join(' | ')} |`);
 console.log(`|---|---|${columns.map(() => '---|').join('')}`);
 for (const { manifest } of adapters) {

@@ -23,6 +23,18 @@ export function readmeExample(readme: string | URL, options?: ReadmeExampleOptio
 
 export function expectedOutput(code: string): string | undefined;
 
+/** Splits a shell command line into words: plain, '...' and "..." (with \" and \\). */
+export function shellWords(line: string): string[];
+
+/** One command of a README's shell session, and what it prints (its `# ` lines). */
+export interface ShellStep {
+  args: string[];
+  expected: string;
+}
+
+/** The `{command} ...` lines of a README's shell session, each with the `# ` lines below it. */
+export function shellTranscript(code: string, command: string): ShellStep[];
+
 export interface RunReadmeExampleOptions {
   /** The README file. */
   readme: string | URL;

@@ -79,6 +79,35 @@ export function expectedOutput(code) {
   return output.length === 0 ? undefined : `${output.join('\n')}\n`;
 }
 
+/** Splits a shell command line into words: plain, '...' and "..." (with \" and \\). */
+export function shellWords(line) {
+  const words = [];
+  const pattern = /'([^']*)'|"((?:[^"\\]|\\.)*)"|(\S+)/g;
+  for (const match of line.matchAll(pattern)) {
+    words.push(match[1] ?? match[2]?.replace(/\\(["\\$`])/g, '$1') ?? match[3]);
+  }
+  return words;
+}
+
+/**
+ * A README's shell session (a CLI's main example): each `{command} ...` line with the `# ` lines
+ * below it, which are what it prints. `npm ...` lines (the install step) and blank lines are
+ * skipped; any other line is an error, since a test could not run it.
+ */
+export function shellTranscript(code, command) {
+  const steps = [];
+  for (const line of code.split('\n')) {
+    if (line.startsWith(`${command} `) || line === command) {
+      steps.push({ args: shellWords(line).slice(1), expected: '' });
+    } else if (line.startsWith('#') && steps.length > 0) {
+      steps.at(-1).expected += `${line.replace(/^# ?/, '')}\n`;
+    } else if (line.trim() !== '' && !line.startsWith('npm ')) {
+      throw new Error(`the README example has a line that cannot be run: ${line}`);
+    }
+  }
+  return steps;
+}
+
 /** The environment of a user's shell: this one's, without what test runners and CI add. */
 function userEnv(extra) {
   const env = {};

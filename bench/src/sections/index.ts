@@ -2,7 +2,9 @@
 // keeps its code in a file of its own in this folder.
 import type { BenchArgs } from '../args.js';
 import { driverCallsSection } from './driver-calls.js';
+import { engineSection } from './engine.js';
 import { fsReferenceSection } from './fs-reference.js';
+import { otelSection } from './otel.js';
 import { postgresSection } from './postgres.js';
 import { redisSection } from './redis.js';
 import { s3Section } from './s3.js';
@@ -11,5 +13,13 @@ import type { BenchSection } from './section.js';
 export type { BenchSection, SectionContext } from './section.js';
 
 export function benchSections(args: BenchArgs): BenchSection[] {
-  return [fsReferenceSection(args), driverCallsSection(), postgresSection(), redisSection(), s3Section()];
+  return [
+    fsReferenceSection(args),
+    driverCallsSection(),
+    engineSection(),
+    postgresSection(),
+    redisSection(),
+    s3Section(),
+    otelSection(),
+  ];
 }

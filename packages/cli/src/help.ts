@@ -62,12 +62,15 @@ other processes use the store. Prints one line saying what was set up.
 
   -s, --store URL   the store (default: $MEMDIR_STORE); its adapter must offer migrate
   -h, --help        show this help`,
-  view: `Usage: memdir view [PATH] [--range START,END] [options]
+  view: `Usage: memdir view [PATH] [--range START,END] [--raw] [options]
 
 Shows a file with line numbers, or a directory with its entries two levels deep.
-PATH defaults to /memories.
+PATH defaults to /memories. On a terminal, control characters other than tab and newline (what a
+model may have written: escape sequences) are shown escaped, as \\x1b; piped, the output is the
+bytes as stored.
 
   -r, --range START,END    only lines START to END (1-based, inclusive); END -1 reads to the end
+      --raw                print control characters as stored, on a terminal too
 
 ${STORE_OPTIONS}
 

@@ -20,7 +20,9 @@ import {
   openStore,
   probeStore,
   redactStoreUrl,
+  scrubSecrets,
 } from './store-url.js';
+import { escapeControls, isTerminal } from './terminal.js';
 import { VERSION } from './version.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -42,7 +44,7 @@ const TEXT_SOURCE = {
 
 /** Each command's own flags, besides the store options. */
 const COMMAND_OPTIONS: Record<string, Options> = {
-  view: { range: { type: 'string', short: 'r' } },
+  view: { range: { type: 'string', short: 'r' }, raw: { type: 'boolean' } },
   create: TEXT_SOURCE,
   str_replace: { old: { type: 'string', short: 'o' }, new: { type: 'string', short: 'n' } },
   insert: { line: { type: 'string', short: 'l' }, ...TEXT_SOURCE },
@@ -65,10 +67,12 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
   try {
     return await dispatch([...argv], io);
   } catch (error) {
+    // Whatever the message, and wherever it comes from, no secret of a store URL of this run in it.
+    const urls = storeUrlsOf(argv, io);
     if (error instanceof CliUsageError) {
       await write(
         io.stderr,
-        `memdir: ${error.message}\n${error.hint === undefined ? '' : `${error.hint}\n`}`,
+        scrubSecrets(`memdir: ${error.message}\n${error.hint === undefined ? '' : `${error.hint}\n`}`, urls),
       );
       return EXIT_USAGE;
     }
@@ -76,10 +80,26 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
     const message = error instanceof Error ? error.message : String(error);
     await write(
       io.stderr,
-      `memdir: unexpected failure: ${message}\n${io.env.MEMDIR_DEBUG ? `${(error as Error).stack ?? ''}\n` : ''}`,
+      scrubSecrets(
+        `memdir: unexpected failure: ${message}\n${io.env.MEMDIR_DEBUG ? `${(error as Error).stack ?? ''}\n` : ''}`,
+        urls,
+      ),
     );
     return EXIT_FAILED;
   }
+}
+
+/** Every store URL a run may use: the values of --store, --from and --to, and $MEMDIR_STORE. */
+function storeUrlsOf(argv: readonly string[], io: CliIo): string[] {
+  const urls = [io.env.MEMDIR_STORE ?? ''];
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!;
+    const inline = /^--(?:store|from|to)=(.*)$/s.exec(arg);
+    if (inline) urls.push(inline[1]!);
+    else if (['--store', '-s', '--from', '--to'].includes(arg)) urls.push(argv[index + 1] ?? '');
+    else if (arg.startsWith('-s') && arg.length > 2) urls.push(arg.slice(2));
+  }
+  return urls;
 }
 
 async function dispatch(argv: string[], io: CliIo): Promise<number> {
@@ -157,7 +177,11 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
         await write(io.stderr, `${String((error as Error)?.stack ?? error)}\n`);
       return EXIT_FAILED;
     }
-    await write(io.stdout, `${result}\n`);
+    // On a terminal, what the model wrote is shown with its control characters escaped (--raw:
+    // as stored); piped, the bytes are exact.
+    const shown =
+      command === 'view' && !values.raw && isTerminal(io.stdout) ? escapeControls(result) : result;
+    await write(io.stdout, `${shown}\n`);
     return EXIT_OK;
   });
 }
@@ -176,8 +200,11 @@ async function migrate(args: string[], io: CliIo): Promise<number> {
     throw new CliUsageError(`migrate: the store ${redactStoreUrl(url)} has nothing to set up`);
   }
   try {
-    await write(io.stdout, `${await adapter['migrate'](url, {})}\n`);
+    await write(io.stdout, `${scrubSecrets(String(await adapter['migrate'](url, {})), [url])}\n`);
   } catch (error) {
+    // An option the adapter refuses (a schema name against its rule) is the user's to fix.
+    if (error instanceof TypeError)
+      throw new CliUsageError(`migrate: ${redactStoreUrl(url)}: ${error.message}`);
     await write(io.stderr, `${memoryErrorText(toMemoryToolError(error))}\n`);
     return EXIT_FAILED;
   }

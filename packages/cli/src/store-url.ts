@@ -9,6 +9,9 @@ import {
   type MemoryStoreOptions,
 } from '@memdir/core';
 import { CliUsageError, errorText } from './errors.js';
+import { checkStoreUrl, redactStoreUrl, scrubSecrets } from './store-url-shown.js';
+
+export { redactStoreUrl, scrubSecrets } from './store-url-shown.js';
 
 /**
  * Opens a store for one URL scheme. This is the contract of an adapter's `./cli` export: a module at
@@ -62,24 +65,19 @@ export function registerStoreScheme(scheme: string, opener: StoreOpener): void {
   registry.set(scheme.toLowerCase(), opener);
 }
 
-/** The URL with any password replaced by `***`, for messages. */
-export function redactStoreUrl(url: string): string {
-  return url.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/@:]*):[^/@]*@/, '$1:***@');
-}
-
 /** The folder a `file:` URL names: `file:./memory` and `file:memory` from `cwd`, `file:///abs` and `file:/abs` as is. */
 export function fileUrlToRoot(url: string, cwd: string): string {
   const rest = url.slice('file:'.length);
   if (rest === '' || rest === '//') {
     throw new CliUsageError(
-      `Invalid store URL ${url}: name a folder, e.g. file:./memory or file:///var/lib/memory`,
+      `Invalid store URL ${redactStoreUrl(url)}: name a folder, e.g. file:./memory or file:///var/lib/memory`,
     );
   }
   if (rest.startsWith('//')) {
     try {
       return fileURLToPath(url);
     } catch (error) {
-      throw new CliUsageError(`Invalid store URL ${url}: ${(error as Error).message}`, {
+      throw new CliUsageError(`Invalid store URL ${redactStoreUrl(url)}: ${(error as Error).message}`, {
         hint: 'A file URL with a host is not supported: use file:///absolute/path or file:./relative/path.',
       });
     }
@@ -110,16 +108,20 @@ export async function openStore(
   const match = SCHEME_PATTERN.exec(url);
   if (match === null) {
     throw new CliUsageError(`Invalid store URL ${JSON.stringify(shown)}: expected a URL with a scheme`, {
-      hint: `Use file:${url.startsWith('/') || url.startsWith('.') ? url : `./${url}`} for a folder, memory: for an in-process store, or an adapter's URL (redis://, postgres://, s3://).`,
+      hint: `Use ${shown === '***' ? 'file:PATH' : `file:${url.startsWith('/') || url.startsWith('.') ? url : `./${url}`}`} for a folder, memory: for an in-process store, or an adapter's URL (redis://, postgres://, s3://).`,
     });
   }
   const scheme = match[1]!.toLowerCase();
-  const opener = registry.get(scheme) ?? builtIn(scheme, cwd) ?? (await loadAdapter(scheme, shown, cwd));
+  const registered = registry.get(scheme);
+  // Before any adapter sees the URL: it parses, and a first-party URL has only known parameters.
+  checkStoreUrl(url, { checkParameters: registered === undefined });
+  const opener = registered ?? builtIn(scheme, cwd) ?? (await loadAdapter(scheme, shown, cwd));
   try {
     return await opener(url, options);
   } catch (error) {
     if (error instanceof CliUsageError) throw error;
-    const message = error instanceof Error ? error.message : String(error);
+    // An adapter's or a server's message may repeat part of the URL: its secrets are taken out.
+    const message = scrubSecrets(error instanceof Error ? error.message : String(error), [url]);
     throw new CliUsageError(`Cannot open store ${shown}: ${message}`, { cause: error });
   }
 }
@@ -129,7 +131,7 @@ function builtIn(scheme: string, cwd: string): StoreOpener | undefined {
     return (url, options) => {
       if (!/^memory:(\/\/)?$/i.test(url)) {
         throw new CliUsageError(
-          `Invalid store URL ${url}: the in-memory store takes no location, use memory:`,
+          `Invalid store URL ${redactStoreUrl(url)}: the in-memory store takes no location, use memory:`,
         );
       }
       return createInMemoryStore(options);
@@ -175,6 +177,7 @@ export async function loadStoreAdapter(
   const shown = redactStoreUrl(url);
   if (match === null)
     throw new CliUsageError(`Invalid store URL ${JSON.stringify(shown)}: expected a URL with a scheme`);
+  checkStoreUrl(url, { checkParameters: true });
   const { module } = await loadAdapterModule(match[1]!.toLowerCase(), shown, context.cwd ?? process.cwd());
   return module as Record<string, unknown>;
 }
@@ -355,8 +358,11 @@ export async function probeStore(store: MemoryStore, url: string): Promise<void>
     await store.execute({ command: 'view', path: PROBE_PATH });
   } catch (error) {
     if (isMemoryToolError(error) && error.code !== 'BACKEND') return;
-    throw new CliUsageError(`Cannot open store ${redactStoreUrl(url)}: ${errorText(error)}`, {
-      cause: error,
-    });
+    throw new CliUsageError(
+      `Cannot open store ${redactStoreUrl(url)}: ${scrubSecrets(errorText(error), [url])}`,
+      {
+        cause: error,
+      },
+    );
   }
 }

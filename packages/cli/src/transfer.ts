@@ -16,7 +16,15 @@ import { ArchiveError, archiveDriver, readArchive, writeArchive } from './archiv
 import { CliUsageError, EXIT_FAILED, EXIT_OK } from './errors.js';
 import { type CliIo, write } from './io.js';
 import { humanBytes, ProgressReporter } from './progress.js';
-import { checkFileStore, DEFAULT_STORE_URL, openStore, probeStore, redactStoreUrl } from './store-url.js';
+import {
+  checkFileStore,
+  DEFAULT_STORE_URL,
+  openStore,
+  probeStore,
+  redactStoreUrl,
+  scrubSecrets,
+} from './store-url.js';
+import { isTerminal } from './terminal.js';
 import { COPY_HELP, EXPORT_HELP, IMPORT_HELP } from './transfer-help.js';
 
 /** The exit code of a copy stopped by Ctrl-C (128 + SIGINT): run it again to resume. */
@@ -127,10 +135,6 @@ function interruption(io: CliIo): { signal: AbortSignal; dispose: () => void } {
   };
 }
 
-function isTerminal(stream: unknown): boolean {
-  return (stream as { isTTY?: boolean }).isTTY === true;
-}
-
 /** The summary lines of a copy, and its exit code. */
 async function summarize(
   report: CopyReport,
@@ -138,18 +142,16 @@ async function summarize(
   what: string,
   elapsed: string,
   dryRun: boolean,
+  urls: readonly string[],
 ): Promise<number> {
   const lines: string[] = [];
   const done = dryRun ? 'would copy' : 'copied';
   lines.push(
     `memdir: ${what}: ${report.files.toLocaleString('en-US')} files (${humanBytes(report.bytes)}): ${report.copied.toLocaleString('en-US')} ${done}, ${report.identical.toLocaleString('en-US')} already identical, ${report.problems.length.toLocaleString('en-US')} not copied, in ${elapsed}`,
   );
-  const shown = 20;
-  for (const problem of report.problems.slice(0, shown))
-    lines.push(`  not copied: ${problem.path}: ${problem.reason}`);
-  if (report.problems.length > shown)
-    lines.push(`  ... and ${report.problems.length - shown} more not copied`);
-  for (const mismatch of report.mismatches.slice(0, shown))
+  // Every file that was not copied, each on its own line: the list is what the user acts on.
+  for (const problem of report.problems) lines.push(`  not copied: ${problem.path}: ${problem.reason}`);
+  for (const mismatch of report.mismatches)
     lines.push(`  verify failed: ${mismatch.path}: ${mismatch.reason}`);
   if (report.extraInTarget > 0) {
     lines.push(
@@ -169,7 +171,8 @@ async function summarize(
     lines.push('memdir: not everything was copied and verified (see above)');
     code = EXIT_FAILED;
   }
-  await write(io.stderr, `${lines.join('\n')}\n`);
+  // A reason comes from a backend and may repeat part of a URL: no secret of either store in it.
+  await write(io.stderr, scrubSecrets(`${lines.join('\n')}\n`, urls));
   return code;
 }
 
@@ -215,9 +218,11 @@ export async function runCopy(args: string[], io: CliIo): Promise<number> {
       return await copyWithProgress(
         source.driver,
         target.driver,
-        values,
+        // The target's own limit, as its commands would hold it (the one given, else the default).
+        { ...values, maxFileBytes: limit ?? DEFAULT_MAX_FILE_BYTES },
         io,
         `copy ${redactStoreUrl(from)} to ${redactStoreUrl(to)}`,
+        [from, to],
       );
     } finally {
       await target.store.close().catch(() => {});
@@ -234,9 +239,10 @@ export async function runCopy(args: string[], io: CliIo): Promise<number> {
 async function copyWithProgress(
   from: MemoryDriver,
   to: MemoryDriver,
-  values: { 'dry-run'?: unknown; overwrite?: unknown },
+  values: { 'dry-run'?: unknown; overwrite?: unknown; maxFileBytes: number },
   io: CliIo,
   what: string,
+  urls: readonly string[],
 ): Promise<number> {
   const dryRun = values['dry-run'] === true;
   const progress = new ProgressReporter(io.stderr, { tty: isTerminal(io.stderr) });
@@ -244,11 +250,12 @@ async function copyWithProgress(
   try {
     const report = await copyStore(from, to, {
       overwrite: values.overwrite === true,
+      maxFileBytes: values.maxFileBytes,
       dryRun,
       signal,
       onProgress: (state) => progress.update(state, state.files === state.totalFiles),
     });
-    return summarize(report, io, what, progress.finish(), dryRun);
+    return summarize(report, io, what, progress.finish(), dryRun, urls);
   } finally {
     dispose();
   }
@@ -327,9 +334,10 @@ export async function runImport(args: string[], io: CliIo): Promise<number> {
     return await copyWithProgress(
       await archiveDriver(contents),
       driver,
-      values,
+      { ...values, maxFileBytes: limit ?? DEFAULT_MAX_FILE_BYTES },
       io,
       `import into ${redactStoreUrl(url)}`,
+      [url],
     );
   } finally {
     await store.close().catch(() => {});

@@ -1,6 +1,8 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { databaseUrl, redisUrl, s3Server } from '@memdir/test-support';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { redactStoreUrl } from '../src/store-url.js';
 import { runCli, tempFolder } from './helpers.js';
 
 let folder: { path: string; remove: () => Promise<void> };
@@ -34,6 +36,74 @@ describe('store URLs', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).not.toContain('s3cret');
     expect(result.stderr).toContain('redis://user:***@localhost:6379/0');
+  });
+
+  it.each([
+    [
+      `${redisUrl()}?keyprefix=ecorev:`,
+      'unknown parameter "keyprefix" (did you mean keyPrefix?)',
+      'redis:// URLs (@memdir/redis) take the parameters keyPrefix, db, family, username, password.',
+    ],
+    [
+      `${databaseUrl()}?shema=tenant`,
+      'unknown parameter "shema" (did you mean schema?)',
+      'postgres:// URLs (@memdir/postgres) take the parameters schema, host, port, user, db, database, ssl, sslmode, sslcert, sslkey, sslrootcert, sslnegotiation, uselibpqcompat, application_name, fallback_application_name, options, client_encoding, encoding, binary, replication, statement_timeout, lock_timeout, idle_in_transaction_session_timeout, query_timeout, password.',
+    ],
+    [
+      `s3://${s3Server().bucket}/p?Region=auto`,
+      'unknown parameter "Region" (did you mean region?)',
+      's3:// URLs (@memdir/s3) take the parameters region, forcePathStyle, endpoint.',
+    ],
+    [
+      `${redisUrl()}?colour=blue`,
+      'unknown parameter "colour"',
+      'redis:// URLs (@memdir/redis) take the parameters keyPrefix, db, family, username, password.',
+    ],
+  ])(
+    'a store URL with an unknown parameter is refused, naming the known ones and the nearest (%s)',
+    async (url, problem, hint) => {
+      const result = await memdir(['view', '--store', url]);
+      expect(result).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `memdir: Invalid store URL ${redactStoreUrl(url)}: ${problem}\n${hint}\n`,
+      });
+    },
+  );
+
+  it('a parameter given twice is refused', async () => {
+    const result = await memdir(['view', '--store', `${redisUrl()}?keyPrefix=a:&keyPrefix=b:`]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `memdir: Invalid store URL ${redisUrl()}?keyPrefix=a:&keyPrefix=b:: the parameter "keyPrefix" is given twice\n`,
+    );
+  });
+
+  it.each([
+    ['redis://:HUN@TER2tail@host:6379/0', 'redis://:***@host:6379/0'],
+    [
+      'redis://user:p%2Fw@host?keyPrefix=app:&password=x&db=2',
+      'redis://user:***@host?keyPrefix=app:&password=***&db=2',
+    ],
+    [
+      'postgres://app@db.example/memdir?schema=t1&sslmode=require&password=x',
+      'postgres://app@db.example/memdir?schema=t1&sslmode=require&password=***',
+    ],
+    ['s3://AK:SK@bucket/p', 's3://***@bucket/p'],
+    [
+      's3://bucket/p?endpoint=http://AK:SK@127.0.0.1:9000/x?y=1&region=auto',
+      's3://bucket/p?endpoint=http://***@127.0.0.1:9000/x?***&region=auto',
+    ],
+    ['s3://bucket?sessionToken=abc&endpoint=nonsense', 's3://bucket?sessionToken=***&endpoint=***'],
+    ['mystore://u:pw@host/x?a=1&b=2#frag', 'mystore://u:***@host/x?a=***&b=***#***'],
+    ['redis://:pa/ss@host', 'redis://***'],
+    ['postgres://u:12/3@host/db', 'postgres://***'],
+    ['file:./memory', 'file:./memory'],
+    ['file:./a\u001b[31m', 'file:./a\\x1b[31m'],
+    ['pw@host', '***'],
+    ['./memory', './memory'],
+  ])('redactStoreUrl(%s) is %s', (url, shown) => {
+    expect(redactStoreUrl(url)).toBe(shown);
   });
 
   it('an unknown scheme is an error naming the scheme, with no stack trace', async () => {

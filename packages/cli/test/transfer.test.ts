@@ -100,6 +100,48 @@ describe('memdir copy', () => {
     expect(await readFile(join(base, 'b', 'namespaces', 'bob', 'memories', 'x.md'), 'utf8')).toBe('new');
   });
 
+  it("keeps the target's file limit: every file over it is reported by path and size, none written (exit 1)", async () => {
+    const base = await folder();
+    const source = createFsStore({ root: join(base, 'a'), maxFileBytes: 8 * 1024 * 1024 });
+    await source.create({
+      command: 'create',
+      path: '/memories/big.md',
+      file_text: 'x'.repeat(3 * 1024 * 1024),
+    });
+    for (let index = 0; index < 25; index++) {
+      await source.create({
+        command: 'create',
+        path: `/memories/over/f${String(index).padStart(2, '0')}.md`,
+        file_text: 'y'.repeat(101),
+      });
+    }
+    await source.create({ command: 'create', path: '/memories/small.md', file_text: 'fits' });
+    await source.close();
+    const run = captured(base);
+    expect(await runCopy(['--from', 'file:./a', '--to', 'file:./b', '--max-file-bytes', '100'], run.io)).toBe(
+      1,
+    );
+    const lines = run.stderr().split('\n');
+    expect(lines).toContain(
+      "  not copied: /memories/big.md: it is 3145728 bytes, over the target's limit of 100 bytes per file",
+    );
+    for (let index = 0; index < 25; index++) {
+      expect(lines).toContain(
+        `  not copied: /memories/over/f${String(index).padStart(2, '0')}.md: it is 101 bytes, over the target's limit of 100 bytes per file`,
+      );
+    }
+    expect(run.stderr()).toContain(': 27 files (3.0 MiB): 1 copied, 0 already identical, 26 not copied');
+    expect(run.stderr()).toContain('memdir: not everything was copied and verified (see above)');
+    expect(await tree(join(base, 'b', 'memories'))).toEqual({ 'small.md': 'fits' });
+    // Without --max-file-bytes the target's limit is the default, 1 MiB.
+    const defaults = captured(base);
+    expect(await runCopy(['--from', 'file:./a', '--to', 'file:./c'], defaults.io)).toBe(1);
+    expect(defaults.stderr()).toContain(
+      "  not copied: /memories/big.md: it is 3145728 bytes, over the target's limit of 1048576 bytes per file",
+    );
+    expect(Object.keys(await tree(join(base, 'c', 'memories')))).not.toContain('big.md');
+  });
+
   it('--dry-run writes nothing', async () => {
     const base = await folder();
     await seed(join(base, 'a'), FILES);

@@ -6,7 +6,7 @@
 import { Engine, type Operation } from './engine/context.js';
 import { isMemoryToolError } from './errors.js';
 import { MEMORY_ROOT, utf8Length } from './path.js';
-import { DEFAULT_TIMEOUT_MS } from './store.js';
+import { DEFAULT_MAX_FILE_BYTES, DEFAULT_TIMEOUT_MS } from './store.js';
 import { storeDriver } from './store-driver.js';
 import type { DriverEntry, DriverPath, MemoryDriver, MemoryStore } from './types.js';
 
@@ -51,6 +51,13 @@ export interface CopyOptions {
   timeoutMs?: number | undefined;
   /** Files copied at once. @default 8 */
   concurrency?: number | undefined;
+  /**
+   * The target's limit on one file, in UTF-8 bytes: a larger source file is not copied (nothing of
+   * it is written) and is reported with its size. Give the `maxFileBytes` the target store is
+   * opened with, so that the copy holds the target to the same limit as its commands.
+   * @default 1048576, every store's default
+   */
+  maxFileBytes?: number | undefined;
 }
 
 /** A file that was not copied, or that the verification found different. */
@@ -112,6 +119,16 @@ function memoryPath(path: string): string {
   return `${MEMORY_ROOT}/${path}`;
 }
 
+/** What the target holds: its longest path and its largest file, in UTF-8 bytes. */
+interface TargetLimits {
+  readonly pathBytes: number;
+  readonly fileBytes: number;
+}
+
+function tooLarge(size: number, limit: number): string {
+  return `it is ${size} bytes, over the target's limit of ${limit} bytes per file`;
+}
+
 /** Why a driver call failed, for the report (the message of a BACKEND error is plain words already). */
 function reasonOf(error: unknown): string {
   if (isMemoryToolError(error)) return error.message;
@@ -154,10 +171,23 @@ export async function copyStore(
     maxFileBytes: Number.MAX_SAFE_INTEGER,
     maxViewChars: 1,
     timeoutMs,
+    quota: undefined,
+    history: undefined,
+    touch: false,
+    actor: undefined,
   };
-  const source = new Engine(driverOf(from, 'source'), engineOptions);
-  const target = new Engine(driverOf(to, 'target'), engineOptions);
-  const targetLimit = target.capabilities.maxPathBytes ?? Number.POSITIVE_INFINITY;
+  const nothingToRelease = async () => {};
+  const source = new Engine(driverOf(from, 'source'), engineOptions, nothingToRelease);
+  const target = new Engine(driverOf(to, 'target'), engineOptions, nothingToRelease);
+  const limits: TargetLimits = {
+    pathBytes: target.capabilities.maxPathBytes ?? Number.POSITIVE_INFINITY,
+    fileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+  };
+  if (!Number.isSafeInteger(limits.fileBytes) || limits.fileBytes < 1) {
+    throw new TypeError(
+      `copyStore: maxFileBytes must be a positive integer, got ${String(options.maxFileBytes)}`,
+    );
+  }
   const concurrency = options.concurrency ?? 8;
   const stopped = () => options.signal?.aborted === true;
 
@@ -175,7 +205,9 @@ export async function copyStore(
   };
 
   // Scan: paths and sizes only.
-  const entries: DriverEntry[] = await source.operation().list('' as DriverPath, { skipHidden: false });
+  const entries: DriverEntry[] = await source
+    .operation('import')
+    .list('' as DriverPath, { skipHidden: false });
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   totalFiles = entries.length;
   totalBytes = entries.reduce((sum, entry) => sum + entry.size, 0);
@@ -188,11 +220,11 @@ export async function copyStore(
   const hashes = new Map<string, { hash: string; size: number }>();
   await forEach(entries, concurrency, stopped, async (entry) => {
     const problem = await copyOne(
-      source.operation(),
-      target.operation(),
+      source.operation('import'),
+      target.operation('import'),
       entry,
       options,
-      targetLimit,
+      limits,
       (kind) => {
         if (kind === 'copied') state.copied++;
         else state.identical++;
@@ -220,7 +252,7 @@ export async function copyStore(
       () => false,
       async ([path, expected]) => {
         try {
-          const node = await target.operation().read(path as DriverPath);
+          const node = await target.operation('import').read(path as DriverPath);
           if (node?.kind !== 'file') {
             mismatches.push({ path: memoryPath(path), reason: 'missing in the target' });
           } else if (
@@ -238,7 +270,7 @@ export async function copyStore(
       },
     );
     const sourcePaths = new Set(entries.map((entry) => entry.path));
-    for (const entry of await target.operation().list('' as DriverPath, { skipHidden: false })) {
+    for (const entry of await target.operation('import').list('' as DriverPath, { skipHidden: false })) {
       if (!sourcePaths.has(entry.path)) extraInTarget++;
     }
     progress(true);
@@ -273,15 +305,19 @@ async function copyOne(
   target: Operation,
   entry: DriverEntry,
   options: CopyOptions,
-  targetLimit: number,
+  limits: TargetLimits,
   done: (kind: 'copied' | 'identical') => void,
 ): Promise<{ hash: string; size: number } | { reason: string }> {
-  if (utf8Length(memoryPath(entry.path)) > targetLimit) {
-    return { reason: `the path is longer than the ${targetLimit} bytes the target holds` };
+  if (utf8Length(memoryPath(entry.path)) > limits.pathBytes) {
+    return { reason: `the path is longer than the ${limits.pathBytes} bytes the target holds` };
   }
+  // Refused from the listing's size, before the file is read; and again from the content read,
+  // which may have grown since.
+  if (entry.size > limits.fileBytes) return { reason: tooLarge(entry.size, limits.fileBytes) };
   const file = await source.read(entry.path);
   if (file?.kind !== 'file') return { reason: 'it was removed from the source during the copy' };
   const size = utf8Length(file.content);
+  if (size > limits.fileBytes) return { reason: tooLarge(size, limits.fileBytes) };
   const hash = await sha256(file.content);
   for (let attempt = 0; attempt < 3; attempt++) {
     const existing = await target.read(entry.path);

@@ -2,9 +2,15 @@
 import './runtime.js';
 export type { CopyOptions, CopyProblem, CopyProgress, CopyReport } from './copy.js';
 export { copyStore } from './copy.js';
-export type { MemoryToolErrorCode, MemoryToolErrorOptions } from './errors.js';
+export type {
+  BackendFailureReason,
+  ChangeOutcome,
+  MemoryToolErrorCode,
+  MemoryToolErrorOptions,
+  QuotaBreach,
+} from './errors.js';
 export { isMemoryToolError, MemoryToolError } from './errors.js';
-export { createInMemoryDriver, createInMemoryStore } from './in-memory.js';
+export { createInMemoryDriver, createInMemoryStore } from './in-memory/index.js';
 export type {
   McpCallOptions,
   McpToolResult,
@@ -37,38 +43,69 @@ export {
   toDriverPath,
   toMemoryPath,
 } from './path.js';
+export { readOnlyStore } from './read-only.js';
 export {
   createMemoryStore,
+  DEFAULT_KEEP_DAYS,
+  DEFAULT_KEEP_VERSIONS,
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_MAX_VIEW_CHARS,
   DEFAULT_TIMEOUT_MS,
+  type MemdirStore,
   validateNamespace,
 } from './store.js';
 export { storeDriver } from './store-driver.js';
+export { type CommandTrace, commandChannel, type DriverTrace, driverChannel } from './telemetry.js';
 export type {
+  Actor,
+  ChangeRecord,
   CreateCommand,
   DeleteCommand,
   DriverCallOptions,
+  DriverCallStats,
   DriverCapabilities,
   DriverChangeOptions,
   DriverDescribeOptions,
   DriverDirectory,
+  DriverDropOptions,
+  DriverEdit,
+  DriverEditOptions,
+  DriverEditOutcome,
   DriverEntry,
   DriverFile,
   DriverListing,
   DriverListingEntry,
   DriverListOptions,
+  DriverNamespacePage,
+  DriverNamespaceQuery,
   DriverPath,
+  DriverPointInTime,
+  DriverQuota,
+  DriverRestoreOptions,
+  DriverSweepOptions,
+  DriverTreeEntry,
+  DriverUsage,
+  DriverVersion,
+  DriverVersionPage,
+  DriverVersionQuery,
+  DriverVersionWithContent,
   DriverWriteOptions,
+  ExpireOptions,
+  HistoryOptions,
   InsertCommand,
+  MemdirLogger,
+  MemoryCallOptions,
   MemoryCommand,
   MemoryCommandName,
   MemoryDriver,
   MemoryPath,
   MemoryStore,
   MemoryStoreOptions,
+  QuotaOptions,
   RenameCommand,
   StrReplaceCommand,
+  TelemetryOptions,
+  VersionOperation,
   ViewCommand,
   WriteExpectation,
 } from './types.js';

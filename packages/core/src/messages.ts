@@ -18,6 +18,8 @@ export const MAX_VIEW_LINES = 999_999;
 export const MAX_MATCH_LINES = 100;
 /** The most characters of a refused value an `INVALID_INPUT` message quotes (SPEC section 7). */
 export const MAX_QUOTED_CHARS = 100;
+/** The most characters of `old_str` that `NO_MATCH` and `MULTIPLE_MATCHES` echo (SPEC section 4.3). */
+export const MAX_ECHOED_OLD_STR = 1_000;
 
 // --- Pieces --------------------------------------------------------------------------------------
 
@@ -48,9 +50,9 @@ export function listingLine(size: number, path: string, directory: boolean): str
   return `${formatSize(size)}\t${path}${directory ? '/' : ''}`;
 }
 
-/** The first {@link MAX_QUOTED_CHARS} characters of `text`, never cutting a surrogate pair in half. */
-function head(text: string): string {
-  let end = MAX_QUOTED_CHARS;
+/** The first `limit` characters of `text`, never cutting a surrogate pair in half. */
+function head(text: string, limit = MAX_QUOTED_CHARS): string {
+  let end = limit;
   const last = text.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end--;
   return text.slice(0, end);
@@ -159,8 +161,17 @@ export function notAFile(path: string): string {
 
 export const EMPTY_OLD_STR = 'No replacement was performed, old_str must not be empty.';
 
+/**
+ * `old_str` as `NO_MATCH` and `MULTIPLE_MATCHES` echo it: whole up to 1,000 characters, else its
+ * first 1,000 (999 when the 1,000th is the first half of a surrogate pair) and its length.
+ */
+export function echoOldStr(oldStr: string): string {
+  if (oldStr.length <= MAX_ECHOED_OLD_STR) return oldStr;
+  return `${head(oldStr, MAX_ECHOED_OLD_STR)}... (${oldStr.length} characters)`;
+}
+
 export function noMatch(oldStr: string, path: string): string {
-  return `No replacement was performed, old_str \`${oldStr}\` did not appear verbatim in ${path}.`;
+  return `No replacement was performed, old_str \`${echoOldStr(oldStr)}\` did not appear verbatim in ${path}.`;
 }
 
 /**
@@ -169,7 +180,7 @@ export function noMatch(oldStr: string, path: string): string {
  */
 export function multipleMatches(oldStr: string, lines: readonly number[], count: number): string {
   const listed = count > lines.length ? `${lines.join(', ')}, ... (${count} occurrences)` : lines.join(', ');
-  return `No replacement was performed. Multiple occurrences of old_str \`${oldStr}\` in lines: ${listed}. Please ensure it is unique`;
+  return `No replacement was performed. Multiple occurrences of old_str \`${echoOldStr(oldStr)}\` in lines: ${listed}. Please ensure it is unique`;
 }
 
 // --- insert (SPEC 4.4) ---------------------------------------------------------------------------
@@ -283,6 +294,14 @@ export function storeUnavailable(reason: string): string {
   return `The memory store is unavailable: ${reason}. Try again.`;
 }
 
+/**
+ * A store that cannot work until someone fixes its configuration (a wrong password, a missing
+ * database or bucket): the model is not told to try again.
+ */
+export function storeMisconfigured(reason: string): string {
+  return `The memory store is unavailable: ${reason}. Trying again will not help until the store's configuration is fixed.`;
+}
+
 /** A change whose outcome is unknown: the request may have been applied. */
 export function changeOutcomeUnknown(reason: string): string {
   return `The memory store is unavailable: ${reason}. The change may or may not have been saved: view the path before you try again.`;
@@ -297,6 +316,23 @@ export function noAnswerWithin(ms: number): string {
 export const UNEXPECTED_BACKEND_FAILURE = storeUnavailable('the storage backend failed unexpectedly');
 
 export const STORE_CLOSED = 'The memory store is closed.';
+
+// --- quotas (SPEC 3) -----------------------------------------------------------------------------
+
+export function quotaBytesExceeded(path: string, total: number, max: number): string {
+  return `The memory directory is full: saving ${path} would use ${total} of ${max} bytes. Delete or shorten files in ${MEMORY_ROOT} first.`;
+}
+
+export function quotaFilesExceeded(count: number, max: number): string {
+  return `The memory directory is full: it holds ${count} of ${max} files. Delete files in ${MEMORY_ROOT} first.`;
+}
+
+// --- read-only stores ----------------------------------------------------------------------------
+
+/** A change command on a store the application made read-only; `why` says how it is read-only. */
+export function readOnly(command: string, why: string): string {
+  return `The memory directory is read-only (${why}): the ${command} command was not run.`;
+}
 
 export function keptChanging(path: string): string {
   return `The file ${path} kept changing while it was being edited, so nothing was changed. Try again.`;

@@ -1,3 +1,5 @@
+import type { QuotaBreach } from './errors.js';
+
 /**
  * The six commands of the memory tool, as Claude sends them (SPEC section 1). The shapes match the
  * Anthropic SDK's `BetaMemoryTool20250818*Command` types, so a {@link MemoryStore} can be handed to
@@ -66,26 +68,123 @@ export const MEMORY_COMMANDS: readonly MemoryCommandName[] = [
 ];
 
 /**
+ * Who made a change, in the shape of Anthropic's hosted memory stores: a session (an agent run), a
+ * user, an API key, or a service account (memdir's own sweeps are `{ type: 'service', id: 'memdir' }`).
+ * The application decides; the model never does.
+ */
+export interface Actor {
+  readonly type: 'session' | 'user' | 'api' | 'service';
+  /** At most 256 characters. */
+  readonly id: string;
+}
+
+/** What the application may tell the store about one call, beside the model's input. */
+export interface MemoryCallOptions {
+  /**
+   * Who is making this call: recorded with every version the call writes (history). Overrides the
+   * store's {@link MemoryStoreOptions.actor}.
+   * @default the store's actor
+   */
+  actor?: Actor | undefined;
+  /**
+   * The id of the tool call (the Anthropic `tool_use` id, the AI SDK's `toolCallId`, an MCP request
+   * id), recorded with every version the call writes. At most 256 characters.
+   * @default undefined
+   */
+  toolUseId?: string | undefined;
+}
+
+/**
  * A memory store: the six commands of the memory tool over some storage. Each method resolves to the
  * text Claude reads, or rejects with a `MemoryToolError` whose message is the text Claude reads.
  * Every method checks its input as untrusted (it may come straight from the model).
  */
 export interface MemoryStore {
-  view(command: ViewCommand): Promise<string>;
-  create(command: CreateCommand): Promise<string>;
-  str_replace(command: StrReplaceCommand): Promise<string>;
-  insert(command: InsertCommand): Promise<string>;
-  delete(command: DeleteCommand): Promise<string>;
-  rename(command: RenameCommand): Promise<string>;
+  view(command: ViewCommand, options?: MemoryCallOptions): Promise<string>;
+  create(command: CreateCommand, options?: MemoryCallOptions): Promise<string>;
+  str_replace(command: StrReplaceCommand, options?: MemoryCallOptions): Promise<string>;
+  insert(command: InsertCommand, options?: MemoryCallOptions): Promise<string>;
+  delete(command: DeleteCommand, options?: MemoryCallOptions): Promise<string>;
+  rename(command: RenameCommand, options?: MemoryCallOptions): Promise<string>;
   /** Checks a raw tool input (untrusted, any shape) and runs it. */
-  execute(input: unknown): Promise<string>;
-  /** Releases what the store holds (connections, handles). The store must not be used afterwards. */
+  execute(input: unknown, options?: MemoryCallOptions): Promise<string>;
+  /**
+   * Releases what the store made itself (connections, handles); never a client or driver the
+   * application passed in. Idempotent. The store must not be used afterwards.
+   */
   close(): Promise<void>;
   /**
    * What the store's backend can do, when the store knows (stores made by `createMemoryStore` give
    * their driver's). The conformance suite reads it to adapt the few tests that depend on it.
    */
   readonly capabilities?: DriverCapabilities | undefined;
+}
+
+/** A namespace's quota (SPEC section 3): judged in the same atomic step as each change. */
+export interface QuotaOptions {
+  /**
+   * The most UTF-8 bytes all files of the namespace may hold together (hidden files included).
+   * @default no limit
+   */
+  maxBytes?: number | undefined;
+  /**
+   * The most files the namespace may hold (hidden files included).
+   * @default no limit
+   */
+  maxFiles?: number | undefined;
+}
+
+/** How long history keeps versions (see {@link MemoryStoreOptions.history}). */
+export interface HistoryOptions {
+  /**
+   * A file's newest versions that are kept whatever their age.
+   * @default 20
+   */
+  keepVersions?: number | undefined;
+  /**
+   * Versions younger than this many days are kept whatever their number. A version is removed once
+   * it is older than `keepDays` and not among the newest `keepVersions` of its file; a live file's
+   * current version is never removed.
+   * @default 30
+   */
+  keepDays?: number | undefined;
+}
+
+/** Files nobody touched for a while are removed by a sweep (see {@link MemoryStoreOptions.expire}). */
+export interface ExpireOptions {
+  /** Files not changed for this many days are removed by the next sweep. A positive number. */
+  afterDays: number;
+  /**
+   * Count reads too: a file viewed or edited lately is not expired. Each read of a file then also
+   * writes its time (a small write per `view` of a file).
+   * @default false
+   */
+  refreshOnRead?: boolean | undefined;
+}
+
+/**
+ * Where memdir reports what happens inside a store (connections lost and regained, retries, lock
+ * waits, setup, slow commands): the usual `{ debug, info, warn, error }` shape, as pino, winston
+ * and `console` have it. Each method is called as `(message, fields)`; `fields` never holds a path
+ * or content unless the application opted in (`telemetry.paths`).
+ */
+export interface MemdirLogger {
+  debug?(message: string, fields?: Record<string, unknown>): void;
+  info?(message: string, fields?: Record<string, unknown>): void;
+  warn?(message: string, fields?: Record<string, unknown>): void;
+  error?(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** What telemetry (the `memdir:command` and `memdir:driver` channels, logs) may carry. */
+export interface TelemetryOptions {
+  /**
+   * Paths in telemetry: `none` (never), `hash` (an HMAC-SHA-256 of the path with `key`, hex), or
+   * `plain`. Content is never recorded.
+   * @default 'none'
+   */
+  paths?: 'none' | 'hash' | 'plain' | undefined;
+  /** The key of `paths: 'hash'` (required with it). */
+  key?: string | Uint8Array | undefined;
 }
 
 /** Options every store takes (SPEC section 3). They belong to the application, never to tool input. */
@@ -113,15 +212,48 @@ export interface MemoryStoreOptions {
    */
   maxViewChars?: number | undefined;
   /**
-   * The longest the engine waits for one call to the storage backend, in milliseconds. Past it the
-   * command fails with `BACKEND`; for a change, the message says it may or may not have been saved
-   * (SPEC section 7). The driver's call is told through its `signal` to give up.
+   * The longest one command may take, in milliseconds: one deadline for all its driver calls, from
+   * which every adapter derives its request timeouts, retries and lock waits. Past it the command
+   * fails with `BACKEND` (reason `timeout`); for a change, the message says it may or may not have
+   * been saved (SPEC section 7).
    * @default 5000
    */
   timeoutMs?: number | undefined;
+  /**
+   * The namespace's quota (SPEC section 3), enforced in the same atomic step as each change. Needs
+   * a driver with `capabilities.quotas`.
+   * @default no quota
+   */
+  quota?: QuotaOptions | undefined;
+  /**
+   * Version history: every change recorded with its author, in the same atomic step as the change,
+   * and kept as {@link HistoryOptions} says. `false` records nothing. Used when the driver has
+   * `capabilities.history`; with `{...}` given explicitly the driver must have it.
+   * @default { keepVersions: 20, keepDays: 30 } (on, where the driver has history)
+   */
+  history?: false | HistoryOptions | undefined;
+  /**
+   * Expiry: files not changed (or read, with `refreshOnRead`) for `afterDays` are removed by the
+   * next sweep (`createMemoryAdmin(...).sweep()`, `memdir sweep`). Until swept, an expired file
+   * reads as usual.
+   * @default undefined (nothing expires)
+   */
+  expire?: ExpireOptions | undefined;
+  /**
+   * Who makes this store's changes when a call does not say ({@link MemoryCallOptions.actor}).
+   * @default undefined (versions record no actor)
+   */
+  actor?: Actor | undefined;
+  /**
+   * Where the store's driver reports what happens (see {@link MemdirLogger}).
+   * @default `NODE_DEBUG=memdir` output through `util.debuglog`
+   */
+  logger?: MemdirLogger | undefined;
+  /** What telemetry may carry (see {@link TelemetryOptions}). @default { paths: 'none' } */
+  telemetry?: TelemetryOptions | undefined;
 }
 
-// --- The driver contract (v2) ---------------------------------------------------------------------
+// --- The driver contract (v3) ---------------------------------------------------------------------
 
 declare const memoryPathBrand: unique symbol;
 declare const driverPathBrand: unique symbol;
@@ -165,6 +297,25 @@ export interface DriverCapabilities {
    * @default false
    */
   readonly replaySafe?: boolean | undefined;
+  /**
+   * True when the driver judges {@link DriverChangeOptions.quota} in the same atomic step as each
+   * change (SPEC section 3). A store with a `quota` option needs it.
+   * @default false
+   */
+  readonly quotas?: boolean | undefined;
+  /**
+   * True when the driver records a version of every change it makes with
+   * {@link DriverChangeOptions.record}, in the same atomic step, and has the history methods
+   * (`listVersions`, `readVersion`, `restoreVersion`, `redactVersion`, `treeAt`).
+   * @default false
+   */
+  readonly history?: boolean | undefined;
+  /**
+   * True when the driver has the admin methods (`listNamespaces`, `usage`, `dropNamespace`,
+   * `sweep`) and honours {@link DriverCallOptions.touch}.
+   * @default false
+   */
+  readonly admin?: boolean | undefined;
 }
 
 /** A file as a driver returns it. */
@@ -222,14 +373,62 @@ export type WriteExpectation =
   /** No file may exist at the path. */
   | { readonly absent: true };
 
+/**
+ * Counters a driver may fill in for telemetry, when the engine passes them (only while someone
+ * listens on the `memdir:driver` channel).
+ */
+export interface DriverCallStats {
+  /** Round trips to the backend this call made (a pipeline or one script counts once). */
+  roundTrips: number;
+  /** Requests sent (an S3 store's HTTP requests; equal to `roundTrips` where nothing is pipelined). */
+  requests: number;
+  /** Calls retried after a passing failure (a reconnect, a rollback, a lost compare-and-swap). */
+  retries: number;
+}
+
 /** What every driver call may receive. */
 export interface DriverCallOptions {
   /**
-   * Aborted when the engine stops waiting (its deadline, {@link MemoryStoreOptions.timeoutMs}). A
-   * driver should give up the request (an HTTP abort, say); the engine has already reported the
-   * command as failed.
+   * The command's deadline, in `Date.now()` milliseconds: one for all the calls of one command
+   * ({@link MemoryStoreOptions.timeoutMs} after it started). A driver derives every request timeout,
+   * retry, lock wait and group-commit limit from the time left (the kit's `timeLeft`), so that a
+   * stalled server gives `BACKEND` within the deadline and a slow but live one is waited for up to
+   * it. Absent when the driver is called on its own: the kit then allows 5 s from the call.
+   */
+  readonly deadline?: number | undefined;
+  /**
+   * Aborted when the engine stops waiting (the deadline passed). A driver should give up the request
+   * (an HTTP abort, say); the engine has already reported the command as failed. Made only when
+   * read, so a driver that never reads it costs nothing.
    */
   readonly signal?: AbortSignal | undefined;
+  /** Telemetry counters to fill in, when someone listens (see {@link DriverCallStats}). */
+  readonly stats?: DriverCallStats | undefined;
+  /**
+   * Reads of a file (`read`, `describe` of a file, `edit`, `update`) with this set record that the
+   * file was read, for expiry with `refreshOnRead` (admin drivers).
+   */
+  readonly touch?: boolean | undefined;
+}
+
+/** What a version records of the change that made it (history; see {@link DriverChangeOptions.record}). */
+export interface ChangeRecord {
+  /** Who made the change, or null when the application did not say. */
+  readonly actor: Actor | null;
+  /** The command: one of the six, or `restore`, `sweep` (expiry) or `import`. */
+  readonly command: MemoryCommandName | 'restore' | 'sweep' | 'import';
+  /** The tool call's id, when the application gave one. */
+  readonly toolUseId: string | null;
+  /** A file's newest versions to keep whatever their age (pruning in the change's own step). */
+  readonly keepVersions: number;
+  /** Versions younger than this (in days) are kept whatever their number. */
+  readonly keepDays: number;
+}
+
+/** A namespace's quota as the driver judges it (see {@link DriverCapabilities.quotas}). */
+export interface DriverQuota {
+  readonly maxBytes?: number | undefined;
+  readonly maxFiles?: number | undefined;
 }
 
 /** What every call that changes something receives. */
@@ -243,12 +442,32 @@ export interface DriverChangeOptions extends DriverCallOptions {
    * `A-Z a-z 0-9 _ -`).
    */
   readonly op: string;
+  /**
+   * The namespace's quota, to judge in the same atomic step as the change (drivers with
+   * `capabilities.quotas`): a change that would raise the namespace's total bytes past `maxBytes`,
+   * or a new file past `maxFiles`, is refused with the kit's `refuseQuota` and changes nothing. A
+   * change that does not raise the total (or, for files, adds no file) is never refused. Where
+   * both would be passed, the bytes breach is reported.
+   */
+  readonly quota?: DriverQuota | undefined;
+  /**
+   * Present when history is on (drivers with `capabilities.history`): record one version per file
+   * the call changes, in the same atomic step, carrying this record and the server's time, and
+   * prune that file's versions as {@link ChangeRecord.keepVersions} and `keepDays` say (a bounded
+   * number per change). Absent: record nothing.
+   */
+  readonly record?: ChangeRecord | undefined;
 }
 
 /** Options of {@link MemoryDriver.write}. */
 export interface DriverWriteOptions extends DriverChangeOptions {
   /** Checked in the same atomic step as the write; none means "create or replace". */
   readonly expect?: WriteExpectation | undefined;
+  /**
+   * When the write creates a new file, give it this file id instead of a new one (history:
+   * `restore` of a deleted file, `import`). Ignored when the file exists.
+   */
+  readonly fileId?: string | undefined;
 }
 
 /** Options of {@link MemoryDriver.describe}. */
@@ -272,32 +491,90 @@ export interface DriverListOptions extends DriverCallOptions {
 }
 
 /**
- * The storage primitives an adapter implements, over one namespace of one backend (contract v2). The
- * `@memdir/core/driver` kit has the helpers most drivers need; the README's implementor section says
- * how each backend meets these guarantees.
+ * An edit as data, for {@link MemoryDriver.edit}: the driver applies it where the bytes are, with
+ * exactly the rules of SPEC sections 4.3 and 4.4 (the kit's `applyEdit` is the reference).
+ */
+export type DriverEdit =
+  /** Replace the one occurrence of `oldStr` (non-empty) by `newStr`. */
+  | { readonly kind: 'str_replace'; readonly oldStr: string; readonly newStr: string }
+  /** Insert `text` (its one trailing newline already removed) as a new line after line `line`. */
+  | { readonly kind: 'insert'; readonly line: number; readonly text: string };
+
+/** Options of {@link MemoryDriver.edit}. */
+export interface DriverEditOptions extends DriverChangeOptions {
+  /** The store's `maxFileBytes`: a result larger than this is `too-large`, and nothing is written. */
+  readonly maxFileBytes: number;
+}
+
+/**
+ * What an edit came to, with what the engine needs for its texts (SPEC 4.3, 4.4). Every outcome but
+ * `edited` wrote nothing.
+ */
+export type DriverEditOutcome =
+  /**
+   * Written. For `str_replace`, the snippet: `firstLine` is the 1-based number of its first line and
+   * `lines` the lines `max(0, k-2)` to `min(count, k+3)` (exclusive, 0-based) of the new content
+   * split on `\n`, `k` being the line the replacement starts on. For `insert`, `firstLine` is 0 and
+   * `lines` empty.
+   */
+  | { readonly outcome: 'edited'; readonly firstLine: number; readonly lines: readonly string[] }
+  /** No file at the path: a directory, or nothing. */
+  | { readonly outcome: 'missing'; readonly kind: 'directory' | null }
+  /** `str_replace`: `oldStr` does not occur. */
+  | { readonly outcome: 'no-match' }
+  /**
+   * `str_replace`: `oldStr` occurs `count` (> 1) times, overlapping ones included; `lines` has the
+   * 1-based line of each of the first 100 occurrences.
+   */
+  | { readonly outcome: 'multiple'; readonly count: number; readonly lines: readonly number[] }
+  /** `insert`: `line` is outside `[0, lines]`, `lines` being the file's line count (split on `\n`). */
+  | { readonly outcome: 'invalid-line'; readonly lines: number }
+  /** The result would be `bytes` UTF-8 bytes, more than `maxFileBytes`. */
+  | { readonly outcome: 'too-large'; readonly bytes: number }
+  /** The result would pass the namespace's quota. */
+  | { readonly outcome: 'quota'; readonly breach: QuotaBreach };
+
+/**
+ * The storage primitives an adapter implements, over one namespace of one backend (contract v3). The
+ * `@memdir/core/driver` kit has the helpers most drivers need (extend its `AbstractMemoryDriver`);
+ * the core README's implementor section says how each backend meets these guarantees.
  *
  * Paths are {@link DriverPath}s, validated and normalised by the engine; a driver never re-checks
  * them. A directory exists exactly while at least one file lies beneath it; `''` (the root) always.
  *
  * Errors: a refusal is a `MemoryToolError` with the code given and `path` set to the driver path it
  * concerns (make them with the kit's `refuse*` functions); its message never reaches the model (the
- * engine writes its own). Any other failure should be a `MemoryToolError` `BACKEND` whose message
- * says what failed in plain words, without secrets or host paths (the kit's `storeUnavailable` and
- * `outcomeUnknown`), with the original error on `cause`; anything else thrown is reported as an
- * unexpected `BACKEND` failure.
+ * engine writes its own). Any other failure should be a `MemoryToolError` `BACKEND` with a `reason`
+ * and an `outcome`, whose message says what failed in plain words, without secrets or host paths
+ * (the kit's `storeUnavailable`, `outcomeUnknown` and `backendFailure`), with the original error on
+ * `cause`; anything else thrown is reported as an unexpected `BACKEND` failure.
+ *
+ * Lifecycle: a driver closes what it made (a client built from a URL), never a client the
+ * application passed in; a namespaced driver shares its parent's and closes nothing of it.
  *
  * Every command costs the fewest calls the driver allows: `view` one (`describe`), `create`,
- * `delete` and `rename` one, `str_replace` and `insert` two (`read`, then `write` with `expect`), or
- * one with `update`.
+ * `delete` and `rename` one, `str_replace` and `insert` one with `edit` (else two: `read`, then
+ * `write` with `expect`; or one `update`).
  */
 export interface MemoryDriver {
   readonly capabilities: DriverCapabilities;
+
+  /**
+   * What the driver is, for telemetry: `kind` (`memory`, `fs`, `redis`, `postgres`, `s3`, or a custom
+   * driver's own word) and `id`, a stable, low-cardinality name of the backend that carries no
+   * secret (a hash of host, port and prefix, say).
+   * @default { kind: 'custom', id: 'custom' }
+   */
+  readonly identity?: { readonly kind: string; readonly id: string } | undefined;
 
   /**
    * A driver over namespace `name` of the same backend. The files of each namespace, and those of
    * the driver it was called on, are disjoint: no path in one can reach the other. Calling it on a
    * namespaced driver nests the namespace. The returned driver shares the backend's connection;
    * closing it does not close the parent.
+   * @throws TypeError when `name` is not a valid namespace name (1-128 characters from
+   *   `A-Z a-z 0-9 . _ - @ + =`, not starting with `.`): `AbstractMemoryDriver` checks it before
+   *   its `openNamespace` runs, so every driver refuses the same names.
    */
   namespace(name: string): MemoryDriver;
 
@@ -324,21 +601,32 @@ export interface MemoryDriver {
   /**
    * Writes a whole file, creating its parent directories. Atomic: readers see the old or the new
    * content, never a mix, and the checks below happen in the same atomic step as the write.
-   * Refuses, writing nothing, with:
+   * Refuses, writing nothing, with, in this order:
    * - `PATH_CONFLICT` (path: the ancestor) when an ancestor of `path` is a file;
    * - `PATH_CONFLICT` (path: `path`) when `path` is a directory;
    * - `CONFLICT` (path: `path`) when `expect` does not hold (the version differs, the file is
-   *   missing, or a file exists where `{ absent: true }` was expected).
+   *   missing, or a file exists where `{ absent: true }` was expected);
+   * - `QUOTA_EXCEEDED` (path: `path`, with the breach) when `quota` would be passed.
    * @returns the new version.
    */
   write(path: DriverPath, content: string, options: DriverWriteOptions): Promise<{ version: string }>;
 
   /**
-   * Optional fast path for a read-modify-write (`str_replace`, `insert`): in one atomic step (under
-   * the driver's lock, or in one transaction), read the file at `path`, call `edit` with its
-   * content, and write what `edit` returns. When `edit` throws, nothing is written and the error
-   * propagates as is. Without it the engine reads, then writes with `{ version }`, and retries when
-   * the compare-and-swap loses.
+   * Optional: applies an edit in one atomic step where the bytes are (one script, one function
+   * call), so `str_replace` and `insert` cost one round trip and never retry. The rules are SPEC
+   * 4.3 and 4.4 exactly, as the kit's `applyEdit` implements them (overlapping occurrences, line
+   * numbers, the 100-line cap, UTF-8 sizes); the outcomes are listed at {@link DriverEditOutcome},
+   * checked in this order: missing, then the edit's own (`no-match`, `multiple`, `invalid-line`),
+   * then `too-large`, then `quota`. Records a version and refreshes the read time like `write`.
+   */
+  edit?(path: DriverPath, edit: DriverEdit, options: DriverEditOptions): Promise<DriverEditOutcome>;
+
+  /**
+   * Optional fast path for a read-modify-write (`str_replace`, `insert`) where `edit` is not: in one
+   * atomic step (under the driver's lock, or in one transaction), read the file at `path`, call
+   * `edit` with its content, and write what `edit` returns. When `edit` throws, nothing is written
+   * and the error propagates as is. Quota refusals as for `write`. Without it the engine reads,
+   * then writes with `{ version }`, and retries when the compare-and-swap loses.
    * @returns what is at `path` when no file is there (`'directory'`, or null for nothing), calling
    *   nothing; `'file'` once the edit is written.
    */
@@ -357,7 +645,8 @@ export interface MemoryDriver {
 
   /**
    * Removes the file at `path`, or directory `path` with everything beneath it, atomically when
-   * `capabilities.atomicRename`. Never called with `''`.
+   * `capabilities.atomicRename`. Never called with `''`. With `record`, one `deleted` version per
+   * file removed.
    * @returns false when nothing was there.
    */
   remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean>;
@@ -369,9 +658,221 @@ export interface MemoryDriver {
    * - `NOT_FOUND` (path: `from`) when nothing is at `from`;
    * - `PATH_CONFLICT` (path: the ancestor) when an ancestor of `to` is a file;
    * - `ALREADY_EXISTS` (path: `to`) when a file or directory is at `to`.
+   * With `record`, one `renamed` version per file moved; file ids move with the files. A move
+   * never raises the total, so no quota refuses it.
    */
   move(from: DriverPath, to: DriverPath, options: DriverChangeOptions): Promise<void>;
 
+  // --- history (capabilities.history) -------------------------------------------------------------
+
+  /**
+   * This namespace's versions matching `query`, newest first (by id), at most `query.limit`, and the
+   * cursor of the next page (null at the end). Bounded work per call: a page may hold fewer than
+   * `limit` versions even when more follow (`next` is then set).
+   */
+  listVersions?(query: DriverVersionQuery, options?: DriverCallOptions): Promise<DriverVersionPage>;
+
+  /** One version with its content (null when redacted, or for a `deleted` version), or null when unknown. */
+  readVersion?(id: string, options?: DriverCallOptions): Promise<DriverVersionWithContent | null>;
+
+  /**
+   * Writes version `id`'s content at `options.to` in one atomic step, as a new `restored` version
+   * (command `restore`), creating or replacing the file there. Refuses, changing nothing, with:
+   * - `NOT_FOUND` (path: `to`) when the version is unknown or has no content (redacted, a deletion);
+   * - `PATH_CONFLICT` (path: the ancestor, or `to`) as `write` does;
+   * - `CONFLICT` (path: `to`) when `expectSha256` is given and does not hold (a string: the
+   *   current file's content must have that SHA-256; null: no file may be at `to`);
+   * - `TOO_LARGE` (path: `to`) over `maxFileBytes`; `QUOTA_EXCEEDED` as `write`.
+   * A file created this way takes the version's file id when `to` is where that file was deleted
+   * and it has not come back since (its newest version is that deletion); else a new id.
+   * @returns the new version.
+   */
+  restoreVersion?(id: string, options: DriverRestoreOptions): Promise<DriverVersion>;
+
+  /**
+   * Removes version `id`'s content, path, previous path, size and hash for good, keeping the rest,
+   * with the time of redaction. Redacting twice changes nothing more.
+   * @returns the version as it now is, or null when unknown.
+   */
+  redactVersion?(id: string, options: DriverChangeOptions): Promise<DriverVersion | null>;
+
+  /**
+   * The files as they were at a past point: every file whose newest version at or before `at` (a
+   * server time in ms, or a version id: that version and older ones) is not a deletion, with that
+   * version. What pruning removed is missing.
+   */
+  treeAt?(at: DriverPointInTime, options?: DriverCallOptions): Promise<readonly DriverTreeEntry[]>;
+
+  // --- admin (capabilities.admin) ---------------------------------------------------------------
+
+  /**
+   * The namespaces directly below this driver that hold anything (files or versions), in byte order
+   * of their names, after `after`, at most `limit`, those starting with `prefix` when given; `next`
+   * is the last name of the page when more may follow. Never a scan of the whole backend in one call.
+   */
+  listNamespaces?(query: DriverNamespaceQuery, options?: DriverCallOptions): Promise<DriverNamespacePage>;
+
+  /** What this driver's own namespace holds, from what the backend maintains (no walk where a counter can do). */
+  usage?(options?: DriverCallOptions): Promise<DriverUsage>;
+
+  /**
+   * Erases namespace `name` below this driver (files, folders, versions, receipts, leases), at most
+   * `options.batch` items per call. Resumable: call again until `done`; a crash between calls
+   * leaves a namespace that a later call finishes. Touches no other namespace.
+   */
+  dropNamespace?(
+    name: string,
+    options: DriverDropOptions,
+  ): Promise<{ readonly removed: number; readonly done: boolean }>;
+
+  /**
+   * One bounded batch of this namespace's upkeep, at most `options.batch` items: removes the files
+   * last changed (or read, where reads were touched) before `options.expireBefore`, each recorded as
+   * a deletion with `options.record` when history is on; and removes versions that `options.retention`
+   * no longer keeps (a live file's current version never). Call again until `done`.
+   */
+  sweep?(
+    options: DriverSweepOptions,
+  ): Promise<{ readonly expired: number; readonly pruned: number; readonly done: boolean }>;
+
   /** Releases connections or handles the driver opened itself. Idempotent. */
   close(): Promise<void>;
+}
+
+// --- history types -------------------------------------------------------------------------------
+
+/** What a version says happened to its file. */
+export type VersionOperation = 'created' | 'modified' | 'renamed' | 'deleted' | 'restored';
+
+/** One version as a driver stores it (paths are driver paths, times server milliseconds). */
+export interface DriverVersion {
+  /** `memver_` and characters that sort in the order the driver committed them within the namespace. */
+  readonly id: string;
+  /** `mem_` and 16 or more characters: the same for one file across renames. */
+  readonly fileId: string;
+  /** The path after the change (for a deletion: the path deleted); null once redacted. */
+  readonly path: DriverPath | null;
+  /** `renamed`: the path before; else null. Null once redacted. */
+  readonly previousPath: DriverPath | null;
+  readonly operation: VersionOperation;
+  /** Lowercase hex SHA-256 of the UTF-8 content after the change; null for a deletion and once redacted. */
+  readonly sha256: string | null;
+  /** UTF-8 bytes of the content after the change; null for a deletion and once redacted. */
+  readonly size: number | null;
+  /** The server's time of the change, in ms since the epoch. */
+  readonly at: number;
+  readonly actor: Actor | null;
+  readonly command: ChangeRecord['command'];
+  /** The operation id of the command (shared by every version of one folder delete or rename). */
+  readonly operationId: string;
+  readonly toolUseId: string | null;
+  /** `restored`: the version whose content was written back; else null. */
+  readonly restoredFrom: string | null;
+  /** When the version was redacted (server ms), or null. */
+  readonly redactedAt: number | null;
+}
+
+/** A version with its content. */
+export interface DriverVersionWithContent extends DriverVersion {
+  /** The content after the change; null for a deletion and once redacted. */
+  readonly content: string | null;
+}
+
+/** Which versions `listVersions` returns. Every field narrows; none given is every version. */
+export interface DriverVersionQuery {
+  /** A file or a directory: versions whose `path` or `previousPath` is at or beneath it (`''`: all). */
+  readonly path?: DriverPath | undefined;
+  readonly fileId?: string | undefined;
+  /** Versions whose actor has this id. */
+  readonly actor?: string | undefined;
+  /** Inclusive bounds on `at`, server ms. */
+  readonly since?: number | undefined;
+  readonly until?: number | undefined;
+  readonly operations?: readonly VersionOperation[] | undefined;
+  /** The cursor of the previous page (`next`): only versions older than it. */
+  readonly cursor?: string | undefined;
+  /** The most versions to return, 1 to 1,000. */
+  readonly limit: number;
+}
+
+/** A page of versions. */
+export interface DriverVersionPage {
+  readonly versions: readonly DriverVersion[];
+  /** Pass as `cursor` for the next page; null when there is none. */
+  readonly next: string | null;
+}
+
+/** A point in the past: a server time in ms, or a version id (that version and everything before it). */
+export type DriverPointInTime = { readonly time: number } | { readonly version: string };
+
+/** One file of {@link MemoryDriver.treeAt}. */
+export interface DriverTreeEntry {
+  readonly path: DriverPath;
+  /** The version that made the file what it was then (read its content with `readVersion`). */
+  readonly version: string;
+  readonly size: number;
+}
+
+/** Options of {@link MemoryDriver.restoreVersion}. */
+export interface DriverRestoreOptions extends DriverChangeOptions {
+  /** Where the content goes: the version's own path, or another. */
+  readonly to: DriverPath;
+  /** The current content's SHA-256 (hex) that must hold, or null for "no file at `to`". */
+  readonly expectSha256?: string | null | undefined;
+  /** The store's `maxFileBytes`. */
+  readonly maxFileBytes: number;
+  /** Always present for a restore (command `restore`). */
+  readonly record: ChangeRecord;
+}
+
+// --- admin types ---------------------------------------------------------------------------------
+
+/** Which namespaces `listNamespaces` returns. */
+export interface DriverNamespaceQuery {
+  readonly prefix?: string | undefined;
+  /** Only names after this one (byte order): the `next` of the previous page. */
+  readonly after?: string | undefined;
+  /** 1 to 1,000. */
+  readonly limit: number;
+}
+
+/** A page of namespace names. */
+export interface DriverNamespacePage {
+  readonly names: readonly string[];
+  /** Pass as `after` for the next page; null when there is none. */
+  readonly next: string | null;
+}
+
+/** What a namespace holds. */
+export interface DriverUsage {
+  /** Files (hidden ones included). */
+  readonly files: number;
+  /** UTF-8 bytes of all files. */
+  readonly bytes: number;
+  /** Versions kept (0 without history). */
+  readonly versions: number;
+  /** The server time of the last change (ms), or null when nothing was ever changed or it is unknown. */
+  readonly lastChangeAt: number | null;
+}
+
+/** Options of {@link MemoryDriver.dropNamespace}. */
+export interface DriverDropOptions extends DriverCallOptions {
+  /** The most items (keys, rows, objects, files) to remove in this call. */
+  readonly batch: number;
+}
+
+/** Options of {@link MemoryDriver.sweep}. */
+export interface DriverSweepOptions extends DriverCallOptions {
+  /** The operation id the deletions of this batch carry. */
+  readonly op: string;
+  /** Expire files whose last change (or touched read) is before this server time (ms); none: expire nothing. */
+  readonly expireBefore?: number | undefined;
+  /** Prune versions as these say, judged at `now`; none: prune nothing. */
+  readonly retention?: { readonly keepVersions: number; readonly keepDays: number } | undefined;
+  /** The time retention is judged at (ms): the server's time unless a test moves it. */
+  readonly now?: number | undefined;
+  /** How deletions are recorded (history on), actor `service`, command `sweep`. */
+  readonly record?: ChangeRecord | undefined;
+  /** The most files and versions to remove in this call. */
+  readonly batch: number;
 }

@@ -5,7 +5,7 @@
 // verifies an invariant of its own after each test: every driver the suite opened was closed.
 import { describe, expect, it } from 'vitest';
 import { describeMemoryStore } from '../src/conformance/index.js';
-import { isRefusal } from '../src/driver/index.js';
+import { isRefusal, wrapDriver } from '../src/driver/index.js';
 import { createInMemoryDriver, type MemoryDriver } from '../src/index.js';
 
 /** The limit of the driver without a namespace; each namespace costs its name and a slash. */
@@ -74,13 +74,12 @@ describeMemoryStore({
     const driver = declaring(backend.driver, backend, MAX_PATH_BYTES);
     const owner = backend;
     let closed = false;
-    return {
-      ...driver,
+    return wrapDriver(driver, {
       async close() {
         if (!closed) owner.open--;
         closed = true;
       },
-    };
+    });
   },
   check(name) {
     calls.push(`check ${name}`);

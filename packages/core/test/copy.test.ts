@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { wrapDriver } from '../src/driver/index.js';
 import {
   type CopyProgress,
   copyStore,
@@ -75,15 +76,13 @@ describe('copyStore', () => {
     const controller = new AbortController();
     // Stops the copy as the 50th file is read from the source (Ctrl-C in the CLI does the same).
     let reads = 0;
-    const interrupting: MemoryDriver = {
-      ...backend,
-      capabilities: backend.capabilities,
+    const interrupting: MemoryDriver = wrapDriver(backend, {
       namespace: () => interrupting,
       read(path, options) {
         if (++reads === 50) controller.abort();
         return backend.read(path, options);
       },
-    };
+    });
     const from = createMemoryStore(interrupting);
     const to = createMemoryStore(createInMemoryDriver());
     const many: Record<string, string> = {};
@@ -123,6 +122,38 @@ describe('copyStore', () => {
     expect(await filesOf(storeDriver(to)!)).toEqual({ 'a.md': 'new', 'b.md': 'b', 'keep.md': 'mine' });
   });
 
+  it("a file over the target's limit is not copied, not even in part, and is reported with its size", async () => {
+    const source = createMemoryStore(createInMemoryDriver(), { maxFileBytes: 10 * 1024 * 1024 });
+    const target = createInMemoryDriver();
+    await seed(source, {
+      '/memories/big.md': 'x'.repeat(3 * 1024 * 1024),
+      '/memories/just-right.md': 'y'.repeat(100),
+      '/memories/over.md': 'z'.repeat(101),
+      '/memories/small.md': 'fits',
+    });
+    const report = await copyStore(source, target, { maxFileBytes: 100 });
+    expect(report.problems).toEqual([
+      {
+        path: '/memories/big.md',
+        reason: "it is 3145728 bytes, over the target's limit of 100 bytes per file",
+      },
+      { path: '/memories/over.md', reason: "it is 101 bytes, over the target's limit of 100 bytes per file" },
+    ]);
+    expect(report).toMatchObject({ files: 4, copied: 2, verified: false });
+    expect(Object.keys(await filesOf(target))).toEqual(['just-right.md', 'small.md']);
+    // Without the option, the limit is every store's default, 1 MiB.
+    const defaults = await copyStore(source, createInMemoryDriver());
+    expect(defaults.problems).toEqual([
+      {
+        path: '/memories/big.md',
+        reason: "it is 3145728 bytes, over the target's limit of 1048576 bytes per file",
+      },
+    ]);
+    await expect(copyStore(source, target, { maxFileBytes: 0 })).rejects.toThrow(
+      'copyStore: maxFileBytes must be a positive integer, got 0',
+    );
+  });
+
   it('a path the target cannot take (a file or directory in the way, or too long) is reported', async () => {
     const from = createMemoryStore(createInMemoryDriver());
     await seed(from, {
@@ -131,11 +162,10 @@ describe('copyStore', () => {
       [`/memories/${'l'.repeat(60)}`]: 'too long for the target',
     });
     const inner = createInMemoryDriver();
-    const small: MemoryDriver = {
-      ...inner,
+    const small: MemoryDriver = wrapDriver(inner, {
       capabilities: { atomicRename: true, maxPathBytes: 50 },
       namespace: () => small,
-    };
+    });
     const to = createMemoryStore(small);
     await seed(to, { '/memories/x': 'file', '/memories/dir/inside.md': 'd' });
     const report = await copyStore(from, to);

@@ -1,7 +1,7 @@
 // The engine over driver contract v2: the gaps measured in wave 1, each with a test that failed
 // then (issue 13) and passes now. Driver calls are counted by a recording wrapper.
 import { describe, expect, it } from 'vitest';
-import { refusePathConflict } from '../src/driver/index.js';
+import { refusePathConflict, wrapDriver } from '../src/driver/index.js';
 import {
   createInMemoryDriver,
   createMemoryStore,
@@ -63,14 +63,23 @@ function recording(driver: MemoryDriver, calls: Call[] = []): { driver: MemoryDr
   return { driver: wrapped, calls };
 }
 
-/** The same driver without its optional fast paths (`describe`, `stat`): what the engine falls back on. */
+/**
+ * The same driver without its optional fast paths (`describe`, `stat`, `update`, `edit`): what the
+ * engine falls back on. A proxy, since drivers are classes whose methods a spread would not copy.
+ */
 function withoutFastPaths(driver: MemoryDriver): MemoryDriver {
-  const { describe: _describe, stat: _stat, update: _update, ...rest } = driver;
-  return {
-    ...rest,
-    capabilities: driver.capabilities,
-    namespace: (name) => withoutFastPaths(driver.namespace(name)),
-  };
+  const hidden = new Set<PropertyKey>(['describe', 'stat', 'update', 'edit']);
+  return new Proxy(driver, {
+    get(target, property) {
+      if (hidden.has(property)) return undefined;
+      if (property === 'namespace') return (name: string) => withoutFastPaths(target.namespace(name));
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+    has(target, property) {
+      return !hidden.has(property) && Reflect.has(target, property);
+    },
+  });
 }
 
 async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
@@ -237,8 +246,7 @@ describe('refusals carry their path: the engine never probes ancestors', () => {
   it('a refusal without its path is a driver bug: BACKEND, and no probing', async () => {
     const { driver: base } = recording(createInMemoryDriver());
     const calls: string[] = [];
-    const driver: MemoryDriver = {
-      ...base,
+    const driver: MemoryDriver = wrapDriver(base, {
       capabilities: base.capabilities,
       namespace: () => driver,
       async stat(path) {
@@ -251,7 +259,7 @@ describe('refusals carry their path: the engine never probes ancestors', () => {
         Object.defineProperty(error, 'path', { value: undefined });
         throw error;
       },
-    };
+    });
     const store = createMemoryStore(driver);
     expect(
       await failure(store.create({ command: 'create', path: '/memories/a/b/c', file_text: 'x' })),
@@ -266,11 +274,10 @@ describe('refusals carry their path: the engine never probes ancestors', () => {
 describe('capabilities are read from the driver', () => {
   it('maxPathBytes: a longer path is INVALID_PATH with the driver limit in the message, before any call', async () => {
     const { driver: inner, calls } = recording(createInMemoryDriver());
-    const driver: MemoryDriver = {
-      ...inner,
+    const driver: MemoryDriver = wrapDriver(inner, {
       capabilities: { atomicRename: false, maxPathBytes: 40 },
       namespace: () => driver,
-    };
+    });
     const store = createMemoryStore(driver);
     expect(store.capabilities).toEqual({ atomicRename: false, maxPathBytes: 40 });
     const path = `/memories/${'n'.repeat(31)}`;
@@ -284,13 +291,12 @@ describe('capabilities are read from the driver', () => {
 
   it('maxFileBytes: a store option above what the backend holds is refused when the store is made', () => {
     const inner = createInMemoryDriver();
-    const driver: MemoryDriver = {
-      ...inner,
+    const driver: MemoryDriver = wrapDriver(inner, {
       capabilities: { atomicRename: true, maxFileBytes: 1000 },
       namespace: () => driver,
-    };
+    });
     expect(() => createMemoryStore(driver, { maxFileBytes: 1001 })).toThrow(
-      'Invalid memdir option maxFileBytes: 1001 is more than this backend holds in one file (1000 bytes)',
+      'Invalid @memdir/core option maxFileBytes: 1001 is more than this backend holds in one file (1000 bytes)',
     );
     expect(() => createMemoryStore(driver, { maxFileBytes: 1000 })).not.toThrow();
   });
@@ -300,20 +306,25 @@ describe('operation ids', () => {
   it('every change call carries one id per command, the same across its compare-and-swap retries', async () => {
     const inner = createInMemoryDriver();
     let conflicts = 2;
-    const { driver, calls } = recording({
-      ...inner,
-      capabilities: inner.capabilities,
-      namespace: () => driver,
-      async write(path, content, options) {
-        // Lose the first two compare-and-swaps of an edit, as a busy file would.
-        if (options.expect && 'version' in options.expect && conflicts-- > 0) {
-          await inner.write(path, await inner.read(path).then((n) => (n?.kind === 'file' ? n.content : '')), {
-            op: 'other',
-          });
-        }
-        return inner.write(path, content, options);
-      },
-    });
+    const { driver, calls } = recording(
+      wrapDriver(inner, {
+        capabilities: inner.capabilities,
+        namespace: () => driver,
+        async write(path, content, options) {
+          // Lose the first two compare-and-swaps of an edit, as a busy file would.
+          if (options.expect && 'version' in options.expect && conflicts-- > 0) {
+            await inner.write(
+              path,
+              await inner.read(path).then((n) => (n?.kind === 'file' ? n.content : '')),
+              {
+                op: 'other',
+              },
+            );
+          }
+          return inner.write(path, content, options);
+        },
+      }),
+    );
     const store = createMemoryStore(driver);
     await store.create({ command: 'create', path: '/memories/log.md', file_text: 'start' });
     await store.insert({ command: 'insert', path: '/memories/log.md', insert_line: 1, insert_text: 'one' });
@@ -337,14 +348,13 @@ describe('the engine deadline (timeoutMs)', () => {
       if (signal) signals.push(signal);
       return new Promise<never>(() => {});
     };
-    const driver: MemoryDriver = {
-      ...inner,
+    const driver: MemoryDriver = wrapDriver(inner, {
       capabilities: inner.capabilities,
       namespace: () => driver,
       describe: (_path, options) => hang(options.signal),
       write: (_path, _content, options) => hang(options.signal),
       remove: (_path, options) => hang(options.signal),
-    };
+    });
     return { driver, signals };
   }
 

@@ -9,6 +9,7 @@ import {
   refuseLink,
   refuseNotFound,
   refusePathConflict,
+  validateNamespace,
 } from '@memdir/core/driver';
 import { type Dir, kindAt, openEntry, openFolder } from './dir.js';
 import { backendFailure } from './errors.js';
@@ -364,9 +365,11 @@ function driverAt(root: string, segments: readonly string[], lock: LockOptions):
 
   return {
     capabilities: { atomicRename: true },
+    // For telemetry: the store kind and a short hash of the root folder (no host path in it).
+    identity: { kind: 'fs', id: `fs-${createHash('sha256').update(root).digest('hex').slice(0, 12)}` },
 
     namespace(name) {
-      return driverAt(root, [...segments, 'namespaces', name], lock);
+      return driverAt(root, [...segments, 'namespaces', validateNamespace(name)], lock);
     },
 
     read(path) {

@@ -1,4 +1,5 @@
-import { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from '@memdir/core';
+import type { MemdirStore, MemoryStoreOptions } from '@memdir/core';
+import { createOwningStore } from '@memdir/core/driver';
 import { createFsDriver, DEFAULT_LOCK_TIMEOUT_MS, type FsDriverOptions } from './driver.js';
 
 export {
@@ -27,7 +28,7 @@ export interface FsStoreOptions extends FsDriverOptions, MemoryStoreOptions {}
  * const store = createFsStore({ root: './memory' });
  * await store.create({ command: 'create', path: '/memories/notes.md', file_text: 'Hello' });
  */
-export function createFsStore(options: FsStoreOptions): MemoryStore {
+export function createFsStore(options: FsStoreOptions): MemdirStore {
   const { root, lockTimeoutMs, staleLockMs, ...storeOptions } = options;
   const timeoutMs = storeOptions.timeoutMs ?? ENGINE_TIMEOUT_MS;
   if (lockTimeoutMs !== undefined && lockTimeoutMs >= timeoutMs) {
@@ -41,5 +42,5 @@ export function createFsStore(options: FsStoreOptions): MemoryStore {
       lockTimeoutMs ?? Math.max(1, Math.min(DEFAULT_LOCK_TIMEOUT_MS, Math.floor(timeoutMs * 0.6))),
     staleLockMs,
   });
-  return createMemoryStore(driver, storeOptions);
+  return createOwningStore(driver, storeOptions);
 }

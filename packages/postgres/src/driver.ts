@@ -23,6 +23,7 @@ import {
   refuseNotFound,
   refusePathConflict,
   storeUnavailable,
+  validateNamespace,
 } from '@memdir/core/driver';
 import type pg from 'pg';
 import { backendError, classify, type Failure, isMissingLayout } from './errors.js';
@@ -168,7 +169,8 @@ export class PostgresDriver implements MemoryDriver {
   }
 
   namespace(name: string): MemoryDriver {
-    return new PostgresDriver(this.#backend, this.#ns === '' ? name : `${this.#ns}/${name}`, false);
+    const valid = validateNamespace(name);
+    return new PostgresDriver(this.#backend, this.#ns === '' ? valid : `${this.#ns}/${valid}`, false);
   }
 
   async read(path: DriverPath, options?: DriverCallOptions): Promise<DriverFile | DriverDirectory | null> {

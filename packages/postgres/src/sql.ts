@@ -16,6 +16,18 @@ export function quoteIdentifier(name: string): string {
 }
 
 /**
+ * `body` as a dollar-quoted string for a function definition, with a tag that does not occur in it,
+ * so nothing inside (a schema name holding `$fn$`, say) can end the body early and run as SQL, even
+ * with `check_function_bodies = off`, where the server no longer parses the body while creating it.
+ */
+export function functionBody(body: string): string {
+  let tag = '$fn$';
+  // The body ends where the tag first occurs, also when the body's last characters begin it.
+  for (let index = 1; `${body}${tag}`.indexOf(tag) !== body.length; index++) tag = `$fn${index}$`;
+  return `${tag}${body}${tag}`;
+}
+
+/**
  * The advisory lock keys memdir uses, as the first half of two-key locks: a two-key lock never
  * collides with an application's one-key (bigint) advisory locks.
  */
@@ -186,13 +198,13 @@ function setupStatements(s: string): string[] {
     // own key, found without a per-character walk: only bytes 0xEE-0xF4 start such characters in
     // UTF-8.
     `CREATE OR REPLACE FUNCTION ${s}.utf16_key_v1(name text) RETURNS text
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS ${functionBody(`
   SELECT string_agg(CASE WHEN c < 57344 THEN chr(c) WHEN c < 65536 THEN chr(c + 1048576) ELSE chr(c - 8192) END,
                     '' ORDER BY i)
   FROM (SELECT i, ascii(substr(name, i, 1)) AS c FROM generate_series(1, char_length(name)) AS i) AS chars
-$fn$`,
+`)}`,
     `CREATE OR REPLACE FUNCTION ${s}.listing_key_v1(name text) RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS ${functionBody(`
   SELECT CASE
     WHEN octet_length(name) = char_length(name) THEN name
     WHEN position('\\xee'::bytea IN convert_to(name, 'UTF8')) = 0
@@ -204,12 +216,12 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
       AND position('\\xf4'::bytea IN convert_to(name, 'UTF8')) = 0 THEN name
     ELSE ${s}.utf16_key_v1(name)
   END
-$fn$`,
+`)}`,
     // Writes a whole file. p_expect: NULL creates or replaces, '' requires that no file is there,
     // anything else is the version the file must have. Returns 'v' || the new version, 'c' when
     // the expectation fails, 'p' || path for a PATH_CONFLICT at path.
     `CREATE OR REPLACE FUNCTION ${s}.write_v1(p_ns text, p_path text, p_content bytea, p_expect text, p_op text, p_ancestors text[])
-RETURNS text LANGUAGE plpgsql VOLATILE AS $fn$
+RETURNS text LANGUAGE plpgsql VOLATILE AS ${functionBody(`
 DECLARE
   v_outcome text;
   v_conflict text;
@@ -249,10 +261,10 @@ BEGIN
   ${record}
   RETURN v_outcome;
 END
-$fn$`,
+`)}`,
     // Removes a file or a directory with everything beneath it. Returns 't', or 'f' for nothing.
     `CREATE OR REPLACE FUNCTION ${s}.remove_v1(p_ns text, p_path text, p_op text)
-RETURNS text LANGUAGE plpgsql VOLATILE AS $fn$
+RETURNS text LANGUAGE plpgsql VOLATILE AS ${functionBody(`
 DECLARE
   v_outcome text;
 BEGIN
@@ -265,11 +277,11 @@ BEGIN
   ${record}
   RETURN v_outcome;
 END
-$fn$`,
+`)}`,
     // Moves a file or a directory. Returns 't', 'n' (nothing at p_from), 'p' || path (a file above
     // p_to) or 'e' (something at p_to), checked in that order.
     `CREATE OR REPLACE FUNCTION ${s}.move_v1(p_ns text, p_from text, p_to text, p_op text, p_ancestors text[])
-RETURNS text LANGUAGE plpgsql VOLATILE AS $fn$
+RETURNS text LANGUAGE plpgsql VOLATILE AS ${functionBody(`
 DECLARE
   v_outcome text;
   v_conflict text;
@@ -292,7 +304,7 @@ BEGIN
   ${record}
   RETURN v_outcome;
 END
-$fn$`,
+`)}`,
     `CREATE OR REPLACE FUNCTION ${s}.installed_v1() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 1'`,
   ];
 }

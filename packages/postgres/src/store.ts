@@ -1,9 +1,5 @@
-import {
-  createMemoryStore,
-  type MemoryDriver,
-  type MemoryStore,
-  type MemoryStoreOptions,
-} from '@memdir/core';
+import type { MemdirStore, MemoryDriver, MemoryStoreOptions } from '@memdir/core';
+import { createOwningStore, splitStoreOptions } from '@memdir/core/driver';
 import pg from 'pg';
 import { PostgresDriver as Driver } from './driver.js';
 
@@ -32,7 +28,8 @@ export interface PostgresDriverOptions {
    */
   connectionString?: string | undefined;
   /**
-   * The schema that holds memdir's tables and functions; created by the setup when missing.
+   * The schema that holds memdir's tables and functions; created by the setup when missing. 1 to 63
+   * bytes, without `$` or NUL (a `TypeError` otherwise).
    * @default 'memdir'
    */
   schema?: string | undefined;
@@ -83,7 +80,7 @@ export interface PostgresDriver extends MemoryDriver {
 }
 
 /** A memory store in PostgreSQL, with its setup. */
-export interface PostgresMemoryStore extends MemoryStore {
+export interface PostgresMemoryStore extends MemdirStore {
   /** See {@link PostgresDriver.setup}. */
   setup(): Promise<void>;
 }
@@ -98,15 +95,21 @@ function positive(value: number | undefined, name: string, fallback: number): nu
   return value;
 }
 
+/**
+ * The rule for schema names: 1 to 63 bytes (PostgreSQL cuts longer names, so two long names would
+ * share one schema), no NUL, and no `$`, which could end the dollar-quoted function bodies the name is
+ * written into (they pick a tag the body does not contain as well; the rule keeps it simple to see).
+ */
 function checkSchema(schema: string): string {
   if (
     typeof schema !== 'string' ||
     schema.length === 0 ||
     Buffer.byteLength(schema) > 63 ||
-    schema.includes('\0')
+    schema.includes('\0') ||
+    schema.includes('$')
   ) {
     throw new TypeError(
-      `Invalid @memdir/postgres option schema: expected a PostgreSQL name of 1 to 63 bytes, got ${JSON.stringify(schema)}`,
+      `Invalid @memdir/postgres option schema: expected a name of 1 to 63 bytes without "$" or NUL, got ${JSON.stringify(schema)}`,
     );
   }
   return schema;
@@ -166,38 +169,8 @@ export function createPostgresDriver(options: PostgresDriverOptions): PostgresDr
  * @throws TypeError for an invalid option.
  */
 export function createPostgresStore(options: PostgresStoreOptions): PostgresMemoryStore {
-  const { pool, connectionString, schema, maxConnections, connectionTimeoutMs, queryTimeoutMs } = options;
-  const driver = createPostgresDriver({
-    pool,
-    connectionString,
-    schema,
-    maxConnections,
-    connectionTimeoutMs,
-    queryTimeoutMs,
-    statementTimeoutMs: options.statementTimeoutMs,
-    preparedStatements: options.preparedStatements,
-  });
-  let store: MemoryStore;
-  try {
-    store = createMemoryStore(driver, {
-      namespace: options.namespace,
-      overwrite: options.overwrite,
-      maxFileBytes: options.maxFileBytes,
-      maxViewChars: options.maxViewChars,
-      timeoutMs: options.timeoutMs,
-    });
-  } catch (error) {
-    void driver.close();
-    throw error;
-  }
-  // With a namespace the engine works on driver.namespace(...), whose close leaves the pool open:
-  // the store closes the driver it made.
-  const closeEngine = store.close.bind(store);
-  return Object.assign(store, {
-    setup: () => driver.setup(),
-    close: async () => {
-      await closeEngine();
-      await driver.close();
-    },
-  });
+  const { store: storeOptions, driver: driverOptions } = splitStoreOptions(options);
+  const driver = createPostgresDriver(driverOptions);
+  const store = createOwningStore(driver, storeOptions);
+  return Object.assign(store, { setup: () => driver.setup() });
 }

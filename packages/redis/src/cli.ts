@@ -1,6 +1,7 @@
 // `memdir ... --store redis://...`: the CLI loads this module for the redis: and rediss: schemes.
 import type { MemoryStore, MemoryStoreOptions } from '@memdir/core';
-import { createRedisDriver, storeOn } from './driver.js';
+import { createOwningStore } from '@memdir/core/driver';
+import { createRedisDriver } from './driver.js';
 
 /**
  * Opens a store on the Redis (or Redis Cluster) at `url`, checking the server first, so that a
@@ -26,9 +27,9 @@ export async function openStore(url: string, options: MemoryStoreOptions): Promi
   const driver = createRedisDriver({ url: address, keyPrefix, timeoutMs: options.timeoutMs });
   try {
     await driver.ready();
-    return storeOn(driver, options);
   } catch (error) {
     await driver.close();
     throw error;
   }
+  return createOwningStore(driver, options);
 }

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
-  createMemoryStore,
   DEFAULT_TIMEOUT_MS,
   type DriverCallOptions,
   type DriverChangeOptions,
@@ -13,8 +12,6 @@ import {
   type DriverPath,
   type DriverWriteOptions,
   type MemoryDriver,
-  type MemoryStore,
-  type MemoryStoreOptions,
   validateNamespace,
 } from '@memdir/core';
 import {
@@ -188,6 +185,8 @@ class RedisMemoryDriver implements RedisDriver {
     maxFileBytes: REDIS_MAX_VALUE_BYTES,
     replaySafe: true,
   } as const;
+  /** For telemetry: the store kind and a short hash of the key prefix (no address, no secret). */
+  readonly identity: { readonly kind: 'redis'; readonly id: string };
   readonly #shared: Shared;
   readonly #chain: string;
   readonly #root: boolean;
@@ -196,6 +195,10 @@ class RedisMemoryDriver implements RedisDriver {
   readonly #changeKeys: string[];
 
   constructor(shared: Shared, chain: string, root: boolean) {
+    this.identity = {
+      kind: 'redis',
+      id: `redis-${createHash('sha256').update(shared.prefix).digest('hex').slice(0, 12)}`,
+    };
     this.#shared = shared;
     this.#chain = chain;
     this.#root = root;
@@ -207,16 +210,6 @@ class RedisMemoryDriver implements RedisDriver {
 
   namespace(name: string): RedisDriver {
     return new RedisMemoryDriver(this.#shared, childChain(this.#chain, validateNamespace(name)), false);
-  }
-
-  /** Namespace `name` of `driver`, whose `close()` closes what `driver`'s would (for stores). */
-  static owning(driver: RedisDriver, name: string): RedisDriver {
-    const parent = driver as RedisMemoryDriver;
-    return new RedisMemoryDriver(
-      parent.#shared,
-      childChain(parent.#chain, validateNamespace(name)),
-      parent.#root,
-    );
   }
 
   ready(): Promise<void> {
@@ -391,16 +384,6 @@ class RedisMemoryDriver implements RedisDriver {
   async close(): Promise<void> {
     if (this.#root) await this.#shared.connection.close();
   }
-}
-
-/**
- * A store on `driver` whose `close()` closes the driver, also under a namespace (a namespaced
- * driver made by `createMemoryStore` would leave the client open).
- */
-export function storeOn(driver: RedisDriver, options: MemoryStoreOptions): MemoryStore {
-  const { namespace, ...rest } = options;
-  const files = namespace === undefined ? driver : RedisMemoryDriver.owning(driver, namespace);
-  return createMemoryStore(files, rest);
 }
 
 /**

@@ -1,5 +1,6 @@
-import type { MemoryStore, MemoryStoreOptions } from '@memdir/core';
-import { createRedisDriver, type RedisDriverOptions, storeOn } from './driver.js';
+import type { MemdirStore, MemoryStoreOptions } from '@memdir/core';
+import { createOwningStore } from '@memdir/core/driver';
+import { createRedisDriver, type RedisDriverOptions } from './driver.js';
 
 export type { RedisClient } from './connection.js';
 export { DEFAULT_REDIS_URL } from './connection.js';
@@ -25,7 +26,7 @@ export interface RedisStoreOptions extends RedisDriverOptions, MemoryStoreOption
  *
  * @throws TypeError for invalid options.
  */
-export function createRedisStore(options: RedisStoreOptions = {}): MemoryStore {
+export function createRedisStore(options: RedisStoreOptions = {}): MemdirStore {
   const {
     client,
     url,
@@ -45,10 +46,5 @@ export function createRedisStore(options: RedisStoreOptions = {}): MemoryStore {
     maxSubtreeEntries,
     timeoutMs,
   });
-  try {
-    return storeOn(driver, { ...storeOptions, timeoutMs });
-  } catch (error) {
-    void driver.close();
-    throw error;
-  }
+  return createOwningStore(driver, { ...storeOptions, timeoutMs });
 }

@@ -50,17 +50,25 @@ export function namespaceKeys(prefix: string, chain: string): NamespaceKeys {
   };
 }
 
+/** The rule for key prefixes, as the error states it. */
+const KEY_PREFIX_RULE =
+  'it must not contain "{" or "}" (memdir puts each namespace in its own hash tag), the glob characters * ? [ ] \\ (so the pattern {prefix}* of SCAN and of ACL key rules names the store\'s keys and no others), whitespace or control characters';
+
 /**
- * @throws TypeError for a prefix holding `{` or `}`: Redis would take the hash tag from the prefix,
- * putting every namespace in one slot (or splitting one across slots).
+ * Checks the key prefix. With no `{` or `}` in it, every key of a store begins with its prefix and
+ * then its own hash tag `{prefix + chain}`, so two stores share keys only when their prefixes (and
+ * namespaces) are the same; without glob characters, whitespace or control characters it can be
+ * written into `SCAN MATCH` and ACL patterns as it is.
+ * @throws TypeError naming the rule: a prefix holding `{` or `}` would make Redis take the hash tag
+ *   from the prefix, putting every namespace in one slot (or splitting one across slots).
  */
 export function checkKeyPrefix(prefix: unknown): string {
   if (typeof prefix !== 'string') {
     throw new TypeError('Invalid memdir Redis option keyPrefix: expected a string');
   }
-  if (prefix.includes('{') || prefix.includes('}')) {
+  if (/[{}*?[\]\\\s\u0000-\u001f\u007f]/.test(prefix)) {
     throw new TypeError(
-      `Invalid memdir Redis option keyPrefix ${JSON.stringify(prefix)}: it must not contain "{" or "}" (memdir puts each namespace in its own hash tag)`,
+      `Invalid memdir Redis option keyPrefix ${JSON.stringify(prefix)}: ${KEY_PREFIX_RULE}`,
     );
   }
   return prefix;

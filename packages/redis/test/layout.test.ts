@@ -56,11 +56,27 @@ describe('keys', () => {
     for (const key of keys) await client.del(key);
   });
 
-  it('a keyPrefix holding { or } is refused, on the store and on the client', () => {
-    for (const keyPrefix of ['memdir{', 'a}b', '{x}:']) {
+  it('a keyPrefix holding { or }, a glob character, whitespace or a control character is refused with the rule, on the store and on the client', () => {
+    const rule =
+      'it must not contain "{" or "}" (memdir puts each namespace in its own hash tag), the glob characters * ? [ ] \\ (so the pattern {prefix}* of SCAN and of ACL key rules names the store\'s keys and no others), whitespace or control characters';
+    for (const keyPrefix of [
+      'memdir{',
+      'a}b',
+      '{x}:',
+      'app*:',
+      'a?:',
+      'a[1]:',
+      'a\\:',
+      'my app:',
+      'a\n:',
+      'a\u0000',
+    ]) {
       expect(() => createRedisStore({ client, keyPrefix })).toThrow(
-        `Invalid memdir Redis option keyPrefix ${JSON.stringify(keyPrefix)}: it must not contain "{" or "}" (memdir puts each namespace in its own hash tag)`,
+        new TypeError(`Invalid memdir Redis option keyPrefix ${JSON.stringify(keyPrefix)}: ${rule}`),
       );
+    }
+    for (const keyPrefix of ['', 'memdir:', 'tenant-1:', 'app/ü.x:']) {
+      expect(() => createRedisStore({ client, keyPrefix })).not.toThrow();
     }
     const braced = newRedis();
     braced.options.keyPrefix = 'app{1}:';
@@ -69,6 +85,21 @@ describe('keys', () => {
     expect(() => createRedisStore({ client, url: 'redis://127.0.0.1:1' })).toThrow(
       'memdir Redis: give either `client` or `url`, not both',
     );
+  });
+
+  it('stores with different prefixes share no key, also when one prefix begins the other', async () => {
+    const base = uniquePrefix('share');
+    const stores = [`${base}t1`, `${base}t10`, `${base}t1:`].map((keyPrefix) =>
+      createRedisStore({ client, keyPrefix }),
+    );
+    for (const [index, store] of stores.entries())
+      await store.create(create('/memories/a.md', `store ${index}`));
+    for (const [index, store] of stores.entries()) {
+      expect(await store.view({ command: 'view', path: '/memories/a.md' })).toBe(
+        `Here's the content of /memories/a.md with line numbers:\n     1\tstore ${index}`,
+      );
+    }
+    await deleteUnder(client, base);
   });
 
   it('on a Cluster, every key of a namespace is in one slot, and namespaces spread over the masters', async () => {

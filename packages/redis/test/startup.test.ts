@@ -141,7 +141,7 @@ describe('connections', () => {
       'Invalid memdir Redis option maxSubtreeEntries: expected a positive integer, got 0',
     );
     expect(() => createRedisStore({ url: redisUrl(), namespace: 'no/slash' })).toThrow(
-      /Invalid memdir namespace/,
+      /Invalid @memdir\/core option namespace/,
     );
   });
 });

@@ -1,5 +1,6 @@
-import { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from '@memdir/core';
-import { openDriver, type S3DriverOptions } from './driver.js';
+import type { MemdirStore, MemoryStoreOptions } from '@memdir/core';
+import { createOwningStore, splitStoreOptions } from '@memdir/core/driver';
+import { createS3Driver, type S3DriverOptions } from './driver.js';
 
 export type { ClientOptions } from './client.js';
 export { createS3Driver, type S3DriverOptions } from './driver.js';
@@ -18,10 +19,7 @@ export interface S3StoreOptions extends S3DriverOptions, MemoryStoreOptions {}
  *
  * @throws TypeError for a missing bucket or an invalid option.
  */
-export function createS3Store(options: S3StoreOptions): MemoryStore {
-  const { namespace, overwrite, maxFileBytes, maxViewChars, timeoutMs, ...driverOptions } = options;
-  // The namespace is applied here rather than by createMemoryStore, so that closing the store
-  // closes the client this store built.
-  const driver = openDriver(driverOptions, namespace);
-  return createMemoryStore(driver, { overwrite, maxFileBytes, maxViewChars, timeoutMs });
+export function createS3Store(options: S3StoreOptions): MemdirStore {
+  const { store, driver } = splitStoreOptions(options);
+  return createOwningStore(createS3Driver(driver), store);
 }

@@ -27,17 +27,33 @@ const MEMORY_PATH_HEAD = '/memories/'.length;
 const MIN_PATH_BYTES = '/memories/'.length + 255;
 
 /**
- * Checks and normalises the `prefix` option: `''`, or a key prefix ending in `/`.
- * @throws TypeError for a prefix that starts with `/`, has an empty segment or a control character.
+ * Segment names a prefix must not hold: each is an area of some store's layout, so a prefix with one
+ * would lie inside another store's tree (`p/carol/memories/x` in prefix `p/carol`'s files) or be
+ * another store under a namespace (`p/namespaces/n` is prefix `p` in namespace `n`).
+ */
+const RESERVED_SEGMENTS = new Set([FILES.slice(0, -1), NAMESPACES.slice(0, -1), MEMDIR.slice(0, -1)]);
+
+/** The rule for prefixes, as the error states it. */
+const PREFIX_RULE =
+  'use key segments separated by single slashes, without a leading slash, an empty, "." or ".." segment, a control character, or a segment named memories, namespaces or .memdir (e.g. "agents/alice")';
+
+/**
+ * Checks and normalises the `prefix` option: `''`, or a key prefix ending in `/`. Two stores share
+ * data only when their prefixes (and namespaces) are the same: no prefix lies inside another's tree.
+ * @throws TypeError naming the rule, for a prefix that starts with `/`, has an empty, `.` or `..`
+ *   segment, a control character, or a segment named `memories`, `namespaces` or `.memdir`.
  */
 export function normalizePrefix(prefix: string | undefined): string {
   if (prefix === undefined || prefix === '') return '';
   if (typeof prefix !== 'string') throw new TypeError('Invalid @memdir/s3 option prefix: expected a string');
   const trimmed = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix;
-  if (trimmed.startsWith('/') || trimmed.split('/').includes('') || /[\u0000-\u001f\u007f]/.test(trimmed)) {
-    throw new TypeError(
-      `Invalid @memdir/s3 option prefix ${JSON.stringify(prefix)}: use key segments separated by single slashes, without a leading slash (e.g. "agents/alice")`,
-    );
+  const segments = trimmed.split('/');
+  if (
+    /[\u0000-\u001f\u007f]/.test(trimmed) ||
+    segments.some((segment) => segment === '' || segment === '.' || segment === '..') ||
+    segments.some((segment) => RESERVED_SEGMENTS.has(segment))
+  ) {
+    throw new TypeError(`Invalid @memdir/s3 option prefix ${JSON.stringify(prefix)}: ${PREFIX_RULE}`);
   }
   return `${trimmed}/`;
 }

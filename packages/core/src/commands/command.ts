@@ -1,5 +1,5 @@
 import type { Engine } from '../engine/context.js';
-import type { MemoryCommand } from '../types.js';
+import type { MemoryCallOptions, MemoryCommand } from '../types.js';
 
 /**
  * One command of the memory tool, in one module: how its input is checked (at the door, SPEC
@@ -10,5 +10,5 @@ export interface CommandModule<C extends MemoryCommand> {
   /** Checks an untrusted tool input and returns it typed; `INVALID_INPUT` otherwise. */
   parse(input: unknown): C;
   /** Runs a checked command and resolves to the text the model reads. */
-  run(engine: Engine, command: C): Promise<string>;
+  run(engine: Engine, command: C, call?: MemoryCallOptions): Promise<string>;
 }

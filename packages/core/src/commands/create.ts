@@ -43,11 +43,11 @@ export const create: CommandModule<CreateCommand> = {
     };
   },
 
-  async run(engine: Engine, command) {
+  async run(engine: Engine, command, call) {
     const path = engine.path(command.path);
     if (path.driver === '') throw new MemoryToolError('PATH_CONFLICT', isADirectory(path.memory));
     const { overwrite, maxFileBytes } = engine.options;
-    const operation = engine.operation();
+    const operation = engine.operation('create', call);
     const bytes = utf8Length(command.file_text);
     if (bytes > maxFileBytes) await refuseTooLarge(operation, path, bytes);
     try {

@@ -14,10 +14,10 @@ export const del: CommandModule<DeleteCommand> = {
     return { command: 'delete', path: requireString(fields, 'path', 'delete') };
   },
 
-  async run(engine: Engine, command) {
+  async run(engine: Engine, command, call) {
     const path = engine.path(command.path);
     if (path.driver === '') throw new MemoryToolError('ROOT_PROTECTED', CANNOT_DELETE_ROOT);
-    if (!(await engine.operation().remove(path.driver))) {
+    if (!(await engine.operation('delete', call).remove(path.driver))) {
       throw new MemoryToolError('NOT_FOUND', pathNotFound(path.memory));
     }
     return deleted(path.memory);

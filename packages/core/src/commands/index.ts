@@ -1,7 +1,7 @@
 // The six commands, by name: `execute` is a lookup in this table.
 import type { Engine } from '../engine/context.js';
 import { commandName } from '../input.js';
-import type { MemoryCommand, MemoryCommandName } from '../types.js';
+import type { MemoryCallOptions, MemoryCommand, MemoryCommandName } from '../types.js';
 import type { CommandModule } from './command.js';
 import { create } from './create.js';
 import { del } from './delete.js';
@@ -27,7 +27,11 @@ export function parseCommand(input: unknown): MemoryCommand {
 }
 
 /** Runs an already parsed command. */
-export function runCommand(engine: Engine, command: MemoryCommand): Promise<string> {
+export function runCommand(
+  engine: Engine,
+  command: MemoryCommand,
+  call?: MemoryCallOptions,
+): Promise<string> {
   const module = COMMANDS[command.command] as CommandModule<MemoryCommand>;
-  return module.run(engine, command);
+  return module.run(engine, command, call);
 }

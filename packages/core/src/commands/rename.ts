@@ -26,12 +26,12 @@ export const rename: CommandModule<RenameCommand> = {
     };
   },
 
-  async run(engine: Engine, command) {
+  async run(engine: Engine, command, call) {
     const from = engine.path(command.old_path);
     const to = engine.path(command.new_path);
     if (from.driver === '' || to.driver === '')
       throw new MemoryToolError('ROOT_PROTECTED', CANNOT_RENAME_ROOT);
-    const operation = engine.operation();
+    const operation = engine.operation('rename', call);
     const notFound = () => new MemoryToolError('NOT_FOUND', pathNotFound(from.memory));
     // Onto itself or into itself: the driver is never asked. NOT_FOUND outranks both (SPEC section 1).
     if (to.driver === from.driver || isBeneath(to.driver, from.driver)) {

@@ -172,10 +172,14 @@ export const view: CommandModule<View> = {
     return range ? { command: 'view', path, view_range: range } : { command: 'view', path };
   },
 
-  async run(engine: Engine, command) {
+  async run(engine: Engine, command, call) {
     const path = engine.path(command.path);
     const { maxViewChars } = engine.options;
-    const node = await describe(engine.operation(), path.driver, entryLimit(path.memory, maxViewChars));
+    const node = await describe(
+      engine.operation('view', call),
+      path.driver,
+      entryLimit(path.memory, maxViewChars),
+    );
     if (node === null) throw new MemoryToolError('NOT_FOUND', pathNotFoundPleaseProvide(path.memory));
     if (node.kind === 'file') return renderFile(path.memory, node.content, command.view_range, maxViewChars);
     return renderListing(path.memory, node, maxViewChars);

@@ -3,7 +3,8 @@
 import { expect } from 'vitest';
 import { isMemoryToolError } from '../errors.js';
 import type { MemoryStore } from '../types.js';
-import { fileHeader, type Suite, seed, view } from './harness.js';
+import { fileHeader, seed, view } from './assertions.js';
+import type { Suite } from './suite.js';
 
 /** The text of each line of a file view (without numbers); the view must not be truncated. */
 function linesOf(viewText: string): string[] {

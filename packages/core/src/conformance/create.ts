@@ -1,17 +1,9 @@
 // SPEC section 4.2 (create), the maxFileBytes limit of section 3, and the error order of section 1.
 import { expect } from 'vitest';
 import { utf8Length } from '../path.js';
-import {
-  contentOf,
-  EXACT_TEXTS,
-  expectError,
-  fileHeader,
-  LITERAL_NAMES,
-  listingHeader,
-  type Suite,
-  seed,
-  view,
-} from './harness.js';
+import { contentOf, expectError, fileHeader, listingHeader, seed, view } from './assertions.js';
+import { EXACT_TEXTS, LITERAL_NAMES } from './fixtures.js';
+import type { Suite } from './suite.js';
 
 export function createTests(suite: Suite): void {
   const { test } = suite;

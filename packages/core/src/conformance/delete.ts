@@ -1,16 +1,8 @@
 // SPEC section 4.5 (delete) and the implicit directories of section 3.
 import { expect } from 'vitest';
-import {
-  expectError,
-  fileHeader,
-  LITERAL_NAMES,
-  LITERALS,
-  LOOKALIKES,
-  listingHeader,
-  type Suite,
-  seed,
-  view,
-} from './harness.js';
+import { expectError, fileHeader, listingHeader, seed, view } from './assertions.js';
+import { LITERAL_NAMES, LITERALS, LOOKALIKES } from './fixtures.js';
+import type { Suite } from './suite.js';
 
 /** The names a listing of a folder shows at depth 1 (files and directories alike). */
 function listedNames(listing: string, folder: string): string[] {

@@ -3,9 +3,10 @@
 import * as fc from 'fast-check';
 import { expect } from 'vitest';
 import { isMemoryToolError } from '../errors.js';
-import { createInMemoryStore } from '../in-memory.js';
+import { createInMemoryStore } from '../in-memory/index.js';
 import type { MemoryCommand, MemoryStore, MemoryStoreOptions } from '../types.js';
-import { type Suite, walk } from './harness.js';
+import { walk } from './assertions.js';
+import type { Suite } from './suite.js';
 
 /** Fixed, so a failure reproduces; fast-check prints the seed, the run path and the shrunk sequence. */
 const SEED = 20_250_818;

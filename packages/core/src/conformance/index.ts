@@ -28,14 +28,15 @@ import { concurrencyTests } from './concurrency.js';
 import { createTests } from './create.js';
 import { deleteTests } from './delete.js';
 import { differentialTests } from './differential.js';
-import { driverTests } from './driver.js';
-import { countingSuite, createSuite, type NameFilter, probeTarget, type Suite } from './harness.js';
+import { driverTests } from './driver/index.js';
 import { inputTests } from './input.js';
 import { insertTests } from './insert.js';
 import { isolationTests } from './isolation.js';
 import { pathTests } from './paths.js';
+import { quotaTests } from './quota.js';
 import { renameTests } from './rename.js';
 import { strReplaceTests } from './str-replace.js';
+import { countingSuite, createSuite, type NameFilter, probeTarget, type Suite } from './suite.js';
 import { viewTests } from './view.js';
 
 /** What the suite tests, and how to give it fresh, isolated backends. */
@@ -102,6 +103,7 @@ export const CONFORMANCE_GROUPS = [
   'paths',
   'isolation',
   'concurrency',
+  'quota',
   'differential',
   'driver',
 ] as const;
@@ -124,6 +126,9 @@ export interface ConformanceFilter {
   tests?: RegExp | string | undefined;
 }
 
+/** The groups that run twice for a driver with `edit`: once through it, once without. */
+const EDIT_GROUPS = new Set<ConformanceGroup>(['str_replace', 'insert']);
+
 /** The namespace of the suite's second run, which catches prefix leaks. */
 const SUITE_NAMESPACE = 'conformance';
 
@@ -139,6 +144,7 @@ const GROUPS: Readonly<Record<ConformanceGroup, (suite: Suite) => void>> = {
   paths: pathTests,
   isolation: isolationTests,
   concurrency: concurrencyTests,
+  quota: quotaTests,
   differential: differentialTests,
   driver: driverTests,
 };
@@ -196,14 +202,28 @@ export function describeMemoryStore(target: ConformanceTarget, filter: Conforman
           const probe = await probeTarget(target, namespace);
           // Register on a counting stub first, so a filter that keeps nothing says so.
           const counting = countingSuite(probe, namespace, keep);
-          for (const group of groups) GROUPS[group](counting.suite);
+          // Groups that keep no test for this target (quota, for a driver without quotas) are left
+          // out rather than registered empty.
+          const kept = groups.filter((group) => {
+            const before = counting.names.length;
+            GROUPS[group](counting.suite);
+            return counting.names.length > before;
+          });
           if (counting.names.length === 0) {
             throw new Error(
               `describeMemoryStore: the filter keeps no test of ${target.name} (groups: ${groups.join(', ') || 'none that apply'}; tests: ${String(filter.tests ?? 'all')})`,
             );
           }
           const suite = createSuite(target, namespace, probe, keep);
-          for (const group of groups) describe(group, () => GROUPS[group](suite));
+          for (const group of kept) describe(group, () => GROUPS[group](suite));
+          // A driver with `edit` keeps the engine's other path for custom wrappers and fallbacks:
+          // the edit groups run again without it (read, then compare-and-swap, or `update`).
+          if (probe.driverMethods?.edit) {
+            const without = createSuite(target, namespace, probe, keep, ['edit']);
+            for (const group of kept.filter((name) => EDIT_GROUPS.has(name))) {
+              describe(`${group} (without edit)`, () => GROUPS[group](without));
+            }
+          }
         },
       );
     }
@@ -238,6 +258,8 @@ export const describePathTests = oneGroup('paths');
 export const describeIsolationTests = oneGroup('isolation');
 /** The `concurrency` group alone (SPEC 6): two stores on one backend. */
 export const describeConcurrencyTests = oneGroup('concurrency');
+/** The `quota` group alone (SPEC 3): quotas, for stores whose capabilities declare `quotas`. */
+export const describeQuotaTests = oneGroup('quota');
 /** The `differential` group alone: random command sequences against the in-memory reference. */
 export const describeDifferentialTests = oneGroup('differential');
 /**

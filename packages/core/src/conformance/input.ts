@@ -1,7 +1,9 @@
 // SPEC section 1: untrusted tool input through `execute`, and "a failed command changes nothing".
 import { expect } from 'vitest';
 import { isMemoryToolError } from '../errors.js';
-import { expectError, fileHeader, listingHeader, type Suite, seed, snippetResult } from './harness.js';
+import { mcpCallTool } from '../integrations/mcp.js';
+import { expectError, fileHeader, listingHeader, seed, snippetResult } from './assertions.js';
+import type { Suite } from './suite.js';
 
 /** A tree with visible, hidden and nested files, for "nothing changed" checks. */
 export const FIXTURE: Readonly<Record<string, string>> = {
@@ -382,6 +384,31 @@ export function inputTests(suite: Suite): void {
     for (const input of [null, undefined, 'view /memories', 42, true, ['view', '/memories']]) {
       await expectError(store.execute(input), 'INVALID_INPUT');
     }
+  });
+
+  test('mcp: tools/call arguments that are not an object get the INVALID_INPUT text as a tool error, and write nothing', async () => {
+    const store = await suite.open();
+    await seed(store, FIXTURE);
+    const before = await suite.snapshot(['/memories/.hidden']);
+    const cases: ReadonlyArray<readonly [unknown, string]> = [
+      ['view /memories', 'the string "view /memories"'],
+      [42, 'the number 42'],
+      [true, 'a boolean'],
+      [null, 'null'],
+      [['view', '/memories'], 'an array'],
+    ];
+    for (const [input, described] of cases) {
+      expect(await mcpCallTool(store, 'memory', input), JSON.stringify(input)).toEqual({
+        content: [
+          {
+            type: 'text',
+            text: `Error: Invalid memory tool input: expected an object with a \`command\` field, got ${described}.`,
+          },
+        ],
+        isError: true,
+      });
+    }
+    expect(await suite.snapshot(['/memories/.hidden'])).toEqual(before);
   });
 
   test('execute: missing or ill-typed fields of each command are INVALID_INPUT and write nothing', async () => {

@@ -1,6 +1,8 @@
 // SPEC section 4.4 (insert).
 import { expect } from 'vitest';
-import { contentOf, EXACT_TEXTS, expectError, fileHeader, type Suite, seed, view } from './harness.js';
+import { contentOf, expectError, fileHeader, seed, view } from './assertions.js';
+import { EXACT_TEXTS } from './fixtures.js';
+import type { Suite } from './suite.js';
 
 export function insertTests(suite: Suite): void {
   const { test } = suite;

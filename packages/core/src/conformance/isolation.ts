@@ -2,7 +2,8 @@
 // store without a namespace, never see, change or list each other's files.
 import { expect } from 'vitest';
 import type { MemoryStore } from '../types.js';
-import { expectError, fileHeader, listingHeader, type Suite, view, walk } from './harness.js';
+import { expectError, fileHeader, listingHeader, view, walk } from './assertions.js';
+import type { Suite } from './suite.js';
 
 const HIDDEN_ROOTS = ['/memories/.hidden', '/memories/node_modules'];
 

@@ -1,17 +1,10 @@
 // SPEC section 2 (paths) and section 8: hostile paths are refused and write nothing anywhere.
 import { expect } from 'vitest';
 import type { MemoryStore } from '../types.js';
-import {
-  expectError,
-  fileHeader,
-  landingSpots,
-  listingHeader,
-  pathOfBytes,
-  type Suite,
-  seed,
-  view,
-} from './harness.js';
+import { expectError, fileHeader, listingHeader, seed, view } from './assertions.js';
+import { landingSpots, pathOfBytes } from './fixtures.js';
 import { FIXTURE, FIXTURE_HIDDEN_ROOTS } from './input.js';
+import type { Suite } from './suite.js';
 
 /** Paths outside /memories: "Path must start with /memories, got: {input}". */
 const OUTSIDE_ROOT = [

@@ -1,18 +1,8 @@
 // SPEC section 4.6 (rename) and the cross-path error order of section 1.
 import { expect } from 'vitest';
-import {
-  contentOf,
-  EXACT_TEXTS,
-  expectError,
-  fileHeader,
-  LITERAL_NAMES,
-  LITERALS,
-  LOOKALIKES,
-  listingHeader,
-  type Suite,
-  seed,
-  view,
-} from './harness.js';
+import { contentOf, expectError, fileHeader, listingHeader, seed, view } from './assertions.js';
+import { EXACT_TEXTS, LITERAL_NAMES, LITERALS, LOOKALIKES } from './fixtures.js';
+import type { Suite } from './suite.js';
 
 export function renameTests(suite: Suite): void {
   const { test } = suite;

@@ -1,15 +1,8 @@
 // SPEC section 4.3 (str_replace).
 import { expect } from 'vitest';
-import {
-  contentOf,
-  EXACT_TEXTS,
-  expectError,
-  fileHeader,
-  type Suite,
-  seed,
-  snippetResult,
-  view,
-} from './harness.js';
+import { contentOf, expectError, fileHeader, seed, snippetResult, view } from './assertions.js';
+import { EXACT_TEXTS } from './fixtures.js';
+import type { Suite } from './suite.js';
 
 /** The MULTIPLE_MATCHES text for these occurrence lines (at most 100 given) out of `count`. */
 function multiple(oldStr: string, lines: readonly number[], count = lines.length): string {
@@ -232,6 +225,53 @@ export function strReplaceTests(suite: Suite): void {
       replace(store, 'l1\nl3', 'x'),
       'NO_MATCH',
       'No replacement was performed, old_str `l1\nl3` did not appear verbatim in /memories/f.md.',
+    );
+  });
+
+  test('str_replace: an old_str of more than 1,000 characters is echoed as its first 1,000 and its length in NO_MATCH', async () => {
+    const store = await eightLines();
+    const long = `${'q'.repeat(999)}r${'s'.repeat(500)}`;
+    await expectError(
+      replace(store, long, 'x'),
+      'NO_MATCH',
+      `No replacement was performed, old_str \`${'q'.repeat(999)}r... (1500 characters)\` did not appear verbatim in /memories/f.md.`,
+    );
+    // Exactly 1,000 characters are echoed whole.
+    await expectError(
+      replace(store, 'q'.repeat(1000), 'x'),
+      'NO_MATCH',
+      `No replacement was performed, old_str \`${'q'.repeat(1000)}\` did not appear verbatim in /memories/f.md.`,
+    );
+  });
+
+  test('str_replace: a 20 MB old_str that matches nothing comes back as 1,000 characters and its length', async () => {
+    const store = await eightLines();
+    const huge = 'z'.repeat(20_000_000);
+    await expectError(
+      replace(store, huge, 'x'),
+      'NO_MATCH',
+      `No replacement was performed, old_str \`${'z'.repeat(1000)}... (20000000 characters)\` did not appear verbatim in /memories/f.md.`,
+    );
+  });
+
+  test('str_replace: the cut echo of a long old_str keeps surrogate pairs whole (999 characters when the 1,000th is a high surrogate)', async () => {
+    const store = await eightLines();
+    const long = `${'p'.repeat(999)}\u{1f600}${'t'.repeat(100)}`;
+    await expectError(
+      replace(store, long, 'x'),
+      'NO_MATCH',
+      `No replacement was performed, old_str \`${'p'.repeat(999)}... (${long.length} characters)\` did not appear verbatim in /memories/f.md.`,
+    );
+  });
+
+  test('str_replace: MULTIPLE_MATCHES echoes an old_str of more than 1,000 characters cut, with its length', async () => {
+    const store = await suite.open();
+    const long = 'm'.repeat(1200);
+    await seed(store, { '/memories/twice.md': `${long}\n${long}` });
+    await expectError(
+      replace(store, long, 'x', '/memories/twice.md'),
+      'MULTIPLE_MATCHES',
+      `No replacement was performed. Multiple occurrences of old_str \`${'m'.repeat(1000)}... (1200 characters)\` in lines: 1, 2. Please ensure it is unique`,
     );
   });
 

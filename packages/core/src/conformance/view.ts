@@ -1,16 +1,9 @@
 // SPEC section 4.1 (view) and section 5 (sizes, seen through listings).
 import { expect } from 'vitest';
 import { utf8Length } from '../path.js';
-import {
-  expectError,
-  fileHeader,
-  LITERALS,
-  LOOKALIKES,
-  listingHeader,
-  type Suite,
-  seed,
-  view,
-} from './harness.js';
+import { expectError, fileHeader, listingHeader, seed, view } from './assertions.js';
+import { LITERALS, LOOKALIKES } from './fixtures.js';
+import type { Suite } from './suite.js';
 
 /**
  * Names in the order a listing shows them (UTF-16 code units): the astral ones first, since their

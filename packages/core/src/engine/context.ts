@@ -1,31 +1,66 @@
 // What every command runs on: the store's options, its paths, and its driver seen through one
-// gate that bounds each call in time, gives the call its operation id, and turns whatever the driver
-// throws into the errors the commands expect (SPEC section 7).
+// gate that bounds the command in time (one deadline for all its driver calls), gives each change
+// its operation id, quota and history record, and turns whatever the driver throws into the errors
+// the commands expect (SPEC section 7).
 import {
   isMemoryToolError,
   MemoryToolError,
   type MemoryToolErrorCode,
+  type QuotaBreach,
   unexpectedBackendFailure,
 } from '../errors.js';
 import {
   changeOutcomeUnknown,
   noAnswerWithin,
+  quotaBytesExceeded,
+  quotaFilesExceeded,
   STORE_CLOSED,
   SYMLINK_ESCAPE,
   storeUnavailable,
 } from '../messages.js';
-import { normalizeMemoryPath, toDriverPath } from '../path.js';
+import { normalizeMemoryPath, toDriverPath, toMemoryPath, utf8Length } from '../path.js';
+import { type CommandTrace, type DriverTrace, driverChannel, type PathShown } from '../telemetry.js';
 import type {
+  Actor,
+  ChangeRecord,
+  DriverCallStats,
   DriverCapabilities,
   DriverDirectory,
+  DriverEdit,
+  DriverEditOutcome,
   DriverEntry,
   DriverFile,
   DriverListing,
   DriverPath,
+  DriverQuota,
+  MemoryCallOptions,
   MemoryDriver,
   MemoryPath,
   WriteExpectation,
 } from '../types.js';
+import { Watchdog } from './watchdog.js';
+
+/** The call options as the store passes them on: the application's, and the command's trace. */
+export interface TracedCall extends MemoryCallOptions {
+  readonly trace?: CommandTrace | undefined;
+}
+
+/** A fresh trace of one driver call of a traced command. */
+function driverTrace(method: string, trace: CommandTrace): DriverTrace {
+  return {
+    method,
+    store: trace.store,
+    storeId: trace.storeId,
+    command: trace.command,
+    parent: trace,
+    roundTrips: 0,
+    requests: 0,
+    retries: 0,
+    outcome: undefined,
+    reason: undefined,
+    durationMs: 0,
+  };
+}
 
 /** The store options, checked, with their defaults. */
 export interface EngineOptions {
@@ -33,6 +68,13 @@ export interface EngineOptions {
   readonly maxFileBytes: number;
   readonly maxViewChars: number;
   readonly timeoutMs: number;
+  /** Undefined: no quota. */
+  readonly quota: DriverQuota | undefined;
+  /** Undefined: history off (or the driver has none). */
+  readonly history: { readonly keepVersions: number; readonly keepDays: number } | undefined;
+  /** Reads touch files (expiry with `refreshOnRead`). */
+  readonly touch: boolean;
+  readonly actor: Actor | undefined;
 }
 
 /** A path as a command holds it: the normalised memory path (for messages) and the driver's form. */
@@ -42,86 +84,35 @@ export interface CommandPath {
 }
 
 /** Refusal codes a driver may raise; which ones a given call may raise is the caller's to say. */
-type Refusal = Extract<MemoryToolErrorCode, 'PATH_CONFLICT' | 'CONFLICT' | 'NOT_FOUND' | 'ALREADY_EXISTS'>;
+type Refusal = Extract<
+  MemoryToolErrorCode,
+  'PATH_CONFLICT' | 'CONFLICT' | 'NOT_FOUND' | 'ALREADY_EXISTS' | 'QUOTA_EXCEEDED' | 'TOO_LARGE'
+>;
 
 /** An operation id: 122 random bits, as a UUID (SPEC section 7: a replay is made harmless). */
 function newOperationId(): string {
   return globalThis.crypto.randomUUID();
 }
 
-/**
- * A call's abort signal, made only if the driver asks for it: most drivers never read it, and an
- * AbortController costs more than the rest of the engine's work on a call.
- */
-class LazySignal {
-  #controller: AbortController | undefined;
-  #reason: unknown;
-  #aborted = false;
-
-  get signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.#aborted) this.#controller.abort(this.#reason);
-    }
-    return this.#controller.signal;
-  }
-
-  abort(reason: unknown): void {
-    this.#aborted = true;
-    this.#reason = reason;
-    this.#controller?.abort(reason);
-  }
-}
-
-/** The options every driver call gets; `signal` is made on first read. */
-class CallOptions {
-  constructor(readonly lazy: LazySignal) {}
-  get signal(): AbortSignal {
-    return this.lazy.signal;
-  }
-}
-
-/** The options of a change call: the operation id too. */
-class ChangeOptions extends CallOptions {
-  constructor(
-    lazy: LazySignal,
-    readonly op: string,
-  ) {
-    super(lazy);
-  }
-}
-
-/** The options of `write`. */
-class WriteOptions extends ChangeOptions {
-  constructor(
-    lazy: LazySignal,
-    op: string,
-    readonly expect: WriteExpectation | undefined,
-  ) {
-    super(lazy, op);
-  }
-}
-
-/** The options of `describe`. */
-class DescribeOptions extends CallOptions {
-  constructor(
-    lazy: LazySignal,
-    readonly limit: number,
-  ) {
-    super(lazy);
-  }
-}
-
 /** The engine's view of one store: options, paths, and the driver calls of each command. */
 export class Engine {
   readonly capabilities: DriverCapabilities;
+  readonly watchdog = new Watchdog();
   #closed = false;
+
+  /** What the driver is, for telemetry. */
+  readonly identity: { readonly kind: string; readonly id: string };
 
   constructor(
     readonly driver: MemoryDriver,
     readonly options: EngineOptions,
+    /** Closes what the store made (a namespaced driver, or the driver it owns). */
+    readonly release: () => Promise<void>,
+    /** How telemetry shows a path: not at all unless the application opted in. */
+    readonly showPath: PathShown = () => undefined,
   ) {
     this.capabilities = driver.capabilities;
+    this.identity = driver.identity ?? { kind: 'custom', id: 'custom' };
   }
 
   /** Checks and normalises a path the model sent (SPEC section 2, with the driver's own limit). */
@@ -130,10 +121,10 @@ export class Engine {
     return { memory, driver: toDriverPath(memory) };
   }
 
-  /** A new command's driver calls, all carrying one operation id. */
-  operation(): Operation {
-    if (this.#closed) throw new MemoryToolError('BACKEND', STORE_CLOSED);
-    return new Operation(this);
+  /** A new command's driver calls, all under one deadline and one operation id. */
+  operation(command: ChangeRecord['command'], call?: MemoryCallOptions): Operation {
+    if (this.#closed) throw closedError();
+    return new Operation(this, command, call);
   }
 
   get closed(): boolean {
@@ -143,20 +134,40 @@ export class Engine {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.driver.close();
+    await this.release();
   }
 }
 
+function closedError(): MemoryToolError {
+  return new MemoryToolError('BACKEND', STORE_CLOSED, { reason: 'closed' });
+}
+
 /**
- * The driver calls of one command. Each call is bounded by the store's deadline (past it the driver's
- * signal is aborted and the command fails with `BACKEND`: for a change, "may or may not have been
- * saved"); refusals the caller expects come back as they are, with their `path`; anything else the
- * driver throws becomes a `BACKEND` error the model may read.
+ * The driver calls of one command. The command has one deadline (`timeoutMs` after it started):
+ * every call carries it, and past it the call's signal is aborted and the command fails with
+ * `BACKEND` (for a change: "may or may not have been saved"). Refusals the caller expects come
+ * back as they are, with their `path`; anything else the driver throws becomes a `BACKEND` error
+ * the model may read.
  */
 export class Operation {
+  readonly deadline: number;
   #id: string | undefined;
+  #controller: AbortController | undefined;
+  #aborted: MemoryToolError | undefined;
+  #record: ChangeRecord | undefined;
+  /** Telemetry of this command, when someone listens on `memdir:command` (see telemetry.ts). */
+  readonly trace: CommandTrace | undefined;
+  /** The stats object of the driver call being started (set while its options are built). */
+  #current: DriverCallStats | undefined;
 
-  constructor(readonly engine: Engine) {}
+  constructor(
+    readonly engine: Engine,
+    readonly command: ChangeRecord['command'],
+    readonly call: MemoryCallOptions | undefined,
+  ) {
+    this.deadline = Date.now() + engine.options.timeoutMs;
+    this.trace = (call as TracedCall | undefined)?.trace;
+  }
 
   /** Made once per command, when its first change call is made; every change call carries it. */
   get id(): string {
@@ -164,12 +175,141 @@ export class Operation {
     return this.#id;
   }
 
+  /** The command's abort signal, made only when a driver reads it (an AbortController is not free). */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#aborted);
+    }
+    return this.#controller.signal;
+  }
+
+  /** What the versions of this command record, when history is on. */
+  get record(): ChangeRecord | undefined {
+    const history = this.engine.options.history;
+    if (!history) return undefined;
+    this.#record ??= {
+      actor: this.call?.actor ?? this.engine.options.actor ?? null,
+      command: this.command,
+      toolUseId: this.call?.toolUseId ?? null,
+      keepVersions: history.keepVersions,
+      keepDays: history.keepDays,
+    };
+    return this.#record;
+  }
+
+  /** Called by the watchdog at the deadline: the command's calls give up. */
+  expire(error: MemoryToolError): void {
+    this.#aborted = error;
+    this.#controller?.abort(error);
+  }
+
   get #files(): MemoryDriver {
     return this.engine.driver;
   }
 
+  // The options of each call are one object literal with `signal` as a getter of its own, built
+  // here and never spread: reading `signal` is what makes the AbortController.
+
+  /** The options of a read: deadline and signal, and `touch` for a file read when reads refresh expiry. */
+  #readOptions(touch: boolean) {
+    const operation = this;
+    return {
+      deadline: this.deadline,
+      get signal() {
+        return operation.signal;
+      },
+      stats: this.#current,
+      touch: touch && this.engine.options.touch ? true : undefined,
+    };
+  }
+
+  /** `list`'s options: a read's, and whether hidden subtrees may be folded. */
+  #listOptions(skipHidden: boolean) {
+    const operation = this;
+    return {
+      deadline: this.deadline,
+      get signal() {
+        return operation.signal;
+      },
+      stats: this.#current,
+      touch: undefined,
+      skipHidden,
+    };
+  }
+
+  /** `describe`'s options: a read's, and the listing's limit. */
+  #describeOptions(limit: number) {
+    const operation = this;
+    return {
+      deadline: this.deadline,
+      get signal() {
+        return operation.signal;
+      },
+      stats: this.#current,
+      touch: this.engine.options.touch ? true : undefined,
+      limit,
+    };
+  }
+
+  /** The options of a change: those of a read, and the operation id, quota and history record. */
+  #changeOptions() {
+    const operation = this;
+    return {
+      deadline: this.deadline,
+      get signal() {
+        return operation.signal;
+      },
+      stats: this.#current,
+      touch: this.engine.options.touch ? true : undefined,
+      op: this.id,
+      quota: this.engine.options.quota,
+      record: this.record,
+    };
+  }
+
+  /** `write`'s options: a change's, and the expectation and file id. */
+  #writeOptions(expect: WriteExpectation | undefined, fileId: string | undefined) {
+    const operation = this;
+    return {
+      deadline: this.deadline,
+      get signal() {
+        return operation.signal;
+      },
+      stats: this.#current,
+      touch: undefined,
+      op: this.id,
+      quota: this.engine.options.quota,
+      record: this.record,
+      expect,
+      fileId,
+    };
+  }
+
+  /** `edit`'s options: a change's, and the file limit. */
+  #editOptions() {
+    const operation = this;
+    return {
+      deadline: this.deadline,
+      get signal() {
+        return operation.signal;
+      },
+      stats: this.#current,
+      touch: this.engine.options.touch ? true : undefined,
+      op: this.id,
+      quota: this.engine.options.quota,
+      record: this.record,
+      maxFileBytes: this.engine.options.maxFileBytes,
+    };
+  }
+
   read(path: DriverPath): Promise<DriverFile | DriverDirectory | null> {
-    return this.#call(false, [], (lazy) => this.#files.read(path, new CallOptions(lazy)));
+    return this.#call('read', false, [], () => this.#files.read(path, this.#readOptions(true))).then(
+      (node) => {
+        if (this.trace && node?.kind === 'file') this.trace.bytesRead += utf8Length(node.content);
+        return node;
+      },
+    );
   }
 
   /** What is at `path`, without its content when the driver can say so. */
@@ -177,7 +317,7 @@ export class Operation {
     const files = this.#files;
     if (files.stat) {
       const stat = files.stat.bind(files);
-      return this.#call(false, [], (lazy) => stat(path, new CallOptions(lazy)));
+      return this.#call('stat', false, [], () => stat(path, this.#readOptions(false)));
     }
     return this.read(path).then((node) => node?.kind ?? null);
   }
@@ -186,7 +326,12 @@ export class Operation {
   describe(path: DriverPath, limit: number): Promise<DriverFile | DriverListing | null> {
     const files = this.#files;
     const describe = files.describe!.bind(files);
-    return this.#call(false, [], (lazy) => describe(path, new DescribeOptions(lazy, limit)));
+    return this.#call('describe', false, [], () => describe(path, this.#describeOptions(limit))).then(
+      (node) => {
+        if (this.trace && node?.kind === 'file') this.trace.bytesRead += utf8Length(node.content);
+        return node;
+      },
+    );
   }
 
   /**
@@ -194,10 +339,9 @@ export class Operation {
    * as one entry.
    */
   list(dir: DriverPath, { skipHidden }: { skipHidden: boolean }): Promise<DriverEntry[]> {
-    return this.#call(false, [], async (lazy) => {
+    return this.#call('list', false, [], async () => {
       const entries: DriverEntry[] = [];
-      for await (const entry of this.#files.list(dir, { skipHidden, signal: lazy.signal }))
-        entries.push(entry);
+      for await (const entry of this.#files.list(dir, this.#listOptions(skipHidden))) entries.push(entry);
       return entries;
     });
   }
@@ -207,10 +351,19 @@ export class Operation {
     content: string,
     expect: WriteExpectation | undefined,
     refusals: readonly Refusal[],
+    fileId?: string,
   ): Promise<{ version: string }> {
-    return this.#call(true, refusals, (lazy) =>
-      this.#files.write(path, content, new WriteOptions(lazy, this.id, expect)),
+    if (this.trace) this.trace.bytesWritten += utf8Length(content);
+    return this.#call('write', true, [...refusals, 'QUOTA_EXCEEDED'], () =>
+      this.#files.write(path, content, this.#writeOptions(expect, fileId)),
     );
+  }
+
+  /** The driver's one-step edit as data, when it has one. */
+  edit(path: DriverPath, edit: DriverEdit): Promise<DriverEditOutcome> {
+    const files = this.#files;
+    const run = files.edit!.bind(files);
+    return this.#call('edit', true, [], () => run(path, edit, this.#editOptions()));
   }
 
   /** The driver's one-step read-modify-write, when it has one. */
@@ -229,65 +382,166 @@ export class Operation {
       }
     };
     try {
-      return await this.#call(true, [], (lazy) => update(path, guarded, new ChangeOptions(lazy, this.id)));
+      return await this.#call('update', true, ['QUOTA_EXCEEDED'], () =>
+        update(path, guarded, this.#changeOptions()),
+      );
     } catch (error) {
-      if (failed) throw failed.error;
+      if (failed && !(isMemoryToolError(error) && error.code === 'QUOTA_EXCEEDED')) throw failed.error;
       throw error;
     }
   }
 
   remove(path: DriverPath): Promise<boolean> {
-    return this.#call(true, [], (lazy) => this.#files.remove(path, new ChangeOptions(lazy, this.id)));
+    return this.#call('remove', true, [], () => this.#files.remove(path, this.#changeOptions()));
   }
 
   move(from: DriverPath, to: DriverPath): Promise<void> {
-    return this.#call(true, ['NOT_FOUND', 'PATH_CONFLICT', 'ALREADY_EXISTS'], (lazy) =>
-      this.#files.move(from, to, new ChangeOptions(lazy, this.id)),
+    return this.#call('move', true, ['NOT_FOUND', 'PATH_CONFLICT', 'ALREADY_EXISTS'], () =>
+      this.#files.move(from, to, this.#changeOptions()),
     );
   }
 
-  async #call<T>(
+  /**
+   * Runs a driver call of this command under its deadline. `extra` (history and admin calls) lets
+   * other modules reach the driver through the same gate.
+   */
+  async run<T>(
+    method: string,
     change: boolean,
     refusals: readonly Refusal[],
-    run: (lazy: LazySignal) => Promise<T>,
+    call: () => Promise<T>,
   ): Promise<T> {
-    if (this.engine.closed) throw new MemoryToolError('BACKEND', STORE_CLOSED);
-    const { timeoutMs } = this.engine.options;
-    const lazy = new LazySignal();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const reason = noAnswerWithin(timeoutMs);
-        const error = new MemoryToolError(
-          'BACKEND',
-          change ? changeOutcomeUnknown(reason) : storeUnavailable(reason),
-        );
-        lazy.abort(error);
-        reject(error);
-      }, timeoutMs);
-    });
-    const work = Promise.resolve().then(() => run(lazy));
+    return this.#call(method, change, refusals, call);
+  }
+
+  /** The options other modules (history) pass to the driver for a change of this command. */
+  changeOptions() {
+    return this.#changeOptions();
+  }
+
+  /** The options other modules pass to the driver for a read of this command. */
+  readOptions() {
+    return this.#readOptions(false);
+  }
+
+  async #call<T>(
+    method: string,
+    change: boolean,
+    refusals: readonly Refusal[],
+    run: () => Promise<T>,
+  ): Promise<T> {
+    if (this.engine.closed) throw closedError();
+    if (this.#aborted || Date.now() >= this.deadline) throw this.#timeout(change);
+    const trace = this.trace;
+    if (trace) return this.#traced(trace, method, change, refusals, run);
+    let work: Promise<T>;
     try {
-      return await Promise.race([work, deadline]);
+      work = run();
     } catch (error) {
-      throw driverError(error, refusals);
-    } finally {
-      clearTimeout(timer);
-      // A call that outlived the deadline may still fail later: nobody is waiting for it.
-      work.catch(() => {});
+      throw driverError(error, refusals, change);
     }
+    try {
+      return await this.engine.watchdog.watch(work, this.deadline, () => this.#expireWith(change));
+    } catch (error) {
+      throw driverError(error, refusals, change);
+    }
+  }
+
+  #expireWith(change: boolean): MemoryToolError {
+    const error = this.#timeout(change);
+    this.expire(error);
+    return error;
+  }
+
+  /** A call while someone listens: counted on the command's trace, and traced on `memdir:driver`. */
+  async #traced<T>(
+    trace: CommandTrace,
+    method: string,
+    change: boolean,
+    refusals: readonly Refusal[],
+    run: () => Promise<T>,
+  ): Promise<T> {
+    trace.driverCalls++;
+    const listening = driverChannel.hasSubscribers;
+    const stats: DriverCallStats & Partial<DriverTrace> = listening
+      ? driverTrace(method, trace)
+      : { roundTrips: 0, requests: 0, retries: 0 };
+    const started = performance.now();
+    // As for commands, the traced promise settles with nothing, so no content (a file read) and no
+    // message (which may name a path) lands on the context.
+    let outcome: { value: T } | { error: MemoryToolError } | undefined;
+    const attempt = async (): Promise<void> => {
+      let work: Promise<T>;
+      this.#current = stats;
+      try {
+        work = run();
+      } catch (error) {
+        outcome = { error: driverError(error, refusals, change) };
+        return;
+      } finally {
+        this.#current = undefined;
+      }
+      try {
+        outcome = {
+          value: await this.engine.watchdog.watch(work, this.deadline, () => this.#expireWith(change)),
+        };
+        stats.outcome = 'ok';
+      } catch (error) {
+        const failure = driverError(error, refusals, change);
+        stats.outcome = failure.code;
+        stats.reason = failure.reason;
+        outcome = { error: failure };
+      } finally {
+        stats.durationMs = performance.now() - started;
+        trace.roundTrips += stats.roundTrips;
+        trace.requests += stats.requests;
+        trace.retries += stats.retries;
+      }
+    };
+    await (listening ? driverChannel.tracePromise(attempt, stats as DriverTrace) : attempt());
+    if (outcome && 'value' in outcome) return outcome.value;
+    throw (outcome as { error: MemoryToolError }).error;
+  }
+
+  #timeout(change: boolean): MemoryToolError {
+    const reason = noAnswerWithin(this.engine.options.timeoutMs);
+    return change
+      ? new MemoryToolError('BACKEND', changeOutcomeUnknown(reason), {
+          reason: 'timeout',
+          outcome: 'unknown',
+        })
+      : new MemoryToolError('BACKEND', storeUnavailable(reason), {
+          reason: 'timeout',
+          outcome: 'not-applied',
+        });
   }
 }
 
+/** The model's text for a quota breach of a change at `path` (SPEC section 3). */
+export function quotaError(path: MemoryPath, breach: QuotaBreach, cause?: unknown): MemoryToolError {
+  const message =
+    breach.kind === 'bytes'
+      ? quotaBytesExceeded(path, breach.total, breach.max)
+      : quotaFilesExceeded(breach.count, breach.max);
+  return new MemoryToolError('QUOTA_EXCEEDED', message, { quota: breach, cause });
+}
+
 /** What a command sees of an error a driver call raised. */
-function driverError(error: unknown, refusals: readonly Refusal[]): MemoryToolError {
-  if (!isMemoryToolError(error)) return unexpectedBackendFailure(error);
+function driverError(error: unknown, refusals: readonly Refusal[], change: boolean): MemoryToolError {
+  if (!isMemoryToolError(error)) return unexpectedBackendFailure(error, change ? 'unknown' : 'not-applied');
   if (error.code === 'BACKEND') return error;
   // A driver refuses a path only for what lies on it: the filesystem store's symbolic links.
   if (error.code === 'INVALID_PATH')
     return new MemoryToolError('INVALID_PATH', SYMLINK_ESCAPE, { cause: error });
-  if ((refusals as readonly string[]).includes(error.code) && typeof error.path === 'string') return error;
+  if ((refusals as readonly string[]).includes(error.code) && typeof error.path === 'string') {
+    // A quota refusal is answered by every command the same way, so it is rendered here.
+    if (error.code === 'QUOTA_EXCEEDED') {
+      if (!error.quota) return unexpectedBackendFailure(error, 'not-applied');
+      return quotaError(toMemoryPath(error.path), error.quota, error);
+    }
+    return error;
+  }
   // A refusal the contract does not allow here, or one without its path: a driver bug, and its
   // message was never meant for the model.
-  return unexpectedBackendFailure(error);
+  return unexpectedBackendFailure(error, change ? 'unknown' : 'not-applied');
 }

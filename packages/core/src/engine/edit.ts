@@ -1,79 +1,110 @@
-// The read-modify-write of `str_replace` and `insert` (SPEC section 6): the edit never applies to
-// content that changed under it. With the driver's `update` the read, edit and write are one atomic
-// call; otherwise the engine reads, writes with the version it read, and starts over on fresh content
-// when that compare-and-swap loses to another writer.
+// `str_replace` and `insert` (SPEC sections 4.3, 4.4 and 6): the edit never applies to content that
+// changed under it. With the driver's `edit` the edit goes to the backend as data and is applied
+// there in one atomic step (one round trip); with its `update` the read, edit and write are one
+// atomic call; otherwise the engine reads, writes with the version it read, and starts over on fresh
+// content when that compare-and-swap loses to another writer, until the command's deadline.
+import { applyEdit } from '../driver/apply-edit.js';
+import { sleep } from '../driver/deadline.js';
 import { isMemoryToolError, MemoryToolError } from '../errors.js';
-import { keptChanging, notAFile, pathNotFoundPleaseProvide, tooLarge } from '../messages.js';
-import { utf8Length } from '../path.js';
-import type { CommandPath, Operation } from './context.js';
+import {
+  edited,
+  inserted,
+  invalidInsertLine,
+  keptChanging,
+  multipleMatches,
+  noMatch,
+  notAFile,
+  numberLine,
+  pathNotFoundPleaseProvide,
+  tooLarge,
+} from '../messages.js';
+import type { DriverEdit, DriverEditOutcome } from '../types.js';
+import { type CommandPath, type Operation, quotaError } from './context.js';
 
-/** What an edit makes of a file's content: the new content and the text the model reads. */
-export interface Edit {
-  readonly updated: string;
-  readonly result: string;
-}
-
-// Under heavy contention many writers retry at once, so the wait grows and is jittered; the budget
-// is bounded in attempts and time so a command never spins forever.
-const MAX_ATTEMPTS = 200;
-const RETRY_BUDGET_MS = 15_000;
 const MAX_BACKOFF_MS = 25;
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** The text the model reads for an edit's outcome, or the error it reads (thrown). */
+function render(
+  path: CommandPath,
+  edit: DriverEdit,
+  outcome: DriverEditOutcome,
+  maxFileBytes: number,
+): string {
+  const { memory } = path;
+  switch (outcome.outcome) {
+    case 'edited':
+      if (edit.kind === 'insert') return inserted(memory);
+      return edited(
+        outcome.lines.map((line, index) => numberLine(outcome.firstLine + index, line)).join('\n'),
+      );
+    case 'missing':
+      throw outcome.kind === 'directory'
+        ? new MemoryToolError('NOT_A_FILE', notAFile(memory))
+        : new MemoryToolError('NOT_FOUND', pathNotFoundPleaseProvide(memory));
+    case 'no-match':
+      throw new MemoryToolError('NO_MATCH', noMatch((edit as { oldStr: string }).oldStr, memory));
+    case 'multiple':
+      throw new MemoryToolError(
+        'MULTIPLE_MATCHES',
+        multipleMatches((edit as { oldStr: string }).oldStr, outcome.lines, outcome.count),
+      );
+    case 'invalid-line':
+      throw new MemoryToolError(
+        'INVALID_LINE',
+        invalidInsertLine((edit as { line: number }).line, outcome.lines),
+      );
+    case 'too-large':
+      throw new MemoryToolError('TOO_LARGE', tooLarge(memory, outcome.bytes, maxFileBytes));
+    case 'quota':
+      throw quotaError(memory, outcome.breach);
+  }
 }
 
 /**
- * Edits the file at `path`: `transform` computes the new content and the result from the current
- * content, or throws the error the model should read (`NO_MATCH`, `INVALID_LINE`...). Fails with
- * `NOT_A_FILE` for a directory, `NOT_FOUND` for nothing, `TOO_LARGE` over `maxFileBytes`, and
- * `CONFLICT` when other writers win every compare-and-swap within the budget.
+ * Edits the file at `path` and resolves to the model's text: `NOT_A_FILE` for a directory,
+ * `NOT_FOUND` for nothing, the edit's own refusals, `TOO_LARGE` over `maxFileBytes`, `QUOTA_EXCEEDED`,
+ * and `CONFLICT` when other writers win every compare-and-swap until the deadline.
  */
-export async function editFile(
-  operation: Operation,
-  path: CommandPath,
-  transform: (content: string) => Edit,
-): Promise<string> {
+export async function editFile(operation: Operation, path: CommandPath, edit: DriverEdit): Promise<string> {
   const { memory, driver } = path;
   if (driver === '') throw new MemoryToolError('NOT_A_FILE', notAFile(memory));
   const { maxFileBytes } = operation.engine.options;
-  const apply = (content: string): Edit => {
-    const change = transform(content);
-    const bytes = utf8Length(change.updated);
-    if (bytes > maxFileBytes) throw new MemoryToolError('TOO_LARGE', tooLarge(memory, bytes, maxFileBytes));
-    return change;
-  };
-  const missing = (kind: 'directory' | null): MemoryToolError =>
-    kind === 'directory'
-      ? new MemoryToolError('NOT_A_FILE', notAFile(memory))
-      : new MemoryToolError('NOT_FOUND', pathNotFoundPleaseProvide(memory));
+  const files = operation.engine.driver;
 
-  if (operation.engine.driver.update) {
-    let result = '';
-    const kind = await operation.update(driver, (content) => {
-      const change = apply(content);
-      result = change.result;
-      return change.updated;
-    });
-    if (kind !== 'file') throw missing(kind);
+  if (files.edit) return render(path, edit, await operation.edit(driver, edit), maxFileBytes);
+
+  // The edit runs here: its refusals are thrown from inside the driver's step, and stop it.
+  let result = '';
+  const transform = (content: string): string => {
+    const applied = applyEdit(content, edit, maxFileBytes);
+    result = render(path, edit, applied.outcome, maxFileBytes);
+    return applied.content!;
+  };
+
+  if (files.update) {
+    const kind = await operation.update(driver, transform);
+    if (kind !== 'file') render(path, edit, { outcome: 'missing', kind }, maxFileBytes);
     return result;
   }
 
-  const deadline = Date.now() + RETRY_BUDGET_MS;
   for (let round = 0; ; round++) {
     const node = await operation.read(driver);
-    if (node === null || node.kind === 'directory') throw missing(node?.kind ?? null);
-    const change = apply(node.content);
+    if (node === null || node.kind === 'directory') {
+      return render(path, edit, { outcome: 'missing', kind: node?.kind ?? null }, maxFileBytes);
+    }
+    const updated = transform(node.content);
     try {
-      await operation.write(driver, change.updated, { version: node.version }, ['CONFLICT', 'PATH_CONFLICT']);
-      return change.result;
+      await operation.write(driver, updated, { version: node.version }, ['CONFLICT', 'PATH_CONFLICT']);
+      return result;
     } catch (error) {
       // The file changed (or turned into something else) since it was read: start over on what is
       // there now, which may warrant another answer altogether.
       if (!isMemoryToolError(error) || (error.code !== 'CONFLICT' && error.code !== 'PATH_CONFLICT')) {
         throw error;
       }
-      if (round + 1 >= MAX_ATTEMPTS || Date.now() >= deadline) {
+      if (operation.trace) operation.trace.conflicts++;
+      const left = operation.deadline - Date.now();
+      if (left <= MAX_BACKOFF_MS) {
         throw new MemoryToolError('CONFLICT', keptChanging(memory), { cause: error });
       }
       await sleep(Math.random() * Math.min(MAX_BACKOFF_MS, 2 ** round));

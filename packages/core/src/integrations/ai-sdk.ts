@@ -16,6 +16,8 @@ import { executeMemoryToolCall } from './result.js';
 export interface MemoryExecuteOptions {
   /** Aborted when the generation is aborted (or, in ai 7, the tool times out); queued calls are then skipped. */
   abortSignal?: AbortSignal | undefined;
+  /** The tool call's id: recorded as `toolUseId` with the versions the call writes (history). */
+  toolCallId?: string | undefined;
 }
 
 /** The `execute` function of `anthropic.tools.memory_20250818({ execute })`. */
@@ -54,7 +56,10 @@ class MemoryToolCallError extends Error {
  */
 export function memoryExecute(store: MemoryStore): MemoryExecute {
   return async (input, options) => {
-    const result = await executeMemoryToolCall(store, input, { signal: options?.abortSignal });
+    const result = await executeMemoryToolCall(store, input, {
+      signal: options?.abortSignal,
+      toolUseId: options?.toolCallId,
+    });
     if (result.error !== undefined) throw new MemoryToolCallError(result.content, result.error);
     return result.content;
   };

@@ -12,6 +12,10 @@ import { executeMemoryToolCall } from './result.js';
 export interface MemoryToolRunContext {
   /** Aborted when the runner is aborted; queued memory calls are then skipped. */
   signal?: AbortSignal | null | undefined;
+  /** The `tool_use` block of the call: its `id` is recorded as `toolUseId` with the versions the call writes. */
+  toolUse?: { readonly id?: string | undefined } | undefined;
+  /** The same block, under the name SDKs before 1.14 used. */
+  toolUseBlock?: { readonly id?: string | undefined } | undefined;
 }
 
 /**
@@ -60,7 +64,10 @@ export function memoryTool<const Extra extends object = Record<never, never>>(
     name: 'memory',
     parse: (content) => content as MemoryCommand,
     async run(input, context) {
-      const result = await executeMemoryToolCall(store, input, { signal: context?.signal });
+      const result = await executeMemoryToolCall(store, input, {
+        signal: context?.signal,
+        toolUseId: context?.toolUse?.id ?? context?.toolUseBlock?.id,
+      });
       if (result.error !== undefined) throw result.error;
       return result.content;
     },

@@ -5,7 +5,7 @@
 import { MemoryToolError } from '../errors.js';
 import { requestTooLarge, resultTooLarge, unknownTool } from '../messages.js';
 import { utf8Length } from '../path.js';
-import type { MemoryStore } from '../types.js';
+import type { Actor, MemoryStore } from '../types.js';
 import { executeMemoryToolCall, memoryErrorText } from './result.js';
 
 /** The result of an MCP `tools/call`, as the MCP SDK's `CallToolResult` has it. */
@@ -28,6 +28,10 @@ export interface McpCallOptions {
   maxResultBytes?: number | undefined;
   /** Aborts a call still waiting in the store's queue (see `executeMemoryToolCall`). */
   signal?: AbortSignal | null | undefined;
+  /** Who makes the call (history): a token's user, the MCP client's name... @default the store's */
+  actor?: Actor | undefined;
+  /** The MCP request id, as a string (history). @default undefined */
+  toolUseId?: string | undefined;
 }
 
 function text(content: string, isError: boolean): McpToolResult {
@@ -49,7 +53,11 @@ export async function mcpCallTool(
   if (name !== (options.toolName ?? 'memory')) {
     return text(memoryErrorText(new MemoryToolError('INVALID_INPUT', unknownTool(name))), true);
   }
-  const result = await executeMemoryToolCall(store, input ?? {}, { signal: options.signal });
+  const result = await executeMemoryToolCall(store, input === undefined ? {} : input, {
+    signal: options.signal,
+    actor: options.actor,
+    toolUseId: options.toolUseId,
+  });
   const limit = options.maxResultBytes;
   if (limit !== undefined && result.content.length * 3 > limit) {
     const bytes = utf8Length(result.content);

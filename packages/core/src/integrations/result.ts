@@ -1,6 +1,6 @@
 import { isMemoryToolError, type MemoryToolError, unexpectedBackendFailure } from '../errors.js';
 import { CALL_ABORTED, errorResult } from '../messages.js';
-import type { MemoryStore } from '../types.js';
+import type { Actor, MemoryStore } from '../types.js';
 import { runInOrder } from './order.js';
 
 /**
@@ -30,6 +30,10 @@ export interface MemoryToolCallOptions {
    * @default undefined (never aborted)
    */
   signal?: AbortSignal | null | undefined;
+  /** Who makes the call (history), over the store's own `actor` option. @default the store's */
+  actor?: Actor | undefined;
+  /** The tool call's id (history). @default undefined */
+  toolUseId?: string | undefined;
 }
 
 /** The text every integration sends for a failure: `"Error: "` and the message written for the model. */
@@ -74,7 +78,11 @@ export async function executeMemoryToolCall(
       return { content: memoryErrorText(error), isError: true, error };
     }
     try {
-      const content = await store.execute(input);
+      const { actor, toolUseId } = options;
+      const content = await store.execute(
+        input,
+        actor === undefined && toolUseId === undefined ? undefined : { actor, toolUseId },
+      );
       if (typeof content !== 'string') {
         throw new TypeError(`MemoryStore.execute resolved to ${typeof content}, expected a string`);
       }

@@ -1,12 +1,10 @@
-// The machinery every conformance test shares: what the suite learned of the target before it
-// registered its tests (capabilities, optional driver methods), per-test backends, store
-// bookkeeping, the target's own checks and cleanup, assertions on MemoryToolErrors, and a "full
-// tree" snapshot to prove that a failed command wrote nothing. Only the conformance subpath
-// imports vitest; the engine never does.
-import { afterEach, expect, it } from 'vitest';
-import { isMemoryToolError, type MemoryToolError, type MemoryToolErrorCode } from '../errors.js';
+// The machinery of the conformance suite: what it learns of a target before it registers its tests
+// (capabilities, optional driver methods), per-test backends, store bookkeeping, the target's own
+// checks and cleanup, and a "full tree" snapshot to prove that a failed command wrote nothing. Only
+// the conformance subpath imports vitest; the engine never does.
+import { afterEach, it } from 'vitest';
+import { wrapDriver } from '../driver/base.js';
 import { MAX_PATH_BYTES } from '../messages.js';
-import { normalizeMemoryPath } from '../path.js';
 import { createMemoryStore } from '../store.js';
 import type {
   DriverCapabilities,
@@ -15,6 +13,7 @@ import type {
   MemoryStore,
   MemoryStoreOptions,
 } from '../types.js';
+import { walk } from './assertions.js';
 
 const ROOT = '' as DriverPath;
 
@@ -25,7 +24,19 @@ export interface DriverMethods {
   readonly describe: boolean;
   readonly update: boolean;
   readonly stat: boolean;
+  readonly edit: boolean;
 }
+
+/** The methods `capabilities.history` promises. */
+export const HISTORY_METHODS = [
+  'listVersions',
+  'readVersion',
+  'restoreVersion',
+  'redactVersion',
+  'treeAt',
+] as const;
+/** The methods `capabilities.admin` promises. */
+export const ADMIN_METHODS = ['listNamespaces', 'usage', 'dropNamespace', 'sweep'] as const;
 
 /** What the suite learns of a target before it registers the tests of one run. */
 export interface Probe {
@@ -95,6 +106,20 @@ const DEFAULT_CAPABILITIES: DriverCapabilities = { atomicRename: true };
  */
 export const MIN_SUITE_PATH_BYTES = 300;
 
+/**
+ * `driver` without the optional methods `names`, on its namespaces too: the suite's second pass over
+ * the edit groups runs without `edit`, so the engine's read and compare-and-swap path is checked on
+ * a driver that has both.
+ */
+function hiding(driver: MemoryDriver, names: readonly (keyof MemoryDriver)[]): MemoryDriver {
+  if (names.length === 0) return driver;
+  const overrides: Partial<Record<keyof MemoryDriver, unknown>> = {
+    namespace: (name: string) => hiding(driver.namespace(name), names),
+  };
+  for (const name of names) overrides[name] = undefined;
+  return wrapDriver(driver, overrides as Partial<MemoryDriver>);
+}
+
 /** Letters for backend names: safe as folder names, key prefixes and unquoted SQL identifiers. */
 function randomId(): string {
   return Math.random().toString(36).slice(2, 10).padEnd(8, '0');
@@ -108,27 +133,17 @@ export function operationId(): string {
   return globalThis.crypto.randomUUID().replaceAll('-', '');
 }
 
-/** Forwards everything to `driver` except `close`, so many stores can share one driver. */
-function sharedDriver(driver: MemoryDriver): MemoryDriver {
-  return new Proxy(driver, {
-    get(target, property) {
-      if (property === 'close') return async () => {};
-      const value = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
-
 /**
  * What is wrong with `capabilities`, or undefined when they are well-formed: `atomicRename` a
  * boolean; `maxPathBytes` absent or an integer from 1 to 1024; `maxFileBytes` absent or a positive
- * integer; `replaySafe` absent or a boolean.
+ * integer; `replaySafe`, `quotas`, `history` and `admin` absent or booleans.
  */
 export function capabilityProblem(capabilities: unknown): string | undefined {
   if (typeof capabilities !== 'object' || capabilities === null) {
     return `capabilities must be an object, got ${capabilities === null ? 'null' : typeof capabilities}`;
   }
-  const { atomicRename, maxPathBytes, maxFileBytes, replaySafe } = capabilities as Record<string, unknown>;
+  const { atomicRename, maxPathBytes, maxFileBytes, replaySafe, quotas, history, admin } =
+    capabilities as Record<string, unknown>;
   if (typeof atomicRename !== 'boolean') {
     return `capabilities.atomicRename must be a boolean, got ${JSON.stringify(atomicRename) ?? 'undefined'}`;
   }
@@ -145,8 +160,29 @@ export function capabilityProblem(capabilities: unknown): string | undefined {
   if (maxFileBytes !== undefined && !(Number.isSafeInteger(maxFileBytes) && (maxFileBytes as number) >= 1)) {
     return `capabilities.maxFileBytes must be a positive integer when given, got ${JSON.stringify(maxFileBytes)}`;
   }
-  if (replaySafe !== undefined && typeof replaySafe !== 'boolean') {
-    return `capabilities.replaySafe must be a boolean when given, got ${JSON.stringify(replaySafe)}`;
+  for (const [name, value] of Object.entries({ replaySafe, quotas, history, admin })) {
+    if (value !== undefined && typeof value !== 'boolean') {
+      return `capabilities.${name} must be a boolean when given, got ${JSON.stringify(value)}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * What is missing from a driver that declares `history` or `admin`: the methods those promise.
+ * Undefined when nothing is.
+ */
+export function methodProblem(driver: MemoryDriver): string | undefined {
+  const promised = [
+    ...(driver.capabilities.history === true
+      ? HISTORY_METHODS.map((name) => ['history', name] as const)
+      : []),
+    ...(driver.capabilities.admin === true ? ADMIN_METHODS.map((name) => ['admin', name] as const) : []),
+  ];
+  for (const [capability, name] of promised) {
+    if (typeof (driver as unknown as Record<string, unknown>)[name] !== 'function') {
+      return `capabilities.${capability} is set, but the driver has no ${name} method`;
+    }
   }
   return undefined;
 }
@@ -158,6 +194,9 @@ function capabilityKey(capabilities: DriverCapabilities): string {
     maxPathBytes: capabilities.maxPathBytes ?? MAX_PATH_BYTES,
     maxFileBytes: capabilities.maxFileBytes ?? null,
     replaySafe: capabilities.replaySafe ?? false,
+    quotas: capabilities.quotas ?? false,
+    history: capabilities.history ?? false,
+    admin: capabilities.admin ?? false,
   });
 }
 
@@ -198,7 +237,10 @@ export async function probeTarget(target: ConformanceTarget, namespace: string |
               describe: typeof files.describe === 'function',
               update: typeof files.update === 'function',
               stat: typeof files.stat === 'function',
+              edit: typeof files.edit === 'function',
             };
+            const missing = methodProblem(files);
+            if (missing !== undefined) throw new TypeError(`memdir conformance: ${target.name}: ${missing}`);
             return { capabilities: files.capabilities, source: 'driver', driverMethods: methods } as Probe;
           } finally {
             await driver.close();
@@ -298,6 +340,7 @@ export function createSuite(
   namespace: string | undefined,
   probe: Probe,
   keep: NameFilter,
+  hide: readonly (keyof MemoryDriver)[] = [],
 ): Suite {
   const runId = randomId();
   const timeout = target.timeout ?? 30_000;
@@ -317,7 +360,7 @@ export function createSuite(
     let driver = state.drivers.get(name);
     if (!driver) {
       const create = target.createDriver!;
-      driver = Promise.resolve().then(() => create(name));
+      driver = Promise.resolve().then(async () => hiding(await create(name), hide));
       state.drivers.set(name, driver);
     }
     return driver;
@@ -339,7 +382,7 @@ export function createSuite(
     if (full.namespace === undefined) delete full.namespace;
     const store = target.create
       ? await target.create(full, name)
-      : createMemoryStore(sharedDriver(await driverFor(name)), full);
+      : createMemoryStore(await driverFor(name), full);
     state.stores.push(store);
     checkCapabilities(store, full.namespace);
     return store;
@@ -437,216 +480,4 @@ async function driverFiles(driver: MemoryDriver): Promise<Record<string, string 
     files[path] = node?.kind === 'file' ? node.content : null;
   }
   return files;
-}
-
-/** The outcome of a command as comparable text: the result, or the error's code and message. */
-export async function outcome(promise: Promise<string>): Promise<string> {
-  try {
-    return `ok: ${await promise}`;
-  } catch (error) {
-    if (isMemoryToolError(error)) return `error ${error.code}: ${error.message}`;
-    return `thrown (not a MemoryToolError): ${String(error)}`;
-  }
-}
-
-/**
- * Views `/memories` and every root, then every directory and file the listings show, until
- * nothing new turns up. The result maps each path viewed to its outcome.
- */
-export async function walk(store: MemoryStore, roots: readonly string[]): Promise<Record<string, string>> {
-  const seen = new Map<string, string>();
-  const queue = [...roots];
-  while (queue.length > 0) {
-    const path = queue.shift()!;
-    if (seen.has(path)) continue;
-    const result = await outcome(store.view({ command: 'view', path }));
-    seen.set(path, result);
-    if (!result.startsWith("ok: Here're the files")) continue;
-    // Listing lines are "{size}\t{path}" (paths hold no TAB or newline: control characters are
-    // invalid); the first is the directory itself.
-    for (const line of result.split('\n').slice(2)) {
-      const tab = line.indexOf('\t');
-      if (tab === -1) continue;
-      const entry = line.slice(tab + 1);
-      queue.push(entry.endsWith('/') ? entry.slice(0, -1) : entry);
-    }
-  }
-  return Object.fromEntries([...seen].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
-
-/**
- * Expects `promise` to reject with a MemoryToolError of `code`, and, when given, exactly `message`.
- * @returns the error, for further checks.
- */
-export async function expectError(
-  promise: Promise<unknown>,
-  code: MemoryToolErrorCode,
-  message?: string,
-): Promise<MemoryToolError> {
-  let result: unknown;
-  try {
-    result = await promise;
-  } catch (error) {
-    expect(isMemoryToolError(error), `expected a MemoryToolError, got ${String(error)}`).toBe(true);
-    const toolError = error as MemoryToolError;
-    expect({ code: toolError.code, message: toolError.message }).toEqual({
-      code,
-      message: message ?? toolError.message,
-    });
-    expect(typeof toolError.message === 'string' && toolError.message.length > 0).toBe(true);
-    return toolError;
-  }
-  throw new Error(`Expected the error ${code}, but the command succeeded with: ${JSON.stringify(result)}`);
-}
-
-/** Creates each file in order. */
-export async function seed(store: MemoryStore, files: Record<string, string>): Promise<void> {
-  for (const [path, file_text] of Object.entries(files)) {
-    await store.create({ command: 'create', path, file_text });
-  }
-}
-
-/** Views a path and returns the text. */
-export function view(store: MemoryStore, path: string, view_range?: number[]): Promise<string> {
-  return store.view(view_range ? { command: 'view', path, view_range } : { command: 'view', path });
-}
-
-/** The header of a directory view. */
-export function listingHeader(path: string): string {
-  return `Here're the files and directories up to 2 levels deep in ${path}, excluding hidden items and node_modules:\n`;
-}
-
-/** The header of a file view. */
-export function fileHeader(path: string): string {
-  return `Here's the content of ${path} with line numbers:\n`;
-}
-
-/** The result text of a successful str_replace, around the given snippet lines. */
-export function snippetResult(lines: readonly string[]): string {
-  return `The memory file has been edited. Here is the snippet showing the change (with line numbers):\n${lines.join('\n')}`;
-}
-
-/**
- * Paths a careless store might write to when it mishandles `input`: the input with backslashes as
- * slashes, percent-decoded, with control characters dropped, with lone surrogates dropped or
- * turned into U+FFFD (what UTF-8 encoders make of them), with runs of slashes collapsed (a path
- * over 4096 characters normalised anyway), with `..` resolved, with a missing slash after
- * `/memories` added. Those that are valid memory paths are returned (normalised), with their
- * ancestors, for a snapshot to look at.
- */
-export function landingSpots(input: string): string[] {
-  const variants = new Set<string>();
-  const decode = (text: string) =>
-    text.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-  const candidates = [
-    input,
-    input.replaceAll('\\', '/'),
-    decode(input),
-    decode(decode(input)).replaceAll('\\', '/'),
-  ];
-  for (const candidate of [...candidates]) {
-    candidates.push(candidate.replace(/[\u0000-\u001f\u007f]/g, ''));
-    // With the u flag, a surrogate range matches only unpaired surrogates.
-    candidates.push(candidate.replace(/[\ud800-\udfff]/gu, '\ufffd'));
-    candidates.push(candidate.replace(/[\ud800-\udfff]/gu, ''));
-    candidates.push(candidate.replace(/\/{2,}/g, '/'));
-    candidates.push(candidate.replace(/^\/?memories(?!\/|$)/, '/memories/'));
-    candidates.push(`/memories/${candidate.replace(/^\/+/, '')}`);
-  }
-  for (const candidate of candidates) {
-    const resolved: string[] = [];
-    for (const segment of candidate.split('/')) {
-      if (segment === '..') resolved.pop();
-      else resolved.push(segment);
-    }
-    for (const path of [candidate, resolved.join('/') || '/']) {
-      try {
-        const normalized = normalizeMemoryPath(path);
-        const segments = normalized.split('/');
-        for (let end = 3; end <= segments.length; end++) variants.add(segments.slice(0, end).join('/'));
-      } catch {
-        // Not a valid path: nothing could land there through a conforming store.
-      }
-    }
-  }
-  return [...variants].sort();
-}
-
-/**
- * The content of a file as its (untruncated) view shows it: the numbered lines without their
- * numbers, joined by `\n`. Exactly the stored text, for any content of under a million lines.
- */
-export function contentOf(viewText: string): string {
-  const body = viewText.slice(viewText.indexOf(' with line numbers:\n') + ' with line numbers:\n'.length);
-  return body
-    .split('\n')
-    .map((line) => line.slice('     1\t'.length))
-    .join('\n');
-}
-
-/**
- * Texts a store must return exactly as written (SPEC section 3): no Unicode normalisation, no
- * newline conversion, no byte-order-mark handling, control characters kept.
- */
-export const EXACT_TEXTS: ReadonlyArray<readonly [label: string, text: string]> = [
-  ['NUL', 'a\u0000b\u0000'],
-  ['a byte-order mark', '\ufeffafter a BOM'],
-  ['a BOM in the middle', 'before\ufeffafter'],
-  ['CR', 'old mac\rline\r'],
-  ['CRLF', 'windows\r\nlines\r\n'],
-  ['U+2028 and U+2029', 'line\u2028separator\u2029paragraph'],
-  ['U+FFFE and U+FFFF', 'nonchar \ufffe and \uffff'],
-  ['NFD e\u0301', 'cafe\u0301'],
-  ['NFC and NFD side by side', '\u00e9 e\u0301'],
-  ['C0 and C1 controls', '\u0001\u001b[0m\u007f\u0085\u009f'],
-  ['astral characters', '\u{1f600}\u{10000}\u{10ffff}'],
-  ['U+FFFD', '\ufffd'],
-  ['only newlines', '\n\n'],
-];
-
-/**
- * Names holding characters that are special in some backend's query or pattern language, each with
- * the names those characters would match as wildcards or patterns (SPEC section 3: names are
- * literal). No name is both: the lookalikes are never literals.
- */
-export const LITERAL_NAMES: ReadonlyArray<readonly [literal: string, lookalikes: readonly string[]]> = [
-  ['a_b', ['aXb', 'a-b']], // SQL LIKE: _ is any one character
-  ['a%', ['a', 'ab', 'abc']], // SQL LIKE: % is any run of characters
-  ['%', ['x']],
-  ['a*', ['ab', 'a']], // globs (Redis MATCH, shells): * is any run
-  ['a?', ['ab', 'aXb']], // globs: ? is any one character
-  ['[ab]', ['a', 'b']], // globs: a character class
-  ['[!a]x', ['bx']], // globs: a negated class
-  ['{a,b}', ['a', 'b']], // brace expansion
-  ["it's", ['its']], // SQL string quoting
-  ['say "hi"', ['say hi']], // JSON and shell quoting
-  ['a:b', ['a', 'b']], // key separators (Redis), drive letters
-  ['a b', ['ab', 'a', 'b']], // spaces
-  ['a ', ['a']],
-  [' a', ['a']],
-  ['a.b', ['aXb']], // regular expressions: . is any character
-  ['a+', ['aa']],
-  ['^a$', ['a']],
-  ['(a|b)', ['a', 'b']],
-];
-
-/** Every literal name of {@link LITERAL_NAMES}. */
-export const LITERALS: readonly string[] = LITERAL_NAMES.map(([literal]) => literal);
-
-/** Every lookalike of {@link LITERAL_NAMES}, once each. */
-export const LOOKALIKES: readonly string[] = [
-  ...new Set(LITERAL_NAMES.flatMap(([, lookalikes]) => lookalikes)),
-];
-
-/** A valid memory path of exactly `bytes` UTF-8 bytes (ASCII, names of at most 255 bytes). */
-export function pathOfBytes(bytes: number): string {
-  const available = bytes - '/memories'.length;
-  const names = Math.ceil(available / 256);
-  const letters = available - names;
-  const segments: string[] = [];
-  for (let index = 0; index < names; index++) {
-    const length = Math.floor(letters / names) + (index < letters % names ? 1 : 0);
-    segments.push(String.fromCharCode(97 + (index % 26)).repeat(length));
-  }
-  return `/memories/${segments.join('/')}`;
 }

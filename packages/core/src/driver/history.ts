@@ -1,0 +1,49 @@
+// What drivers with history share: ids in the hosted stores' shapes, content hashes, and pruning.
+import { createHash, randomBytes } from 'node:crypto';
+
+/** A new file id: `mem_` and 22 random characters (128 bits), the same for one file across renames. */
+export function newFileId(): string {
+  return `mem_${randomBytes(16).toString('base64url')}`;
+}
+
+/**
+ * The version id of a namespace's `sequence`-th change (1, 2, ...): `memver_` and the number in 16
+ * digits, so ids sort in commit order as strings. For drivers that keep a counter per namespace.
+ */
+export function sequenceVersionId(sequence: number): string {
+  return `memver_${String(sequence).padStart(16, '0')}`;
+}
+
+/** The sequence number of an id made by {@link sequenceVersionId}, or NaN for another id. */
+export function versionSequence(id: string): number {
+  return /^memver_\d{16}$/.test(id) ? Number(id.slice(7)) : Number.NaN;
+}
+
+/** Lowercase hex SHA-256 of `content`'s UTF-8 bytes (a version's `sha256`). */
+export function sha256Hex(content: string): string {
+  return createHash('sha256').update(content, 'utf8').digest('hex');
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Which of one file's versions retention removes: those at least `keepDays` old (judged at `now`)
+ * that are not among the newest `keepVersions`, never the newest one of a live file.
+ * `versions` are the file's, newest first; returns their indices to remove, at most `limit`,
+ * oldest first.
+ */
+export function prunable(
+  versions: readonly { readonly at: number }[],
+  retention: { readonly keepVersions: number; readonly keepDays: number },
+  now: number,
+  limit: number,
+): number[] {
+  const age = retention.keepDays * DAY_MS;
+  const out: number[] = [];
+  for (let index = versions.length - 1; index >= Math.max(1, retention.keepVersions); index--) {
+    if (out.length >= limit) break;
+    // "Older than keepDays": keepDays 0 keeps nothing for its age alone.
+    if (now - versions[index]!.at >= age) out.push(index);
+  }
+  return out;
+}

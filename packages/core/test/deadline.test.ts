@@ -1,0 +1,176 @@
+// One deadline per command (core v3): every driver call of a command carries the same absolute
+// deadline, `timeoutMs` after the command started, so a command of several calls (read, then
+// compare-and-swap) fails at the deadline, not at a multiple of it; BACKEND errors say why.
+import { describe, expect, it } from 'vitest';
+import { checkTime, deadlineOf, sleep, timeLeft, wrapDriver } from '../src/driver/index.js';
+import {
+  createInMemoryDriver,
+  createMemoryStore,
+  type DriverCallOptions,
+  type MemoryDriver,
+} from '../src/index.js';
+
+function withoutEdit(driver: MemoryDriver, overrides: Partial<MemoryDriver>): MemoryDriver {
+  return wrapDriver(driver, { edit: undefined, update: undefined, ...overrides });
+}
+
+describe('the command deadline', () => {
+  it('every call of one command carries the same deadline, timeoutMs after the command started', async () => {
+    const inner = createInMemoryDriver();
+    const seen: Array<[string, number | undefined]> = [];
+    const driver = withoutEdit(inner, {
+      read: (path, options) => {
+        seen.push(['read', options?.deadline]);
+        return inner.read(path, options);
+      },
+      write: (path, content, options) => {
+        seen.push(['write', options.deadline]);
+        return inner.write(path, content, options);
+      },
+    });
+    const store = createMemoryStore(driver, { timeoutMs: 1234 });
+    const started = Date.now();
+    await store.create({ command: 'create', path: '/memories/a.md', file_text: 'a' });
+    seen.length = 0;
+    const editStarted = Date.now();
+    await store.insert({ command: 'insert', path: '/memories/a.md', insert_line: 1, insert_text: 'b' });
+    const finished = Date.now();
+    expect(seen.map(([method]) => method)).toEqual(['read', 'write']);
+    const [[, first], [, second]] = seen as [[string, number], [string, number]];
+    expect(first).toBe(second);
+    expect(first).toBeGreaterThanOrEqual(editStarted + 1234);
+    expect(first).toBeLessThanOrEqual(finished + 1234);
+    expect(started).toBeLessThanOrEqual(editStarted);
+  });
+
+  it('a slow read leaves the write only what is left: the command fails at timeoutMs, not later', async () => {
+    const inner = createInMemoryDriver();
+    const store0 = createMemoryStore(inner);
+    await store0.create({ command: 'create', path: '/memories/a.md', file_text: 'a' });
+    let writeLeft = -1;
+    const driver = withoutEdit(inner, {
+      read: async (path, options) => {
+        await sleep(300);
+        return inner.read(path, options);
+      },
+      write: (_path, _content, options) => {
+        writeLeft = timeLeft(options);
+        return new Promise<never>(() => {});
+      },
+    });
+    const store = createMemoryStore(driver, { timeoutMs: 500 });
+    const started = Date.now();
+    await expect(
+      store.insert({ command: 'insert', path: '/memories/a.md', insert_line: 0, insert_text: 'x' }),
+    ).rejects.toMatchObject({
+      code: 'BACKEND',
+      reason: 'timeout',
+      outcome: 'unknown',
+      message:
+        'The memory store is unavailable: it did not answer within 0.5 seconds. The change may or may not have been saved: view the path before you try again.',
+    });
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(490);
+    expect(took).toBeLessThan(500 + 250);
+    expect(writeLeft).toBeGreaterThan(0);
+    expect(writeLeft).toBeLessThanOrEqual(220);
+  });
+
+  it('a read that outlives the deadline is BACKEND timeout, not-applied, and its signal is aborted', async () => {
+    const inner = createInMemoryDriver();
+    let signal: AbortSignal | undefined;
+    const driver = wrapDriver(inner, {
+      describe: (_path, options) => {
+        signal = options.signal;
+        return new Promise<never>(() => {});
+      },
+    });
+    const store = createMemoryStore(driver, { timeoutMs: 100 });
+    await expect(store.view({ command: 'view', path: '/memories' })).rejects.toMatchObject({
+      code: 'BACKEND',
+      reason: 'timeout',
+      outcome: 'not-applied',
+      message: 'The memory store is unavailable: it did not answer within 0.1 seconds. Try again.',
+    });
+    expect(signal?.aborted).toBe(true);
+  });
+
+  it('a timeoutMs of 12 s waits for a slow but live driver', async () => {
+    const inner = createInMemoryDriver();
+    const driver = wrapDriver(inner, {
+      describe: async (path, options) => {
+        await sleep(5_300);
+        return inner.describe!(path, options);
+      },
+    });
+    const store = createMemoryStore(driver, { timeoutMs: 12_000 });
+    expect(await store.view({ command: 'view', path: '/memories' })).toBe(
+      "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n0B\t/memories",
+    );
+  }, 15_000);
+
+  it('a driver that throws something that is not a MemoryToolError is BACKEND unexpected; for a change the outcome is unknown', async () => {
+    const inner = createInMemoryDriver();
+    const driver = wrapDriver(inner, {
+      describe: async () => {
+        throw new Error('secret host path /home/x');
+      },
+      write: async () => {
+        throw new Error('boom');
+      },
+    });
+    const store = createMemoryStore(driver);
+    await expect(store.view({ command: 'view', path: '/memories' })).rejects.toMatchObject({
+      code: 'BACKEND',
+      reason: 'unexpected',
+      outcome: 'not-applied',
+      message: 'The memory store is unavailable: the storage backend failed unexpectedly. Try again.',
+    });
+    await expect(
+      store.create({ command: 'create', path: '/memories/a', file_text: 'a' }),
+    ).rejects.toMatchObject({
+      code: 'BACKEND',
+      reason: 'unexpected',
+      outcome: 'unknown',
+    });
+  });
+});
+
+describe('the deadline helpers of the kit', () => {
+  it('deadlineOf and timeLeft use the call deadline, or 5 s for a driver called on its own', () => {
+    const now = 1_000_000;
+    expect(deadlineOf({ deadline: now + 700 }, now)).toBe(now + 700);
+    expect(deadlineOf(undefined, now)).toBe(now + 5_000);
+    expect(timeLeft({ deadline: now + 700 }, now)).toBe(700);
+    expect(timeLeft({ deadline: now - 5 }, now)).toBe(0);
+    expect(timeLeft({}, now)).toBe(5_000);
+  });
+
+  it('checkTime throws the timeout failure once the deadline passed or the signal aborted', () => {
+    expect(() => checkTime({ deadline: Date.now() + 1_000 })).not.toThrow();
+    for (const options of [
+      { deadline: Date.now() - 1 },
+      { signal: AbortSignal.abort() },
+    ] as DriverCallOptions[]) {
+      try {
+        checkTime(options);
+        throw new Error('expected checkTime to throw');
+      } catch (error) {
+        expect(error).toMatchObject({
+          code: 'BACKEND',
+          reason: 'timeout',
+          outcome: 'not-applied',
+          message: 'The memory store is unavailable: the command ran out of time. Try again.',
+        });
+      }
+    }
+  });
+
+  it('sleep wakes early when its signal aborts', async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 30);
+    await sleep(5_000, controller.signal);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+});

@@ -1,0 +1,257 @@
+// The driver kit's pure helpers (core v3): what adapters used to write each on their own.
+import { describe, expect, it } from 'vitest';
+import {
+  applyEdit,
+  EditQueue,
+  judgeQuota,
+  newFileId,
+  optionError,
+  positiveInteger,
+  prunable,
+  Receipts,
+  sequenceVersionId,
+  sha256Hex,
+  splitStoreOptions,
+  versionSequence,
+} from '../src/driver/index.js';
+import { MemoryToolError } from '../src/index.js';
+
+const DAY = 86_400_000;
+
+describe('applyEdit: the reference semantics of str_replace and insert', () => {
+  it('str_replace gives the snippet of lines k-2 to k+2 of the new content', () => {
+    const content = 'l1\nl2\nl3\nl4\nl5\nl6';
+    expect(applyEdit(content, { kind: 'str_replace', oldStr: 'l4', newStr: 'four' }, 100)).toEqual({
+      outcome: { outcome: 'edited', firstLine: 2, lines: ['l2', 'l3', 'four', 'l5', 'l6'] },
+      content: 'l1\nl2\nl3\nfour\nl5\nl6',
+    });
+  });
+
+  it('counts overlapping occurrences and lists the first 100 lines', () => {
+    expect(applyEdit('aaa', { kind: 'str_replace', oldStr: 'aa', newStr: 'b' }, 100).outcome).toEqual({
+      outcome: 'multiple',
+      count: 2,
+      lines: [1, 1],
+    });
+    const many = Array.from({ length: 150 }, () => 'x').join('\n');
+    const outcome = applyEdit(many, { kind: 'str_replace', oldStr: 'x', newStr: 'y' }, 1_000).outcome;
+    expect(outcome).toMatchObject({ outcome: 'multiple', count: 150 });
+    expect((outcome as unknown as { lines: number[] }).lines).toEqual(
+      Array.from({ length: 100 }, (_, index) => index + 1),
+    );
+  });
+
+  it('no-match, invalid-line and too-large, checked in the order of SPEC section 1', () => {
+    expect(
+      applyEdit('abc', { kind: 'str_replace', oldStr: 'z', newStr: 'x'.repeat(500) }, 10).outcome,
+    ).toEqual({
+      outcome: 'no-match',
+    });
+    expect(applyEdit('a\nb', { kind: 'insert', line: 3, text: 'x'.repeat(500) }, 10).outcome).toEqual({
+      outcome: 'invalid-line',
+      lines: 2,
+    });
+    expect(
+      applyEdit('abc', { kind: 'str_replace', oldStr: 'b', newStr: '\u00e9\u00e9\u00e9\u00e9' }, 9).outcome,
+    ).toEqual({
+      outcome: 'too-large',
+      bytes: 10,
+    });
+  });
+
+  it('insert splices a line and adds no newline at the end', () => {
+    expect(applyEdit('a\nb', { kind: 'insert', line: 0, text: 'top' }, 100)).toEqual({
+      outcome: { outcome: 'edited', firstLine: 0, lines: [] },
+      content: 'top\na\nb',
+    });
+    expect(applyEdit('', { kind: 'insert', line: 1, text: 'x' }, 100).content).toBe('\nx');
+  });
+});
+
+describe('judgeQuota', () => {
+  it('refuses a change that raises the total past maxBytes, with the total it would leave', () => {
+    expect(judgeQuota({ maxBytes: 100 }, { bytes: 90, files: 3, addedBytes: 11, newFile: true })).toEqual({
+      kind: 'bytes',
+      total: 101,
+      max: 100,
+    });
+    expect(judgeQuota({ maxBytes: 100 }, { bytes: 90, files: 3, addedBytes: 10, newFile: true })).toBeNull();
+  });
+
+  it('never refuses a change that does not raise the total, even past a lowered quota', () => {
+    expect(judgeQuota({ maxBytes: 10 }, { bytes: 90, files: 3, addedBytes: 0, newFile: false })).toBeNull();
+    expect(judgeQuota({ maxBytes: 10 }, { bytes: 90, files: 3, addedBytes: -5, newFile: false })).toBeNull();
+    expect(judgeQuota({ maxFiles: 1 }, { bytes: 90, files: 3, addedBytes: 5, newFile: false })).toBeNull();
+  });
+
+  it('refuses a new file past maxFiles with the count held now; bytes win when both are passed', () => {
+    expect(judgeQuota({ maxFiles: 3 }, { bytes: 0, files: 3, addedBytes: 1, newFile: true })).toEqual({
+      kind: 'files',
+      count: 3,
+      max: 3,
+    });
+    expect(
+      judgeQuota({ maxFiles: 3, maxBytes: 1 }, { bytes: 1, files: 3, addedBytes: 1, newFile: true }),
+    ).toEqual({
+      kind: 'bytes',
+      total: 2,
+      max: 1,
+    });
+  });
+});
+
+describe('history ids and retention', () => {
+  it('sequence version ids sort in commit order as strings, and read back', () => {
+    const ids = [1, 9, 10, 123_456_789].map(sequenceVersionId);
+    expect(ids[0]).toBe('memver_0000000000000001');
+    expect([...ids].sort()).toEqual(ids);
+    expect(ids.map(versionSequence)).toEqual([1, 9, 10, 123_456_789]);
+    expect(versionSequence('memver_x')).toBeNaN();
+  });
+
+  it('file ids are mem_ and 22 random characters', () => {
+    const a = newFileId();
+    expect(a).toMatch(/^mem_[A-Za-z0-9_-]{22}$/);
+    expect(newFileId()).not.toBe(a);
+  });
+
+  it('sha256Hex hashes the UTF-8 bytes', () => {
+    expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    // U+00E9 is the two bytes C3 A9 in UTF-8.
+    expect(sha256Hex('\u00e9')).toBe('4a99557e4033c3539de2eb65472017cad5f9557f7a0625a09f1c3f6e2ba69c4c');
+  });
+
+  it('prunable keeps the newest keepVersions and those younger than keepDays, oldest removed first, at most limit', () => {
+    const now = 100 * DAY;
+    const versions = [0, 1, 2, 40, 41, 42, 43].map((age) => ({ at: now - age * DAY }));
+    expect(prunable(versions, { keepVersions: 2, keepDays: 30 }, now, 10)).toEqual([6, 5, 4, 3]);
+    expect(prunable(versions, { keepVersions: 2, keepDays: 30 }, now, 2)).toEqual([6, 5]);
+    expect(prunable(versions, { keepVersions: 5, keepDays: 30 }, now, 10)).toEqual([6, 5]);
+    // keepDays 0: only the newest keepVersions stay; the newest version is never removed.
+    expect(prunable(versions, { keepVersions: 1, keepDays: 0 }, now, 10)).toEqual([6, 5, 4, 3, 2, 1]);
+  });
+});
+
+describe('Receipts', () => {
+  it('remembers outcomes by operation id, forgetting the oldest past its limit', () => {
+    const receipts = new Receipts<string>(2);
+    receipts.record('a', 'A');
+    receipts.record('b', 'B');
+    expect(receipts.get('a')).toBe('A');
+    receipts.record('c', 'C');
+    expect(receipts.has('a')).toBe(false);
+    expect(receipts.get('b')).toBe('B');
+    expect(receipts.get('c')).toBe('C');
+  });
+});
+
+describe('options', () => {
+  it('positiveInteger and optionError speak in one style', () => {
+    expect(positiveInteger('redis', 'maxSubtreeEntries', undefined, 7)).toBe(7);
+    expect(positiveInteger('redis', 'maxSubtreeEntries', 3, 7)).toBe(3);
+    expect(() => positiveInteger('redis', 'maxSubtreeEntries', 0, 7)).toThrow(
+      new TypeError('Invalid @memdir/redis option maxSubtreeEntries: expected a positive integer, got 0'),
+    );
+    expect(optionError('s3', 'prefix', 'no ".." segment').message).toBe(
+      'Invalid @memdir/s3 option prefix: no ".." segment',
+    );
+  });
+
+  it('splitStoreOptions gives the engine its options and the driver the rest, logger to both', () => {
+    const logger = { warn() {} };
+    const { store, driver } = splitStoreOptions({
+      url: 'redis://x',
+      keyPrefix: 'p:',
+      namespace: 'n',
+      timeoutMs: 1_000,
+      quota: { maxBytes: 5 },
+      logger,
+    });
+    expect(store).toEqual({ namespace: 'n', timeoutMs: 1_000, quota: { maxBytes: 5 }, logger });
+    expect(driver).toEqual({ url: 'redis://x', keyPrefix: 'p:', logger });
+  });
+});
+
+describe('EditQueue: group commit of the edits of one file', () => {
+  it('edits that arrive while a write is in flight go together in the next batch, each with its own outcome', async () => {
+    let content = 'start';
+    const batches: string[][] = [];
+    const queue = new EditQueue(async (_key, batch) => {
+      batch.refill();
+      batches.push(batch.ops);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      const applied = batch.apply(content);
+      content = applied.content;
+      batch.settle();
+    });
+    const options = (op: string) => ({ op, deadline: Date.now() + 5_000 });
+    const results = await Promise.allSettled([
+      queue.submit('f', (c) => `${c}+1`, options('op1')),
+      queue.submit('f', (c) => `${c}+2`, options('op2')),
+      queue.submit(
+        'f',
+        () => {
+          throw new MemoryToolError('NO_MATCH', 'no');
+        },
+        options('op3'),
+      ),
+      queue.submit('f', (c) => `${c}+4`, options('op4')),
+    ]);
+    expect(results.map((result) => result.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'NO_MATCH' });
+    expect(content).toBe('start+1+2+4');
+    expect(batches).toEqual([['op1'], ['op2', 'op3', 'op4']]);
+  });
+
+  it('an edit whose deadline passed before its batch ran is answered with the timeout and not applied', async () => {
+    let content = 'x';
+    const queue = new EditQueue(async (_key, batch) => {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      batch.refill();
+      content = batch.apply(content).content;
+      batch.settle();
+    });
+    const late = queue.submit('f', (c) => `${c}!`, { op: 'late', deadline: Date.now() + 10 });
+    await expect(late).rejects.toMatchObject({ code: 'BACKEND', reason: 'timeout' });
+    expect(content).toBe('x');
+  });
+
+  it('a replayed edit whose op the file carries succeeds without applying again; missing files answer every member', async () => {
+    const applied: string[][] = [];
+    const queue = new EditQueue(async (key, batch) => {
+      if (key === 'gone') return batch.missing(null);
+      batch.resolveReplayed(['seen']);
+      applied.push(batch.ops);
+      batch.apply('c');
+      batch.settle();
+    });
+    const deadline = Date.now() + 5_000;
+    await expect(queue.submit('f', (c) => c, { op: 'seen', deadline })).resolves.toBe('file');
+    await expect(queue.submit('f', (c) => c, { op: 'new', deadline })).resolves.toBe('file');
+    await expect(queue.submit('gone', (c) => c, { op: 'x', deadline })).resolves.toBeNull();
+    expect(applied).toEqual([[], ['new']]);
+  });
+
+  it('a commit that throws fails its batch; one that leaves members unsettled is an unexpected failure', async () => {
+    const failing = new EditQueue(async () => {
+      throw new MemoryToolError('BACKEND', 'down', { reason: 'unavailable' });
+    });
+    await expect(
+      failing.submit('f', (c) => c, { op: 'a', deadline: Date.now() + 1_000 }),
+    ).rejects.toMatchObject({
+      message: 'down',
+    });
+    const forgetful = new EditQueue(async () => {});
+    await expect(
+      forgetful.submit('f', (c) => c, { op: 'a', deadline: Date.now() + 1_000 }),
+    ).rejects.toMatchObject({
+      code: 'BACKEND',
+      reason: 'unexpected',
+    });
+  });
+});

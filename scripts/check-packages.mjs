@@ -55,6 +55,78 @@ function subpaths(manifest) {
 
 // --- 1. manifest and files ---------------------------------------------------------------------
 
+/** The packages each changeset waiting in .changeset/ releases (from its front matter). */
+function pendingChangesets() {
+  const dir = join(ROOT, '.changeset');
+  const pending = new Map();
+  for (const file of readdirSync(dir).filter((name) => name.endsWith('.md') && name !== 'README.md')) {
+    const front = /^---\n([\s\S]*?)\n---/.exec(readFileSync(join(dir, file), 'utf8'))?.[1] ?? '';
+    for (const match of front.matchAll(/^["']?([^"':\s]+)["']?\s*:\s*(major|minor|patch)\s*$/gm)) {
+      pending.set(match[1], [...(pending.get(match[1]) ?? []), file]);
+    }
+  }
+  return pending;
+}
+
+/**
+ * Released like a package: a version of its own with its CHANGELOG.md (written by `changeset
+ * version`) shipped, or, never released yet (0.0.0), a changeset waiting to release it.
+ */
+function checkRelease({ path, manifest }, pending) {
+  const name = manifest.name;
+  if (manifest.version === '0.0.0') {
+    check(
+      name,
+      'at 0.0.0, with a changeset in .changeset/ that releases it',
+      pending.has(name),
+      'A new package needs a changeset (pnpm changeset) for its first release.',
+    );
+    return;
+  }
+  const changelog = existsSync(join(path, 'CHANGELOG.md'))
+    ? readFileSync(join(path, 'CHANGELOG.md'), 'utf8')
+    : '';
+  check(
+    name,
+    `CHANGELOG.md has ${manifest.version}, and is in files`,
+    changelog.startsWith(`# ${name}\n`) &&
+      changelog.includes(`\n## ${manifest.version}\n`) &&
+      manifest.files?.includes('CHANGELOG.md') === true,
+    `CHANGELOG.md ${changelog === '' ? 'missing' : 'without a "## ' + manifest.version + '" section'}; files: ${JSON.stringify(manifest.files)}. Versions and changelogs come from \`pnpm version-packages\` (changeset version).`,
+  );
+}
+
+/**
+ * The repository's own documents a user or contributor looks for: SECURITY.md (how to report, what
+ * is in scope) and CONTRIBUTING.md, which gives the same two commands as the README.
+ */
+function checkRepositoryDocuments() {
+  const read = (file) => (existsSync(join(ROOT, file)) ? readFileSync(join(ROOT, file), 'utf8') : '');
+  const security = read('SECURITY.md');
+  check(
+    '(repository)',
+    'SECURITY.md says how to report, and names escapes, tenant isolation and leaks as in scope',
+    /## Reporting/.test(security) &&
+      /## In scope/.test(security) &&
+      ['Escapes', 'Tenant isolation', 'Leaks'].every((word) => security.includes(`**${word}`)),
+  );
+  const readme = read('README.md');
+  const contributing = read('CONTRIBUTING.md');
+  const commands = [
+    ...readme.matchAll(/^npm i -g pnpm@[\d.]+ && pnpm install --frozen-lockfile && pnpm (demo|test)$/gm),
+  ].map((match) => match[0]);
+  check(
+    '(repository)',
+    "CONTRIBUTING.md gives the README's two commands, the layout, and how to add an adapter and run the conformance suite on it",
+    commands.length === 2 &&
+      commands.every((command) => contributing.includes(command)) &&
+      /## The layout/.test(contributing) &&
+      /## Adding an adapter/.test(contributing) &&
+      contributing.includes('describeMemoryStore('),
+    `README commands: ${JSON.stringify(commands)}`,
+  );
+}
+
 function checkManifest({ dir, path, manifest }) {
   const name = manifest.name;
   const license = existsSync(join(path, 'LICENSE')) ? readFileSync(join(path, 'LICENSE'), 'utf8') : '';
@@ -337,7 +409,12 @@ async function checkTypes(dir, packages) {
 const started = Date.now();
 const packages = publishedPackages();
 console.log(`check:packages: ${packages.map((pkg) => pkg.manifest.name).join(', ')}\n`);
-for (const pkg of packages) checkManifest(pkg);
+const pending = pendingChangesets();
+for (const pkg of packages) {
+  checkManifest(pkg);
+  checkRelease(pkg, pending);
+}
+checkRepositoryDocuments();
 
 const work = await mkdtemp(join(tmpdir(), 'memdir-check-packages-'));
 const folders = [work];

@@ -77,12 +77,32 @@ function installLine(readme) {
   return line?.replace(/#.*$/, '').trim().split(/\s+/).slice(2) ?? [];
 }
 
+/** The packages a code block imports (bare specifiers, not node: builtins), by package name. */
+function exampleImports(code) {
+  const names = [...code.matchAll(/(?:from|import)\s*\(?\s*'([^'./][^']*)'/g)]
+    .map((match) => match[1])
+    .filter((specifier) => !specifier.startsWith('node:'))
+    .map((specifier) =>
+      specifier
+        .split('/')
+        .slice(0, specifier.startsWith('@') ? 2 : 1)
+        .join('/'),
+    );
+  return [...new Set(names)];
+}
+
 /** One package from the local registry, alone with @memdir/core, and its README example run. */
 async function installAndRun(pkg, registry) {
   const since = Date.now();
   const readme = join(pkg.path, 'README.md');
-  // As the README says, with @memdir/core whether it says so or not.
-  const wanted = [...new Set(['@memdir/core', ...installLine(readme)])];
+  // As the README says, with @memdir/core whether it says so or not, and what else its example
+  // imports (an OpenTelemetry SDK...) at the version the package's own tests use.
+  const example = readmeExample(readme);
+  const said = [...new Set(['@memdir/core', ...installLine(readme)])];
+  const extra = exampleImports(example.code)
+    .filter((name) => !said.includes(name))
+    .map((name) => `${name}@${pkg.manifest.devDependencies?.[name] ?? 'latest'}`);
+  const wanted = [...said, ...extra];
   const label = `${pkg.manifest.name}: npm install ${wanted.join(' ')}, @memdir/* from the local registry`;
   const project = await freshProject(
     `rehearsal-${pkg.dir}`,
@@ -119,7 +139,6 @@ async function installAndRun(pkg, registry) {
       JSON.stringify(elsewhere),
     );
     const exampleSince = Date.now();
-    const example = readmeExample(readme);
     const { outputText } = ts.transpileModule(example.code, {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
     });

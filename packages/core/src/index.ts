@@ -1,5 +1,6 @@
 // First, before anything else is evaluated: a clear error on a Node.js older than memdir supports.
 import './runtime.js';
+
 export type { CopyOptions, CopyProblem, CopyProgress, CopyReport } from './copy.js';
 export { copyStore } from './copy.js';
 export type {

@@ -296,6 +296,32 @@ async function checkInstalled(packages, tarballs) {
       }
     }
   }
+  if (tarballs['@memdir/core'] && tarballs['@memdir/fs']) {
+    // `await using store = ...` (Node 24 syntax; on Node 20 the same call made by hand).
+    const dispose = run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "import { createInMemoryStore } from '@memdir/core'; import { createFsStore } from '@memdir/fs';\n" +
+          "for (const store of [createInMemoryStore(), createFsStore({ root: 'disposed' })]) {\n" +
+          "  await store.create({ command: 'create', path: '/memories/a.md', file_text: 'a' });\n" +
+          '  await store[Symbol.asyncDispose]();\n' +
+          "  const after = await store.view({ command: 'view', path: '/memories' }).then(() => 'still open', (error) => error.code);\n" +
+          '  console.log(after);\n' +
+          '}',
+      ],
+      { cwd: project.dir },
+    );
+    check(
+      '@memdir/core',
+      'stores close through Symbol.asyncDispose (await using), in-memory and fs',
+      dispose.code === 0 &&
+        !dispose.stdout.includes('still open') &&
+        dispose.stdout.trim().split('\n').length === 2,
+      dispose.output,
+    );
+  }
   const core = join(project.dir, 'node_modules', '@memdir', 'core', 'docs', 'protocol.md');
   if (tarballs['@memdir/core']) {
     check(
@@ -376,9 +402,23 @@ async function checkTypes(dir, packages) {
       subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`,
     ),
   );
+  // Every export compiles; and every store a package makes (its `create...Store` functions) can be
+  // held with `await using`, i.e. has Symbol.asyncDispose.
+  const mains = packages.map(({ manifest }) => manifest.name);
   await writeFile(
     join(dir, 'types.ts'),
-    specifiers.map((specifier, i) => `export * as m${i} from ${JSON.stringify(specifier)};\n`).join(''),
+    [
+      ...specifiers.map((specifier, i) => `export * as m${i} from ${JSON.stringify(specifier)};`),
+      ...mains.map((name, i) => `import * as main${i} from ${JSON.stringify(name)};`),
+      'type Fn = (...args: never[]) => unknown;',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a TypeScript template literal type, written out
+      'type Stores<M> = { [K in keyof M as K extends `create${string}Store` ? K : never]: M[K] extends Fn ? Awaited<ReturnType<M[K]>> : never };',
+      ...mains.map(
+        (name, i) =>
+          `export const disposable${i}: { [K in keyof Stores<typeof main${i}>]: AsyncDisposable } = {} as Stores<typeof main${i}>; // ${name}`,
+      ),
+      '',
+    ].join('\n'),
   );
   await writeFile(
     join(dir, 'tsconfig.json'),
@@ -388,6 +428,7 @@ async function checkTypes(dir, packages) {
         module: 'nodenext',
         moduleResolution: 'nodenext',
         target: 'es2022',
+        lib: ['es2022', 'esnext.disposable'],
         noEmit: true,
         skipLibCheck: false,
         types: ['node'],
@@ -398,7 +439,7 @@ async function checkTypes(dir, packages) {
   const tsc = run(join(BIN, 'tsc'), ['-p', 'tsconfig.json'], { cwd: dir });
   check(
     '(all)',
-    `tsc (strict, skipLibCheck off) on every export, with only typescript and ${Object.keys(USER_TYPES).join(', ')} added`,
+    `tsc (strict, skipLibCheck off) on every export, with only typescript and ${Object.keys(USER_TYPES).join(', ')} added; every create...Store makes an AsyncDisposable`,
     types.code === 0 && tsc.code === 0,
     `${types.output}\n${tsc.output}`,
   );

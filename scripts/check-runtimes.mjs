@@ -32,7 +32,7 @@ const tooOld = (version) =>
 /** The longest one step may take before it is stopped and failed. */
 const STEP_DEADLINE_MS = 600_000;
 /** The packages whose README example Bun and Deno try (the Redis Cluster one by name). */
-const README_EXAMPLES = [['core'], ['fs'], ['redis'], ['redis', 'cluster'], ['postgres'], ['s3']];
+const README_EXAMPLES = [['core'], ['fs'], ['redis'], ['redis', 'cluster'], ['postgres'], ['s3'], ['otel']];
 
 const started = Date.now();
 const rows = [];

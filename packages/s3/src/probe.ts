@@ -12,7 +12,7 @@ const BODY = 'memdir probe: safe to delete';
 const PROBE_OPS = 'probe';
 /**
  * The oldest @aws-sdk/client-s3 memdir works with (the floor of its peer range). Before 3.700 the
- * SDK drops `If-Match` on PutObject without a word (before 3.63x `If-None-Match` too), which looks
+ * SDK drops `If-Match` on PutObject without a word (3.620 drops `If-None-Match` too), which looks
  * exactly like a server that ignores them; before 3.917 it sends `Expect: 100-continue` on every
  * request, on which radosgw never answers a DeleteObjects.
  */

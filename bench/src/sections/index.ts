@@ -1,6 +1,7 @@
 // The sections of `pnpm bench`, in report order. A backend adds its section here (one line) and
 // keeps its code in a file of its own in this folder.
 import type { BenchArgs } from '../args.js';
+import { copySection } from './copy.js';
 import { driverCallsSection } from './driver-calls.js';
 import { engineSection } from './engine.js';
 import { fsReferenceSection } from './fs-reference.js';
@@ -9,6 +10,7 @@ import { postgresSection } from './postgres.js';
 import { redisSection } from './redis.js';
 import { s3Section } from './s3.js';
 import type { BenchSection } from './section.js';
+import { serveSection } from './serve.js';
 
 export type { BenchSection, SectionContext } from './section.js';
 
@@ -20,6 +22,8 @@ export function benchSections(args: BenchArgs): BenchSection[] {
     postgresSection(),
     redisSection(),
     s3Section(),
+    serveSection(),
     otelSection(),
+    copySection(),
   ];
 }

@@ -1,4 +1,12 @@
 #!/usr/bin/env node
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { run } from './main.js';
+import { setGarbageCollector } from './memory.js';
+
+// V8's collector, for copy, export and import to stay within a bounded footprint (memory.ts). The
+// flag takes effect for contexts made after it is set, hence the new context.
+setFlagsFromString('--expose-gc');
+setGarbageCollector(runInNewContext('gc') as () => void);
 
 process.exitCode = await run(process.argv.slice(2));

@@ -1,3 +1,4 @@
+import { DEFAULT_HTTP_ADDRESS } from './serve-http-options.js';
 import { COPY_HELP, EXPORT_HELP, IMPORT_HELP } from './transfer-help.js';
 
 const STORE_OPTIONS = `Store options (every command but conformance):
@@ -17,6 +18,25 @@ const OUTPUT = `Output: the result text, exactly as the model reads it, then a n
 A failed command prints "Error: {message}" on stderr (exit 1); a usage or store problem prints
 "memdir: {problem}" on stderr (exit 2).`;
 
+export const TOKEN_HELP = `Usage: memdir token add NAME --namespace NAMESPACE [--read-only] [--tokens FILE]
+       memdir token list [--tokens FILE]
+       memdir token remove NAME [--tokens FILE]
+
+The bearer tokens of "memdir serve --http". add makes a new random token, prints it once on
+stdout (only its SHA-256 is kept in the file) and records its name, namespace and mode; the
+name is what the access log shows and what the store's history records as the author of every
+change made with it. list shows the tokens (never the tokens themselves); remove revokes one.
+A running server reads the file again on SIGHUP (systemctl reload memdir).
+
+      --namespace NAME   the namespace every call with the token works in (required for add)
+      --read-only        changes made with the token fail with a tool error
+      --tokens FILE      the tokens file (default: $MEMDIR_TOKENS, else ./memdir-tokens.json)
+  -h, --help             show this help
+
+Example:
+  memdir token add alice --namespace alice
+  memdir token add team-ci --namespace team --read-only`;
+
 export const MAIN_HELP = `memdir: durable storage for Claude's memory tool (memory_20250818)
 
 Usage: memdir <command> [arguments] [options]
@@ -32,6 +52,8 @@ Memory commands (the six commands of the tool):
 Other commands:
   exec                             run tool inputs given as JSON lines on stdin
   serve                            serve the store to Claude Desktop, Claude Code... over MCP (stdio)
+  serve --http HOST:PORT           serve it to a team over MCP's Streamable HTTP, a namespace per token
+  token add NAME --namespace N     make a bearer token for serve --http (also: token list, token remove)
   conformance MODULE               check a custom store module with the conformance suite
   copy --from URL --to URL         copy every file of one store to another, and verify it
   export [--store URL] > F.tar     write every file of a store to a tar archive
@@ -168,16 +190,39 @@ Example:
     '{"command":"view","path":"/memories/a.md"}' | memdir --store memory: exec`,
 
   serve: `Usage: memdir serve [options]
+       memdir serve --http [HOST:PORT] [--tokens FILE] [options]
 
-Serves the store over the Model Context Protocol on stdin/stdout, as one tool named "memory"
-that takes the six commands of the memory tool. Results are the protocol's texts; failures are
-isError results with the text "Error: {message}". Logs go to stderr only.
+Serves the store over the Model Context Protocol, as one tool named "memory" that takes the six
+commands of the memory tool. Results are the protocol's texts; failures are isError results with
+the text "Error: {message}". Logs go to stderr only.
+
+Without --http: on stdin/stdout, for one client.
+
+With --http: over MCP's Streamable HTTP at http://HOST:PORT/mcp, for many clients. Every request
+carries "Authorization: Bearer TOKEN"; the token decides the namespace and whether changes are
+allowed (make tokens with "memdir token add"). GET /healthz says whether the store answers.
+SIGHUP reloads the tokens file; SIGTERM finishes the requests in flight, then stops. One access
+log line per request on stderr (token name, command, outcome, time; never a path or content).
+      --http HOST:PORT           listen there (default: ${DEFAULT_HTTP_ADDRESS}); beyond loopback,
+                                 put TLS in front (a reverse proxy)
+      --tokens FILE              the tokens file (default: $MEMDIR_TOKENS, else ./memdir-tokens.json)
+      --rate N                   requests per second per token, on average (default: 20)
+      --burst N                  requests per token at once before --rate applies (default: 60)
+      --max-inflight N           requests answered at once, all tokens (default: 256; then 503)
+      --max-inflight-per-token N requests answered at once per token (default: 32; then 429)
+      --session-idle SECONDS     close a session idle this long (default: 1800)
+      --shutdown-grace SECONDS   how long SIGTERM waits for requests in flight (default: 10)
 
 ${STORE_OPTIONS}
+  (--namespace is not taken with --http: each token has its namespace.)
 
 Claude Code:     claude mcp add memdir -- npx -y memdir serve --store file:$HOME/.memdir
+                 claude mcp add --transport http memdir http://HOST:8787/mcp \\
+                   --header "Authorization: Bearer TOKEN"
 Claude Desktop:  {"mcpServers":{"memdir":{"command":"npx","args":["-y","memdir","serve",
                   "--store","file:/Users/me/.memdir"]}}}`,
+
+  token: TOKEN_HELP,
 
   conformance: `Usage: memdir conformance MODULE [options]
 

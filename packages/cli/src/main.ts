@@ -13,6 +13,7 @@ import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { runExec } from './exec.js';
 import { COMMAND_HELP, MAIN_HELP } from './help.js';
 import { type CliIo, processIo, readAll, write } from './io.js';
+import { HTTP_FLAGS, httpServeConfig, withDefaultHttpAddress } from './serve-http-options.js';
 import {
   checkFileStore,
   DEFAULT_STORE_URL,
@@ -51,7 +52,7 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   delete: {},
   rename: {},
   exec: {},
-  serve: {},
+  serve: HTTP_FLAGS,
 };
 
 const ALIASES: Record<string, string> = { 'str-replace': 'str_replace' };
@@ -138,6 +139,10 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     return runConformance(rest, io);
   }
   if (command === 'migrate') return migrate(rest, io);
+  if (command === 'token') {
+    const { runToken } = await import('./token-command.js');
+    return runToken(rest, io);
+  }
   if (command === 'copy' || command === 'export' || command === 'import') {
     const transfer = await import('./transfer.js');
     const run = { copy: transfer.runCopy, export: transfer.runExport, import: transfer.runImport }[command];
@@ -146,7 +151,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   const ownOptions = COMMAND_OPTIONS[command];
   if (ownOptions === undefined) throw unknownCommand(word);
 
-  const { values, positionals } = parse(command, rest, { ...STORE_OPTIONS, ...ownOptions });
+  const args = command === 'serve' ? withDefaultHttpAddress(rest) : rest;
+  const { values, positionals } = parse(command, args, { ...STORE_OPTIONS, ...ownOptions });
   if (values.help) {
     await write(io.stdout, `${COMMAND_HELP[command]}\n`);
     return EXIT_OK;
@@ -158,6 +164,9 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   }
   if (command === 'serve') {
     expectPositionals(command, positionals, 0, 0);
+    if (values.http !== undefined) return serveOverHttp(values, io);
+    const httpOnly = Object.keys(HTTP_FLAGS).find((flag) => values[flag] !== undefined);
+    if (httpOnly !== undefined) throw new CliUsageError(`serve: --${httpOnly} goes with --http HOST:PORT`);
     const { serveStdio } = await import('./serve.js');
     return withStore(values, io, 'write', (store) => serveStdio(store, io, describeStore(values, io)));
   }
@@ -184,6 +193,44 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     await write(io.stdout, `${shown}\n`);
     return EXIT_OK;
   });
+}
+
+/**
+ * `memdir serve --http HOST:PORT`: each token of the tokens file opens its own namespace of the
+ * store, so the namespace comes from the tokens file, never from the command line or the client.
+ */
+async function serveOverHttp(values: Values, io: CliIo): Promise<number> {
+  if (str(values, 'namespace') !== undefined) {
+    throw new CliUsageError('serve: --namespace does not go with --http: each token has its own namespace', {
+      hint: 'Give a token its namespace with: memdir token add NAME --namespace NAMESPACE',
+    });
+  }
+  const { tokensFilePath } = await import('./token-command.js');
+  const { readTokensFile } = await import('./tokens.js');
+  const tokensFile = tokensFilePath(str(values, 'tokens'), io);
+  const config = httpServeConfig(values, tokensFile);
+  let file: Awaited<ReturnType<typeof readTokensFile>>;
+  try {
+    file = await readTokensFile(tokensFile);
+  } catch (error) {
+    throw new CliUsageError(`serve: ${tokensFile}: ${(error as Error).message}`);
+  }
+  if (file === undefined) {
+    throw new CliUsageError(`serve: there is no tokens file ${tokensFile}`, {
+      hint: 'Add a token first: memdir token add NAME --namespace NAMESPACE (or give --tokens FILE)',
+    });
+  }
+  const { serveHttp } = await import('./serve-http.js');
+  const options = storeOptions(values);
+  const url = storeUrl(values, io);
+  return withStore(values, io, 'write', (store) =>
+    serveHttp(config, {
+      io,
+      storeLabel: describeStore(values, io),
+      healthStore: store,
+      openNamespace: (namespace) => openStore(url, { ...options, namespace }, { cwd: io.cwd }),
+    }),
+  );
 }
 
 /** `memdir migrate --store URL`: the adapter's `migrate(url, options)` sets up its server. */
@@ -218,7 +265,14 @@ function unknownCommand(word: string): CliUsageError {
 }
 
 /** Options that take a value, whose next argument is therefore not the command. */
-const VALUE_FLAGS = new Set(['--store', '-s', '--namespace', '--max-file-bytes', '--max-view-chars']);
+const VALUE_FLAGS = new Set([
+  '--store',
+  '-s',
+  '--namespace',
+  '--max-file-bytes',
+  '--max-view-chars',
+  '--tokens',
+]);
 
 function commandIndex(argv: readonly string[]): number {
   for (let index = 0; index < argv.length; index++) {

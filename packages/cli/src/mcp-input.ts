@@ -28,6 +28,26 @@ function parseId(match: RegExpExecArray | null): number | string | undefined {
   return value;
 }
 
+/**
+ * What can be told of a message of `bytes` bytes too large to read, from its first and last few KB
+ * (the id is looked for at both ends: the MCP SDK's client writes it last). Used for stdio lines and
+ * HTTP bodies alike.
+ */
+export function oversizedMessage(head: Buffer, tail: Buffer, bytes: number): OversizedMessage {
+  const start = head.subarray(0, KEEP).toString('utf8');
+  const end = tail.subarray(Math.max(0, tail.length - KEEP)).toString('utf8');
+  let id: number | string | undefined;
+  try {
+    id = parseId(ID_AT_START.exec(start)) ?? parseId(ID_AT_END.exec(end));
+  } catch {
+    id = undefined;
+  }
+  return { bytes, id, method: METHOD.exec(start)?.[1] ?? METHOD.exec(end)?.[1] };
+}
+
+/** How much of each end of an oversized message {@link oversizedMessage} looks at. */
+export const OVERSIZED_KEEP_BYTES = KEEP;
+
 /** Splits stdin into lines of at most `maxBytes`, diverting longer ones to `onOversized`. */
 export class MessageSizeGuard extends Transform {
   readonly #maxBytes: number;
@@ -78,19 +98,7 @@ export class MessageSizeGuard extends Transform {
 
   #endLine(): void {
     if (this.#overflow) {
-      const head = this.#overflow.head.toString('utf8');
-      const tail = this.#overflow.tail.toString('utf8');
-      let id: number | string | undefined;
-      try {
-        id = parseId(ID_AT_START.exec(head)) ?? parseId(ID_AT_END.exec(tail));
-      } catch {
-        id = undefined;
-      }
-      this.#onOversized({
-        bytes: this.#length,
-        id,
-        method: METHOD.exec(head)?.[1] ?? METHOD.exec(tail)?.[1],
-      });
+      this.#onOversized(oversizedMessage(this.#overflow.head, this.#overflow.tail, this.#length));
     } else {
       this.#pieces.push(Buffer.from('\n'));
       this.push(Buffer.concat(this.#pieces));

@@ -1,12 +1,19 @@
-import { MEMORY_COMMANDS, type MemoryStore, mcpCallTool, mcpRequestTooLarge, runInOrder } from '@memdir/core';
+import {
+  type Actor,
+  MEMORY_COMMANDS,
+  type MemoryStore,
+  mcpCallTool,
+  mcpRequestTooLarge,
+  runInOrder,
+} from '@memdir/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import {
-  CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
+  McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { EXIT_OK } from './errors.js';
 import { type CliIo, write } from './io.js';
@@ -63,8 +70,22 @@ export const MEMORY_TOOL_INPUT_SCHEMA = {
   required: ['command'],
 } as const;
 
+// The longest actor id and tool use id a store records (core's limit); a longer client name or
+// request id is cut, not refused: it only labels the change.
+const MAX_ID_CHARS = 256;
+
 // A result is wrapped in JSON-RPC and escaped as JSON on the way out: leave room for both.
 const MAX_RESULT_BYTES = Math.floor(MAX_MCP_MESSAGE_BYTES / 2);
+
+/** Options of {@link createMcpServer}. */
+export interface McpServerOptions {
+  /**
+   * Who every call is attributed to; a function is asked at each call (after the client said who it
+   * is). Each call also passes its MCP request id as the `toolUseId`.
+   * @default the MCP client's name from its `initialize` request, as a `session` actor
+   */
+  actor?: Actor | (() => Actor) | undefined;
+}
 
 /**
  * An MCP server (not yet connected) exposing `store` as one tool, `memory`. Each call goes through
@@ -72,9 +93,23 @@ const MAX_RESULT_BYTES = Math.floor(MAX_MCP_MESSAGE_BYTES / 2);
  * `isError` result with the text `"Error: " + message` (SPEC section 7), a store's raw error never
  * reaching the model; calls run one after another in the order they arrive, as the model issued
  * them, in the same queue as every other integration over the same store object.
+ *
+ * `tools/call` is answered without the MCP SDK's own check of its params: that check refuses
+ * `arguments` that are not an object with a JSON-RPC error the model never reads (a zod dump);
+ * here they reach the engine, whose `INVALID_INPUT` text comes back as a tool error, as for any
+ * other bad input (SPEC section 7).
  */
-export function createMcpServer(store: MemoryStore): Server {
+export function createMcpServer(store: MemoryStore, options: McpServerOptions = {}): Server {
   const server = new Server({ name: 'memdir', version: VERSION }, { capabilities: { tools: {} } });
+  const actorOf =
+    typeof options.actor === 'function'
+      ? options.actor
+      : options.actor !== undefined
+        ? () => options.actor as Actor
+        : (): Actor => ({
+            type: 'session',
+            id: server.getClientVersion()?.name.slice(0, MAX_ID_CHARS) || 'mcp-client',
+          });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [
       {
@@ -84,14 +119,22 @@ export function createMcpServer(store: MemoryStore): Server {
       },
     ],
   }));
-  server.setRequestHandler(
-    CallToolRequestSchema,
-    async (request): Promise<CallToolResult> =>
-      mcpCallTool(store, request.params.name, request.params.arguments, {
-        toolName: MEMORY_TOOL_NAME,
-        maxResultBytes: MAX_RESULT_BYTES,
-      }),
-  );
+  // The fallback handler gets the request as it came (the SDK validates only requests that have a
+  // handler of their own); every method but tools/call is unknown here.
+  server.fallbackRequestHandler = async (request, extra): Promise<CallToolResult> => {
+    if (request.method !== 'tools/call') throw new McpError(ErrorCode.MethodNotFound, 'Method not found');
+    const params = request.params as Record<string, unknown> | undefined;
+    if (typeof params?.['name'] !== 'string') {
+      throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name, a string');
+    }
+    return mcpCallTool(store, params['name'], params['arguments'], {
+      toolName: MEMORY_TOOL_NAME,
+      maxResultBytes: MAX_RESULT_BYTES,
+      signal: extra.signal,
+      actor: actorOf(),
+      toolUseId: String(extra.requestId).slice(0, MAX_ID_CHARS),
+    });
+  };
   return server;
 }
 

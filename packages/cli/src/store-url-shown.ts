@@ -245,7 +245,9 @@ export function storeUrlSecrets(url: string): string[] {
     // The raw query as well: a value as given may differ from its parsed form.
     for (const raw of search.slice(1).split('&')) {
       const [name = '', value = ''] = raw.split('=');
-      if (!rules?.shown.includes(decoded(name))) secrets.push(value);
+      const known = decoded(name);
+      // A URL-valued parameter is shown but for its userinfo (taken above), so it is not a secret.
+      if (!rules?.shown.includes(known) && !rules?.urls.includes(known)) secrets.push(value);
     }
   }
   return [...new Set(secrets)].filter((secret) => secret.length >= 4).sort((a, b) => b.length - a.length);

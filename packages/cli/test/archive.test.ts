@@ -7,10 +7,17 @@ import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { promisify } from 'node:util';
-import { createInMemoryDriver, createMemoryStore, type MemoryDriver } from '@memdir/core';
+import { createInMemoryDriver, createMemoryStore, type DriverPath, type MemoryDriver } from '@memdir/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ArchiveError, MANIFEST_NAME, readArchive, writeArchive } from '../src/archive.js';
+import {
+  ArchiveError,
+  type ArchiveLimits,
+  MANIFEST_NAME,
+  stageArchive,
+  writeArchive,
+} from '../src/archive.js';
 import { tempFolder } from './helpers.js';
+import { craftHeader, padded } from './tar-craft.js';
 
 const run = promisify(execFile);
 const cleanups: Array<() => Promise<void>> = [];
@@ -56,36 +63,6 @@ async function exportToBuffer(driver: MemoryDriver): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-// --- a tar writer for crafted archives, independent of src/archive.ts ------------------------
-
-function craftHeader(
-  name: string,
-  size: number,
-  type: string,
-  options: { linkname?: string; checksum?: number } = {},
-) {
-  const block = Buffer.alloc(512);
-  block.write(name, 0, 100, 'utf8');
-  block.write('0000644\0', 100, 8, 'ascii');
-  block.write('0000000\0', 108, 8, 'ascii');
-  block.write('0000000\0', 116, 8, 'ascii');
-  block.write(`${size.toString(8).padStart(11, '0')}\0`, 124, 12, 'ascii');
-  block.write('00000000000\0', 136, 12, 'ascii');
-  block.write('        ', 148, 8, 'ascii');
-  block.write(type, 156, 1, 'ascii');
-  if (options.linkname) block.write(options.linkname, 157, 100, 'utf8');
-  block.write('ustar\u000000', 257, 8, 'ascii');
-  let sum = 0;
-  for (const byte of block) sum += byte;
-  block.write(`${(options.checksum ?? sum).toString(8).padStart(6, '0')}\0 `, 148, 8, 'ascii');
-  return block;
-}
-
-function padded(content: Buffer): Buffer {
-  const rest = content.length % 512;
-  return rest === 0 ? content : Buffer.concat([content, Buffer.alloc(512 - rest)]);
-}
-
 type Entry = {
   name: string;
   content?: string | Buffer;
@@ -118,6 +95,21 @@ function craft(entries: Entry[], manifest?: unknown): Buffer {
   );
   blocks.push(craftHeader(MANIFEST_NAME, body.length, '0'), padded(body), Buffer.alloc(1024));
   return Buffer.concat(blocks);
+}
+
+/** The files of an archive as `import` stages them (by memory path), the staging folder removed after. */
+async function readArchive(input: Readable, limits: ArchiveLimits): Promise<{ files: Map<string, string> }> {
+  const staged = await stageArchive(input, limits);
+  try {
+    const files = new Map<string, string>();
+    for await (const entry of staged.driver.list('' as DriverPath)) {
+      const node = await staged.driver.read(entry.path);
+      if (node?.kind === 'file') files.set(`/memories/${entry.path}`, node.content);
+    }
+    return { files };
+  } finally {
+    await staged.discard();
+  }
 }
 
 async function refusal(archive: Buffer | Readable, maxFileBytes = 1024 * 1024): Promise<string> {
@@ -287,5 +279,143 @@ describe('memdir import refuses hostile or damaged archives', () => {
         ]),
       ),
     ).toBe('/memories/a appears twice in the archive');
+  });
+});
+
+describe('memdir import checks what it stages, without holding it', () => {
+  const file = (path: string, content: string) => ({
+    path,
+    size: Buffer.byteLength(content),
+    sha256: createHash('sha256').update(content).digest('hex'),
+  });
+
+  it('a file the manifest lists twice, a manifest whose format comes after its files', async () => {
+    const twice = craft(
+      [
+        { name: 'memories/a.md', content: 'a' },
+        { name: 'memories/b.md', content: 'b' },
+      ],
+      {
+        format: 'memdir-archive',
+        version: 1,
+        files: [file('/memories/a.md', 'a'), file('/memories/a.md', 'a')],
+        totalBytes: 2,
+      },
+    );
+    expect(await refusal(twice)).toBe('/memories/a.md is listed twice in the manifest');
+    const late = Buffer.from(
+      JSON.stringify({
+        files: [file('/memories/a.md', 'a')],
+        totalBytes: 1,
+        version: 1,
+        format: 'memdir-archive',
+      }),
+    );
+    const archive = Buffer.concat([
+      craftHeader('memories/a.md', 1, '0'),
+      padded(Buffer.from('a')),
+      craftHeader(MANIFEST_NAME, late.length, '0'),
+      padded(late),
+      Buffer.alloc(1024),
+    ]);
+    const contents = await readArchive(Readable.from([archive]), { maxFileBytes: 10 });
+    expect(Object.fromEntries(contents.files)).toEqual({ '/memories/a.md': 'a' });
+    const wrongFormat = craft([{ name: 'memories/a.md', content: 'a' }], {
+      files: [file('/memories/a.md', 'a')],
+      format: 'tar',
+      version: 1,
+    });
+    expect(await refusal(wrongFormat)).toBe(
+      'memdir-manifest.json is not a memdir manifest (format memdir-archive, version 1)',
+    );
+  });
+
+  it('a file in the archive the manifest does not list, and a manifest that is not JSON', async () => {
+    const extra = craft(
+      [
+        { name: 'memories/a.md', content: 'a' },
+        { name: 'memories/b.md', content: 'b' },
+      ],
+      {
+        format: 'memdir-archive',
+        version: 1,
+        files: [file('/memories/a.md', 'a')],
+        totalBytes: 1,
+      },
+    );
+    expect(await refusal(extra)).toBe('/memories/b.md is in the archive but not in its manifest');
+    const notJson = Buffer.from('{"format":"memdir-archive","files":[');
+    expect(
+      await refusal(
+        Buffer.concat([craftHeader(MANIFEST_NAME, notJson.length, '0'), padded(notJson), Buffer.alloc(1024)]),
+      ),
+    ).toBe('memdir-manifest.json is not valid JSON');
+  });
+
+  it('a folder entry where a file is, or below one; a file where a folder entry is', async () => {
+    expect(
+      await refusal(
+        craft([
+          { name: 'memories/a', content: 'file' },
+          { name: 'memories/a/', type: '5' },
+        ]),
+      ),
+    ).toBe('/memories/a is both a file and a directory in the archive');
+    expect(
+      await refusal(
+        craft([
+          { name: 'memories/a', content: 'file' },
+          { name: 'memories/a/b/', type: '5' },
+        ]),
+      ),
+    ).toBe('/memories/a is a file in the archive, and also a folder of /memories/a/b');
+    expect(
+      await refusal(
+        craft([
+          { name: 'memories/a/', type: '5' },
+          { name: 'memories/a', content: 'file' },
+        ]),
+      ),
+    ).toBe('/memories/a is both a file and a directory in the archive');
+    expect(
+      await refusal(
+        craft([
+          { name: 'memories/a/b', content: 'below' },
+          { name: 'memories/a', content: 'file' },
+        ]),
+      ),
+    ).toBe('/memories/a is a file in the archive, and also a folder of /memories/a/b');
+  });
+
+  it('content cut anywhere, however the input is split: a character split between pieces is still UTF-8', async () => {
+    const text = 'caf\u00e9 \u{1f600} \u4e2d\u6587 end';
+    const archive = craft([{ name: 'memories/u.md', content: text }]);
+    for (const size of [1, 2, 3, 5, 7, 511, 513]) {
+      const pieces: Buffer[] = [];
+      for (let at = 0; at < archive.length; at += size) pieces.push(archive.subarray(at, at + size));
+      const contents = await readArchive(Readable.from(pieces), { maxFileBytes: 100 });
+      expect(contents.files.get('/memories/u.md')).toBe(text);
+    }
+    const cut = craft([{ name: 'memories/u.md', content: Buffer.from([0x61, 0xf0, 0x9f, 0x98]) }]);
+    expect(await refusal(cut)).toBe('/memories/u.md is not UTF-8 text');
+    const surrogate = craft([{ name: 'memories/s.md', content: Buffer.from([0xed, 0xa0, 0x80]) }]);
+    expect(await refusal(surrogate)).toBe('/memories/s.md is not UTF-8 text');
+  });
+
+  it('export reads ahead but writes in path order: the archive is the same at any concurrency', async () => {
+    const many: Record<string, string> = {};
+    for (let index = 0; index < 60; index++) many[`/memories/d${index % 7}/f${index}.md`] = `file ${index}\n`;
+    const driver = await storeWith(many);
+    const archives: Buffer[] = [];
+    for (const concurrency of [1, 4, 32]) {
+      const output = new PassThrough();
+      const chunks: Buffer[] = [];
+      output.on('data', (chunk: Buffer) => chunks.push(chunk));
+      await writeArchive(driver, output, { concurrency });
+      output.end();
+      archives.push(Buffer.concat(chunks));
+    }
+    expect(archives[1]!.equals(archives[0]!)).toBe(true);
+    expect(archives[2]!.equals(archives[0]!)).toBe(true);
   });
 });

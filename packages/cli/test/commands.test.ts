@@ -262,7 +262,7 @@ describe('usage errors exit 2 with "memdir: ..." on stderr', () => {
   it('an invalid namespace is refused before anything runs', async () => {
     const result = await memdir(['view', '--namespace', '../x']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^memdir: Invalid memdir namespace "\.\.\/x"/);
+    expect(result.stderr).toMatch(/^memdir: Invalid @memdir\/core option namespace: "\.\.\/x"/);
   });
 
   it('no command prints the help on stderr', async () => {

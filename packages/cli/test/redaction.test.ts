@@ -205,7 +205,7 @@ describe('no secret of a store URL is printed', () => {
       if (command === 'import')
         expect(result.stderr, `${label}\n${result.stderr}`).toMatch(/memdir: import into \S*\*\*\*/);
     }
-  }, 240_000);
+  }, 480_000);
 
   it('by any command on stores that do not open or do not parse: every error says what is wrong', async () => {
     const { readFile } = await import('node:fs/promises');
@@ -242,5 +242,5 @@ describe('no secret of a store URL is printed', () => {
         );
       }
     }
-  }, 240_000);
+  }, 480_000);
 });

@@ -1,10 +1,11 @@
 // memdir copy / export / import as a user runs them: the built CLI in a child process.
 import { spawn } from 'node:child_process';
-import { readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createFsStore } from '@memdir/fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, cliEnv, runCli, tempFolder } from './helpers.js';
+import { craftHeader } from './tar-craft.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -37,11 +38,15 @@ describe('memdir copy, export, import (the built CLI)', () => {
       });
     }
     await source.close();
-    const child = spawn(process.execPath, [BIN, 'copy', '--from', 'file:./a', '--to', 'file:./b'], {
-      cwd: base,
-      env: cliEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'copy', '--from', 'file:./a', '--to', 'file:./b', '--concurrency', '4'],
+      {
+        cwd: base,
+        env: cliEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
@@ -125,6 +130,97 @@ describe('memdir copy, export, import (the built CLI)', () => {
     expect(view.stdout).toBe(
       "Here's the content of /memories/notes.md with line numbers:\n     1\ttea\n     2\t\n",
     );
+  }, 60_000);
+
+  it.each(['0', '257', 'many', '1.5', ''])(
+    '--concurrency %j is a usage error (exit 2) before any store opens',
+    async (value) => {
+      const base = await folder();
+      for (const args of [
+        ['copy', '--from', 'file:./a', '--to', 'file:./b'],
+        ['import', '--store', 'file:./b'],
+        ['export', '--store', 'file:./a'],
+      ]) {
+        const result = await runCli([...args, '--concurrency', value], { cwd: base });
+        expect(result.code).toBe(2);
+        expect(result.stderr).toBe(
+          `memdir: --concurrency expects an integer from 1 to 256, got ${JSON.stringify(value)}\n`,
+        );
+      }
+      expect(await readdir(base)).toEqual([]);
+    },
+  );
+
+  it('--concurrency 1 and 64 copy every file once, verified; an export is the same bytes at any concurrency', async () => {
+    const base = await folder();
+    const source = createFsStore({ root: join(base, 'a') });
+    for (let index = 0; index < 120; index++) {
+      await source.create({
+        command: 'create',
+        path: `/memories/d${index % 6}/f${index}.md`,
+        file_text: `file ${index}\n`,
+      });
+    }
+    await source.close();
+    for (const concurrency of ['1', '64']) {
+      const result = await runCli(
+        ['copy', '--from', 'file:./a', '--to', `file:./c${concurrency}`, '--concurrency', concurrency],
+        { cwd: base },
+      );
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain(': 120 files (');
+      expect(result.stderr).toContain(
+        'memdir: verified: every file is in the target with the same size and SHA-256',
+      );
+      expect(await countFiles(join(base, `c${concurrency}`, 'memories'))).toBe(120);
+    }
+    const exports = await Promise.all(
+      ['1', '64'].map(
+        (concurrency) =>
+          new Promise<Buffer>((resolve, reject) => {
+            const child = spawn(
+              process.execPath,
+              [BIN, 'export', '--store', 'file:./a', '--concurrency', concurrency],
+              { cwd: base, env: cliEnv() },
+            );
+            const chunks: Buffer[] = [];
+            child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+            child.on('error', reject);
+            child.on('close', () => resolve(Buffer.concat(chunks)));
+          }),
+      ),
+    );
+    expect(exports[0]!.length).toBeGreaterThan(120 * 512);
+    expect(exports[1]!.equals(exports[0]!)).toBe(true);
+  }, 60_000);
+
+  it('import stopped by SIGINT while it reads the archive exits 130, writes nothing and leaves no staging', async () => {
+    const base = await folder();
+    const staging = join(base, 'tmp');
+    await mkdir(staging);
+    const child = spawn(process.execPath, [BIN, 'import', '--store', 'file:./target'], {
+      cwd: base,
+      env: cliEnv({ TMPDIR: staging }),
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    // The start of an archive: a file of 1 MiB announced, half of it sent, and the rest never comes.
+    child.stdin.write(craftHeader('memories/slow.md', 1024 * 1024, '0'));
+    child.stdin.write(Buffer.alloc(512 * 1024, 0x61));
+    const started = Date.now();
+    while ((await readdir(staging)).length === 0 && Date.now() - started < 20_000) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(await readdir(staging)).toHaveLength(1);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toContain('memdir: import stopped while reading the archive. Nothing was written.\n');
+    expect(await readdir(staging)).toEqual([]);
+    expect(await readdir(base)).toEqual(['tmp']);
   }, 60_000);
 
   it('a mistyped source folder is a usage error (exit 2), and creates nothing', async () => {

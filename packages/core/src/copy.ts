@@ -5,15 +5,26 @@
 // left alone), and ends by reading the target back and checking every file's hash.
 import { Engine, type Operation } from './engine/context.js';
 import { isMemoryToolError } from './errors.js';
+import { copyVersions } from './history/copy-history.js';
 import { MEMORY_ROOT, utf8Length } from './path.js';
-import { DEFAULT_MAX_FILE_BYTES, DEFAULT_TIMEOUT_MS } from './store.js';
+import { DEFAULT_MAX_FILE_BYTES, DEFAULT_TIMEOUT_MS, historyOption } from './store.js';
 import { storeDriver } from './store-driver.js';
-import type { DriverEntry, DriverPath, MemoryDriver, MemoryStore } from './types.js';
+import type {
+  DriverEntry,
+  DriverPath,
+  DriverQuota,
+  MemoryDriver,
+  MemoryStore,
+  QuotaOptions,
+} from './types.js';
 
 /** Where {@link copyStore} reports progress. */
 export interface CopyProgress {
-  /** `scan`: listing the source; `copy`: writing files; `verify`: reading the target back. */
-  readonly phase: 'scan' | 'copy' | 'verify';
+  /**
+   * `versions`: copying the history (`withHistory`); `scan`: listing the source; `copy`: writing
+   * files; `verify`: reading the target back.
+   */
+  readonly phase: 'versions' | 'scan' | 'copy' | 'verify';
   /** Files handled so far in this phase. */
   readonly files: number;
   /** Files in the source (known once the scan ends; during the scan, the files found so far). */
@@ -28,6 +39,8 @@ export interface CopyProgress {
   readonly identical: number;
   /** Files that could not be copied (see the report). */
   readonly failed: number;
+  /** Versions copied so far (`withHistory`). */
+  readonly versions: number;
 }
 
 /** Options of {@link copyStore}. */
@@ -58,6 +71,23 @@ export interface CopyOptions {
    * @default 1048576, every store's default
    */
   maxFileBytes?: number | undefined;
+  /**
+   * Copy the history too: every version of the source, as it is (ids, file ids, times, actors,
+   * redactions), into a target whose history is empty (or holds the start of this very copy, which
+   * then resumes), before the files, which then keep their file ids and get no version of their
+   * own. Both drivers need history, the target `importVersions`; copy from a source nobody
+   * changes meanwhile. Without it, a target with history records each file it writes as a
+   * `created` version, command `import`.
+   * @default false
+   */
+  withHistory?: boolean | undefined;
+  /**
+   * The target's quota (the `quota` its store is opened with): a file that would take the target
+   * past it is not written, and is reported with the text its commands would give. Needs a target
+   * driver that enforces quotas (`capabilities.quotas`).
+   * @default no quota
+   */
+  quota?: QuotaOptions | undefined;
 }
 
 /** A file that was not copied, or that the verification found different. */
@@ -90,6 +120,8 @@ export interface CopyReport {
   readonly verified: boolean;
   /** Verification failures: a target file missing or different after the copy. */
   readonly mismatches: readonly CopyProblem[];
+  /** Versions copied (`withHistory`; 0 otherwise). */
+  readonly versions: number;
 }
 
 type Endpoint = MemoryStore | MemoryDriver;
@@ -110,13 +142,44 @@ function driverOf(endpoint: Endpoint, which: string): MemoryDriver {
   return driver;
 }
 
+/** The part of `node:crypto` the copy uses, where the runtime has it. */
+interface NodeHashing {
+  createHash(algorithm: 'sha256'): {
+    update(data: string, encoding: 'utf8'): { digest(encoding: 'hex'): string };
+  };
+}
+
+// Node, Bun and Deno hand out `node:crypto` without an import (`process.getBuiltinModule`, Node >=
+// 20.16): its hash takes the string as is, with no UTF-8 copy and no round trip to a worker thread,
+// about 20 times faster than `crypto.subtle` for small files. Elsewhere, Web Crypto.
+const nodeHashing = (
+  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+).process?.getBuiltinModule?.('node:crypto') as NodeHashing | undefined;
+
 async function sha256(content: string): Promise<string> {
+  if (nodeHashing) return nodeHashing.createHash('sha256').update(content, 'utf8').digest('hex');
   const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(content));
   return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 function memoryPath(path: string): string {
   return `${MEMORY_ROOT}/${path}`;
+}
+
+/** `quota` checked, for the target's engine; undefined for none. @throws TypeError */
+function targetQuota(quota: QuotaOptions | undefined, driver: MemoryDriver): DriverQuota | undefined {
+  if (quota === undefined || (quota.maxBytes === undefined && quota.maxFiles === undefined)) return undefined;
+  for (const [name, value] of Object.entries(quota)) {
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 1)) {
+      throw new TypeError(`copyStore: quota.${name} must be a positive integer, got ${String(value)}`);
+    }
+  }
+  if (!driver.capabilities.quotas) {
+    throw new TypeError(
+      "copyStore: the target's driver cannot enforce quotas (capabilities.quotas is not set)",
+    );
+  }
+  return { maxBytes: quota.maxBytes, maxFiles: quota.maxFiles };
 }
 
 /** What the target holds: its longest path and its largest file, in UTF-8 bytes. */
@@ -135,16 +198,46 @@ function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Runs `task` for each item with at most `limit` at once, stopping early when `stop()` says so. */
+/**
+ * The most bytes of file content a copy holds at once, summed over the files in flight: with large
+ * files, fewer are copied at once than `concurrency` says, so memory stays bounded (one file larger
+ * than this still goes, alone).
+ */
+const MAX_BYTES_IN_FLIGHT = 4 * 1024 * 1024;
+
+/**
+ * Runs `task` for each item with at most `limit` at once and at most {@link MAX_BYTES_IN_FLIGHT}
+ * bytes (by `bytesOf`) in flight, stopping early when `stop()` says so.
+ */
 async function forEach<T>(
   items: readonly T[],
   limit: number,
   stop: () => boolean,
+  bytesOf: (item: T) => number,
   task: (item: T) => Promise<void>,
 ): Promise<void> {
   let next = 0;
+  let inFlight = 0;
+  let waiting: Array<() => void> = [];
   const worker = async () => {
-    while (next < items.length && !stop()) await task(items[next++]!);
+    while (next < items.length && !stop()) {
+      const bytes = bytesOf(items[next]!);
+      if (inFlight > 0 && inFlight + bytes > MAX_BYTES_IN_FLIGHT) {
+        // Wait for a file in flight to finish, then look again.
+        await new Promise<void>((resolve) => waiting.push(resolve));
+        continue;
+      }
+      const item = items[next++]!;
+      inFlight += bytes;
+      try {
+        await task(item);
+      } finally {
+        inFlight -= bytes;
+        const woken = waiting;
+        waiting = [];
+        for (const wake of woken) wake();
+      }
+    }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }
@@ -166,6 +259,7 @@ export async function copyStore(
   options: CopyOptions = {},
 ): Promise<CopyReport> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const withHistory = options.withHistory === true;
   const engineOptions = {
     overwrite: true,
     maxFileBytes: Number.MAX_SAFE_INTEGER,
@@ -177,8 +271,18 @@ export async function copyStore(
     actor: undefined,
   };
   const nothingToRelease = async () => {};
+  const targetDriver = driverOf(to, 'target');
   const source = new Engine(driverOf(from, 'source'), engineOptions, nothingToRelease);
-  const target = new Engine(driverOf(to, 'target'), engineOptions, nothingToRelease);
+  // A target with history records what the copy writes, unless the versions come from the source.
+  const targetHistory =
+    withHistory || options.dryRun ? undefined : historyOption(undefined, targetDriver.capabilities);
+  // The target's own quota, judged by its driver in the same step as each write.
+  const quota = targetQuota(options.quota, targetDriver);
+  const target = new Engine(
+    targetDriver,
+    { ...engineOptions, history: targetHistory, quota },
+    nothingToRelease,
+  );
   const limits: TargetLimits = {
     pathBytes: target.capabilities.maxPathBytes ?? Number.POSITIVE_INFINITY,
     fileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
@@ -191,7 +295,14 @@ export async function copyStore(
   const concurrency = options.concurrency ?? 8;
   const stopped = () => options.signal?.aborted === true;
 
-  const state = { phase: 'scan' as CopyProgress['phase'], files: 0, bytes: 0, copied: 0, identical: 0 };
+  const state = {
+    phase: 'scan' as CopyProgress['phase'],
+    files: 0,
+    bytes: 0,
+    copied: 0,
+    identical: 0,
+    versions: 0,
+  };
   const problems: CopyProblem[] = [];
   let totalFiles = 0;
   let totalBytes = 0;
@@ -204,10 +315,28 @@ export async function copyStore(
     options.onProgress({ ...state, totalFiles, totalBytes, failed: problems.length });
   };
 
-  // Scan: paths and sizes only.
-  const entries: DriverEntry[] = await source
-    .operation('import')
-    .list('' as DriverPath, { skipHidden: false });
+  // The history first, so that the files written next find their versions there.
+  let fileIds: ReadonlyMap<string, string> = new Map();
+  if (withHistory && !options.dryRun) {
+    state.phase = 'versions';
+    fileIds = (
+      await copyVersions(source, target, (versions) => {
+        state.versions = versions;
+        progress();
+      })
+    ).fileIds;
+    progress(true);
+    state.phase = 'scan';
+  }
+
+  // Scan: paths and sizes only, of both sides. What the target holds already is known from one
+  // listing, so a file it does not hold is written without reading the target first (a round trip
+  // per file saved); one that appears there meanwhile is caught by the write's `{ absent }`.
+  const [entries, targetEntries] = await Promise.all([
+    source.operation('import').list('' as DriverPath, { skipHidden: false }),
+    target.operation('import').list('' as DriverPath, { skipHidden: false }),
+  ]);
+  const inTarget = new Set<string>(targetEntries.map((entry) => entry.path));
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   totalFiles = entries.length;
   totalBytes = entries.reduce((sum, entry) => sum + entry.size, 0);
@@ -218,18 +347,19 @@ export async function copyStore(
   // Copy.
   Object.assign(state, { phase: 'copy', files: 0, bytes: 0 });
   const hashes = new Map<string, { hash: string; size: number }>();
-  await forEach(entries, concurrency, stopped, async (entry) => {
-    const problem = await copyOne(
-      source.operation('import'),
-      target.operation('import'),
+  const sizeOf = (entry: DriverEntry) => entry.size;
+  await forEach(entries, concurrency, stopped, sizeOf, async (entry) => {
+    const copy = {
       entry,
+      listed: inTarget.has(entry.path),
       options,
       limits,
-      (kind) => {
-        if (kind === 'copied') state.copied++;
-        else state.identical++;
-      },
-    ).catch((error: unknown) => ({ reason: reasonOf(error) }));
+      fileId: fileIds.get(entry.path),
+    };
+    const problem = await copyOne(source.operation('import'), target.operation('import'), copy, (kind) => {
+      if (kind === 'copied') state.copied++;
+      else state.identical++;
+    }).catch((error: unknown) => ({ reason: reasonOf(error) }));
     if (problem && 'reason' in problem)
       problems.push({ path: memoryPath(entry.path), reason: problem.reason });
     else if (problem) hashes.set(entry.path, problem);
@@ -250,6 +380,7 @@ export async function copyStore(
       checked,
       concurrency,
       () => false,
+      ([, expected]) => expected.size,
       async ([path, expected]) => {
         try {
           const node = await target.operation('import').read(path as DriverPath);
@@ -270,9 +401,7 @@ export async function copyStore(
       },
     );
     const sourcePaths = new Set(entries.map((entry) => entry.path));
-    for (const entry of await target.operation('import').list('' as DriverPath, { skipHidden: false })) {
-      if (!sourcePaths.has(entry.path)) extraInTarget++;
-    }
+    for (const entry of targetEntries) if (!sourcePaths.has(entry.path)) extraInTarget++;
     progress(true);
   }
 
@@ -293,7 +422,18 @@ export async function copyStore(
       mismatches.length === 0 &&
       hashes.size === totalFiles,
     mismatches,
+    versions: state.versions,
   };
+}
+
+/** One file to copy: its listing entry, whether the target listed a file there, and the rules. */
+interface FileCopy {
+  readonly entry: DriverEntry;
+  readonly listed: boolean;
+  readonly options: CopyOptions;
+  readonly limits: TargetLimits;
+  /** The file id its versions carry, when the history was copied first. */
+  readonly fileId: string | undefined;
 }
 
 /**
@@ -303,9 +443,7 @@ export async function copyStore(
 async function copyOne(
   source: Operation,
   target: Operation,
-  entry: DriverEntry,
-  options: CopyOptions,
-  limits: TargetLimits,
+  { entry, listed, options, limits, fileId }: FileCopy,
   done: (kind: 'copied' | 'identical') => void,
 ): Promise<{ hash: string; size: number } | { reason: string }> {
   if (utf8Length(memoryPath(entry.path)) > limits.pathBytes) {
@@ -319,8 +457,11 @@ async function copyOne(
   const size = utf8Length(file.content);
   if (size > limits.fileBytes) return { reason: tooLarge(size, limits.fileBytes) };
   const hash = await sha256(file.content);
+  // Not in the target's listing: written where nothing is, without reading first.
+  let known: Awaited<ReturnType<Operation['read']>> | undefined = listed ? undefined : null;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const existing = await target.read(entry.path);
+    const existing = known === undefined ? await target.read(entry.path) : known;
+    known = undefined;
     if (existing?.kind === 'directory') return { reason: 'the target has a directory at this path' };
     if (existing?.kind === 'file') {
       if (existing.content === file.content) {
@@ -339,19 +480,20 @@ async function copyOne(
         entry.path,
         file.content,
         existing ? { version: existing.version } : { absent: true },
-        ['CONFLICT', 'PATH_CONFLICT'],
+        ['CONFLICT', 'PATH_CONFLICT', 'QUOTA_EXCEEDED'],
+        fileId,
       );
       done('copied');
       return { hash, size };
     } catch (error) {
+      if (isMemoryToolError(error) && error.code === 'QUOTA_EXCEEDED') return { reason: error.message };
       if (isMemoryToolError(error) && error.code === 'PATH_CONFLICT') {
-        const at =
-          error.path === entry.path
-            ? 'a directory at this path'
-            : `a file at ${memoryPath(error.path ?? '')}`;
-        return { reason: `the target has ${at}, where this file cannot go` };
+        if (error.path === entry.path) return { reason: 'the target has a directory at this path' };
+        return {
+          reason: `the target has a file at ${memoryPath(error.path ?? '')}, where this file cannot go`,
+        };
       }
-      // CONFLICT: the target file changed between the read and the write: look again.
+      // CONFLICT: the target file changed (or appeared) between the read and the write: look again.
       if (!isMemoryToolError(error) || error.code !== 'CONFLICT') throw error;
     }
   }

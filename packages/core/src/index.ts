@@ -1,6 +1,20 @@
 // First, before anything else is evaluated: a clear error on a Node.js older than memdir supports.
 import './runtime.js';
 
+export {
+  createMemoryAdmin,
+  DEFAULT_ADMIN_BATCH,
+  type DropProgress,
+  type MemoryAdmin,
+  type MemoryAdminOptions,
+  type NamespacePage,
+  type NamespaceQuery,
+  type NamespaceUsage,
+  SWEEP_ACTOR,
+  type SweepOptions,
+  type SweepProgress,
+  type SweepReport,
+} from './admin/admin.js';
 export type { CopyOptions, CopyProblem, CopyProgress, CopyReport } from './copy.js';
 export { copyStore } from './copy.js';
 export type {
@@ -11,7 +25,18 @@ export type {
   QuotaBreach,
 } from './errors.js';
 export { isMemoryToolError, MemoryToolError } from './errors.js';
-export { createInMemoryDriver, createInMemoryStore } from './in-memory/index.js';
+export type { MemoryHistory } from './history/store-history.js';
+export {
+  DEFAULT_HISTORY_LIMIT,
+  type HistoryPage,
+  type HistoryQuery,
+  MAX_HISTORY_LIMIT,
+  type MemoryVersion,
+  type MemoryVersionWithContent,
+  type RestoreOptions,
+  type TimeInput,
+} from './history/versions.js';
+export { createInMemoryDriver, createInMemoryStore, type InMemoryDriverOptions } from './in-memory/index.js';
 export type {
   McpCallOptions,
   McpToolResult,
@@ -85,6 +110,7 @@ export type {
   DriverRestoreOptions,
   DriverSweepOptions,
   DriverTreeEntry,
+  DriverTreeOptions,
   DriverUsage,
   DriverVersion,
   DriverVersionPage,

@@ -2,6 +2,7 @@ import { COMMANDS, runCommand } from './commands/index.js';
 import { positiveInteger, positiveNumber } from './driver/options.js';
 import { Engine, type EngineOptions, type TracedCall } from './engine/context.js';
 import { isMemoryToolError, MemoryToolError, unexpectedBackendFailure } from './errors.js';
+import { historyMethods, type MemoryHistory } from './history/store-history.js';
 import { commandName } from './input.js';
 import { UNREADABLE_INPUT } from './messages.js';
 import { validateNamespace } from './namespace.js';
@@ -68,6 +69,33 @@ function callOptions(call: MemoryCallOptions | undefined): MemoryCallOptions | u
   return { actor: checkActor(call.actor), toolUseId };
 }
 
+/**
+ * The `history` option (of a store, or of `createMemoryAdmin`), checked against the driver: the
+ * retention to apply, or undefined when history is off or the driver has none.
+ * @throws TypeError for a malformed option, or `{...}` given to a driver without history.
+ */
+export function historyOption(
+  given: MemoryStoreOptions['history'],
+  capabilities: MemoryDriver['capabilities'],
+): EngineOptions['history'] {
+  if (given === false) return undefined;
+  if (given !== undefined && (typeof given !== 'object' || given === null)) {
+    throw invalid('history', 'expected false or { keepVersions?, keepDays? }');
+  }
+  if (given !== undefined && !capabilities.history) {
+    throw invalid('history', "this store's driver keeps no history (capabilities.history is not set)");
+  }
+  if (!capabilities.history) return undefined;
+  const keepDays = given?.keepDays ?? DEFAULT_KEEP_DAYS;
+  if (typeof keepDays !== 'number' || !Number.isFinite(keepDays) || keepDays < 0) {
+    throw invalid('history.keepDays', `expected a number of days, 0 or more, got ${String(keepDays)}`);
+  }
+  return {
+    keepVersions: positiveInteger(CORE, 'history.keepVersions', given?.keepVersions, DEFAULT_KEEP_VERSIONS),
+    keepDays,
+  };
+}
+
 /** The store options, checked against each other and against what the driver can do. */
 function engineOptions(options: MemoryStoreOptions, driver: MemoryDriver): EngineOptions {
   const capabilities = driver.capabilities;
@@ -95,31 +123,7 @@ function engineOptions(options: MemoryStoreOptions, driver: MemoryDriver): Engin
     }
   }
 
-  let history: EngineOptions['history'];
-  if (options.history !== false) {
-    const given = options.history;
-    if (given !== undefined && (typeof given !== 'object' || given === null)) {
-      throw invalid('history', 'expected false or { keepVersions?, keepDays? }');
-    }
-    if (given !== undefined && !capabilities.history) {
-      throw invalid('history', "this store's driver keeps no history (capabilities.history is not set)");
-    }
-    if (capabilities.history) {
-      const keepDays = given?.keepDays ?? DEFAULT_KEEP_DAYS;
-      if (typeof keepDays !== 'number' || !Number.isFinite(keepDays) || keepDays < 0) {
-        throw invalid('history.keepDays', `expected a number of days, 0 or more, got ${String(keepDays)}`);
-      }
-      history = {
-        keepVersions: positiveInteger(
-          CORE,
-          'history.keepVersions',
-          given?.keepVersions,
-          DEFAULT_KEEP_VERSIONS,
-        ),
-        keepDays,
-      };
-    }
-  }
+  const history = historyOption(options.history, capabilities);
 
   let touch = false;
   if (options.expire !== undefined) {
@@ -236,8 +240,12 @@ function nameOf(input: unknown): MemoryCommandName | undefined {
   }
 }
 
-/** A store made by `createMemoryStore`: a {@link MemoryStore} that can also be disposed of with `await using`. */
-export interface MemdirStore extends MemoryStore {
+/**
+ * A store made by `createMemoryStore`: a {@link MemoryStore} with its history (`history`, `version`,
+ * `asOf`, `restore`, `redact`: see {@link MemoryHistory} and docs/history.md), that can also be
+ * disposed of with `await using`.
+ */
+export interface MemdirStore extends MemoryStore, MemoryHistory {
   /** `close()`, for `await using store = createFsStore(...)`. */
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -295,6 +303,7 @@ export function createMemoryStore(driver: MemoryDriver, options: MemoryStoreOpti
     close: () => engine.close(),
     [Symbol.asyncDispose]: () => engine.close(),
     capabilities: engine.capabilities,
+    ...historyMethods(engine, createMemoryStore),
   };
   registerStoreDriver(store, files);
   return store;

@@ -306,7 +306,8 @@ export interface DriverCapabilities {
   /**
    * True when the driver records a version of every change it makes with
    * {@link DriverChangeOptions.record}, in the same atomic step, and has the history methods
-   * (`listVersions`, `readVersion`, `restoreVersion`, `redactVersion`, `treeAt`).
+   * (`listVersions`, `readVersion`, `restoreVersion`, `redactVersion`, `treeAt`; `importVersions`
+   * is optional). docs/history.md is the model these follow.
    * @default false
    */
   readonly history?: boolean | undefined;
@@ -405,8 +406,10 @@ export interface DriverCallOptions {
   /** Telemetry counters to fill in, when someone listens (see {@link DriverCallStats}). */
   readonly stats?: DriverCallStats | undefined;
   /**
-   * Reads of a file (`read`, `describe` of a file, `edit`, `update`) with this set record that the
-   * file was read, for expiry with `refreshOnRead` (admin drivers).
+   * Reads of a file (`read`, `describe` of a file, `edit`, `update`) with this set record the time
+   * the file was read, for expiry with `refreshOnRead` (admin drivers): `sweep` expires a file by
+   * the later of its last change and its last touched read. Drivers without `capabilities.admin`
+   * ignore it.
    */
   readonly touch?: boolean | undefined;
 }
@@ -452,9 +455,18 @@ export interface DriverChangeOptions extends DriverCallOptions {
   readonly quota?: DriverQuota | undefined;
   /**
    * Present when history is on (drivers with `capabilities.history`): record one version per file
-   * the call changes, in the same atomic step, carrying this record and the server's time, and
-   * prune that file's versions as {@link ChangeRecord.keepVersions} and `keepDays` say (a bounded
-   * number per change). Absent: record nothing.
+   * the call changes, in the same atomic step, carrying this record, the call's `op` and the
+   * server's time (one time for every version of the call), and prune that file's versions as
+   * {@link ChangeRecord.keepVersions} and `keepDays` say, judged at that time: at most the kit's
+   * `PRUNE_PER_CHANGE` per file changed, oldest first (the kit's `prunable`), so a change never
+   * does unbounded work and 10,000 edits of one file with `keepDays: 0` leave at most
+   * `keepVersions` versions. Absent: record nothing (the file keeps its file id all the same, and
+   * the namespace's counters and change time move as usual).
+   *
+   * The operation of each version: `write` of a new file `created`, of an existing one `modified`;
+   * `edit` and `update` `modified`; `remove` `deleted` (no content, hash or size); `move` `renamed`
+   * (`previousPath` the old path; hash, size and content those of the file, unchanged); a change
+   * that is refused, or an `edit` whose outcome is not `edited`, records nothing.
    */
   readonly record?: ChangeRecord | undefined;
 }
@@ -464,8 +476,9 @@ export interface DriverWriteOptions extends DriverChangeOptions {
   /** Checked in the same atomic step as the write; none means "create or replace". */
   readonly expect?: WriteExpectation | undefined;
   /**
-   * When the write creates a new file, give it this file id instead of a new one (history:
-   * `restore` of a deleted file, `import`). Ignored when the file exists.
+   * When the write creates a new file, give it this file id instead of a new one (`copyStore` with
+   * `withHistory`, which writes the files of imported versions without a `record`). Ignored when
+   * the file exists, which keeps its own.
    */
   readonly fileId?: string | undefined;
 }
@@ -668,7 +681,8 @@ export interface MemoryDriver {
   /**
    * This namespace's versions matching `query`, newest first (by id), at most `query.limit`, and the
    * cursor of the next page (null at the end). Bounded work per call: a page may hold fewer than
-   * `limit` versions even when more follow (`next` is then set).
+   * `limit` versions even when more follow (`next` is then set). One round trip where the backend
+   * allows (an index per filter).
    */
   listVersions?(query: DriverVersionQuery, options?: DriverCallOptions): Promise<DriverVersionPage>;
 
@@ -676,49 +690,74 @@ export interface MemoryDriver {
   readVersion?(id: string, options?: DriverCallOptions): Promise<DriverVersionWithContent | null>;
 
   /**
-   * Writes version `id`'s content at `options.to` in one atomic step, as a new `restored` version
-   * (command `restore`), creating or replacing the file there. Refuses, changing nothing, with:
-   * - `NOT_FOUND` (path: `to`) when the version is unknown or has no content (redacted, a deletion);
+   * Writes version `id`'s content at `options.to` (default: the version's own path) in one atomic
+   * step, as a new `restored` version (command `restore`, `restoredFrom` = `id`), creating or
+   * replacing the file there. Refuses, changing nothing, with, in this order:
+   * - `NOT_FOUND` (path: `to`, or `''` when `to` is not given) when the version is unknown or has no
+   *   content (redacted, pruned, or a deletion);
    * - `PATH_CONFLICT` (path: the ancestor, or `to`) as `write` does;
-   * - `CONFLICT` (path: `to`) when `expectSha256` is given and does not hold (a string: the
-   *   current file's content must have that SHA-256; null: no file may be at `to`);
-   * - `TOO_LARGE` (path: `to`) over `maxFileBytes`; `QUOTA_EXCEEDED` as `write`.
-   * A file created this way takes the version's file id when `to` is where that file was deleted
-   * and it has not come back since (its newest version is that deletion); else a new id.
+   * - `CONFLICT` (path: `to`) when `expectSha256` is given and does not hold (a string: a file must
+   *   be at `to` and its content have that SHA-256; null: no file may be at `to`);
+   * - `TOO_LARGE` (path: `to`) when the content is over `maxFileBytes`; `QUOTA_EXCEEDED` as `write`.
+   * The file keeps its id when one is at `to`. A file created this way takes the version's file id
+   * when `to` is where that file was deleted and it has not come back since (its newest version is
+   * that deletion, at `to`); else a new id. Prunes that file's versions like any change. One round
+   * trip where the backend allows.
    * @returns the new version.
    */
   restoreVersion?(id: string, options: DriverRestoreOptions): Promise<DriverVersion>;
 
   /**
    * Removes version `id`'s content, path, previous path, size and hash for good, keeping the rest,
-   * with the time of redaction. Redacting twice changes nothing more.
+   * with the time of redaction (server ms). Redacting twice changes nothing more (the first time
+   * stays). The file itself is not touched: a live file keeps its content.
    * @returns the version as it now is, or null when unknown.
    */
   redactVersion?(id: string, options: DriverChangeOptions): Promise<DriverVersion | null>;
 
   /**
    * The files as they were at a past point: every file whose newest version at or before `at` (a
-   * server time in ms, or a version id: that version and older ones) is not a deletion, with that
-   * version. What pruning removed is missing.
+   * server time in ms, or a version id: that version and older ones) is neither a deletion nor
+   * redacted, with that version, in any order; with `options.path`, only those at or beneath it.
+   * What pruning removed is missing: a file whose versions up to `at` were all pruned is not there.
    */
-  treeAt?(at: DriverPointInTime, options?: DriverCallOptions): Promise<readonly DriverTreeEntry[]>;
+  treeAt?(at: DriverPointInTime, options?: DriverTreeOptions): Promise<readonly DriverTreeEntry[]>;
+
+  /**
+   * Optional (`copyStore` with `withHistory`): writes `versions` as they are, oldest first, into
+   * this namespace's history: ids, file ids, paths, times, actors, operation ids, hashes, content and
+   * redactions kept, nothing pruned; then sets the namespace's version sequence past the last id,
+   * so versions recorded later sort after them. Files are not touched (the caller writes them with
+   * `write` and `fileId`, without a record). Call it again with the next batch to import more.
+   * Refuses, writing nothing, with `CONFLICT` (path `''`) when the namespace holds a version whose
+   * id is not older than the first one given (so it imports into an empty history, or continues
+   * its own import), and with `INVALID_INPUT` when the ids are not ascending ids of the kit's
+   * `sequenceVersionId` form.
+   */
+  importVersions?(versions: readonly DriverVersionWithContent[], options: DriverCallOptions): Promise<void>;
 
   // --- admin (capabilities.admin) ---------------------------------------------------------------
 
   /**
    * The namespaces directly below this driver that hold anything (files or versions), in byte order
-   * of their names, after `after`, at most `limit`, those starting with `prefix` when given; `next`
-   * is the last name of the page when more may follow. Never a scan of the whole backend in one call.
+   * of their names (names are ASCII), after `after`, at most `limit`, those starting with `prefix`
+   * when given; `next` is the last name of the page when more may follow. Never a scan of the whole
+   * backend in one call. A namespace once dropped is not listed (until something is written to it).
    */
   listNamespaces?(query: DriverNamespaceQuery, options?: DriverCallOptions): Promise<DriverNamespacePage>;
 
-  /** What this driver's own namespace holds, from what the backend maintains (no walk where a counter can do). */
+  /**
+   * What this driver's own namespace holds, from what the backend maintains (no walk where a
+   * counter can do): one round trip where the backend allows.
+   */
   usage?(options?: DriverCallOptions): Promise<DriverUsage>;
 
   /**
-   * Erases namespace `name` below this driver (files, folders, versions, receipts, leases), at most
-   * `options.batch` items per call. Resumable: call again until `done`; a crash between calls
-   * leaves a namespace that a later call finishes. Touches no other namespace.
+   * Erases namespace `name` below this driver (files, folders, versions, receipts, leases, and the
+   * namespaces nested in it), at most `options.batch` items per call. Resumable: call again until
+   * `done`; a crash between calls leaves a namespace that a later call finishes. Touches no other
+   * namespace, also none whose name starts with `name`. Stores open on the namespace see it empty
+   * afterwards and may write to it again.
    */
   dropNamespace?(
     name: string,
@@ -727,9 +766,11 @@ export interface MemoryDriver {
 
   /**
    * One bounded batch of this namespace's upkeep, at most `options.batch` items: removes the files
-   * last changed (or read, where reads were touched) before `options.expireBefore`, each recorded as
-   * a deletion with `options.record` when history is on; and removes versions that `options.retention`
-   * no longer keeps (a live file's current version never). Call again until `done`.
+   * whose last change (or touched read, whichever is later) is before `options.expireBefore`, each
+   * recorded as a `deleted` version with `options.record` and `options.op` when a record is given;
+   * then removes versions that `options.retention` no longer keeps, for every file, deleted ones
+   * included (the kit's `prunable`: never one of a file's newest `keepVersions`). Only this
+   * namespace's own files, not those of namespaces nested in it. Call again until `done`.
    */
   sweep?(
     options: DriverSweepOptions,
@@ -746,7 +787,12 @@ export type VersionOperation = 'created' | 'modified' | 'renamed' | 'deleted' | 
 
 /** One version as a driver stores it (paths are driver paths, times server milliseconds). */
 export interface DriverVersion {
-  /** `memver_` and characters that sort in the order the driver committed them within the namespace. */
+  /**
+   * The kit's `sequenceVersionId` of a counter kept per namespace (`memver_` and 16 digits), taken
+   * in the change's atomic step: ids sort in the order the changes committed within the namespace,
+   * as strings, and an id is never reused within the namespace's life (not after pruning; a
+   * dropped namespace starts again from 1).
+   */
   readonly id: string;
   /** `mem_` and 16 or more characters: the same for one file across renames. */
   readonly fileId: string;
@@ -780,7 +826,10 @@ export interface DriverVersionWithContent extends DriverVersion {
 
 /** Which versions `listVersions` returns. Every field narrows; none given is every version. */
 export interface DriverVersionQuery {
-  /** A file or a directory: versions whose `path` or `previousPath` is at or beneath it (`''`: all). */
+  /**
+   * A file or a directory: versions whose `path` or `previousPath` is at or beneath it (`''`: all,
+   * redacted ones included; otherwise redacted versions, which have no path, never match).
+   */
   readonly path?: DriverPath | undefined;
   readonly fileId?: string | undefined;
   /** Versions whose actor has this id. */
@@ -810,13 +859,22 @@ export interface DriverTreeEntry {
   readonly path: DriverPath;
   /** The version that made the file what it was then (read its content with `readVersion`). */
   readonly version: string;
+  readonly fileId: string;
+  /** UTF-8 bytes and SHA-256 of the file's content then. */
   readonly size: number;
+  readonly sha256: string;
+}
+
+/** Options of {@link MemoryDriver.treeAt}. */
+export interface DriverTreeOptions extends DriverCallOptions {
+  /** Only files at or beneath this path (a file or a directory; `''` or absent: all). */
+  readonly path?: DriverPath | undefined;
 }
 
 /** Options of {@link MemoryDriver.restoreVersion}. */
 export interface DriverRestoreOptions extends DriverChangeOptions {
-  /** Where the content goes: the version's own path, or another. */
-  readonly to: DriverPath;
+  /** Where the content goes: another path, or (absent) the version's own. */
+  readonly to?: DriverPath | undefined;
   /** The current content's SHA-256 (hex) that must hold, or null for "no file at `to`". */
   readonly expectSha256?: string | null | undefined;
   /** The store's `maxFileBytes`. */
@@ -851,7 +909,10 @@ export interface DriverUsage {
   readonly bytes: number;
   /** Versions kept (0 without history). */
   readonly versions: number;
-  /** The server time of the last change (ms), or null when nothing was ever changed or it is unknown. */
+  /**
+   * The server time (ms) of the last change to a file (a write, an edit, a move, a removal, an
+   * expiry, a restore), or null when nothing was ever changed (or since the namespace was dropped).
+   */
   readonly lastChangeAt: number | null;
 }
 

@@ -183,6 +183,54 @@ describe('the conformance suite fails a driver for its bug, and for nothing else
   });
 });
 
+describe('the history and admin groups fail a driver for its bug', () => {
+  const FIRST = RUNS[0]!;
+  const cases: Array<[target: string, failing: string[]]> = [
+    [
+      'versions oldest first',
+      inBothRuns(
+        'history: filters by path (a folder is its subtree), file id, operation and time, and pages with a cursor',
+      ),
+    ],
+    [
+      'tree of now',
+      inBothRuns(
+        'history: asOf a version id or a time shows the tree as it was then, and every change command is READ_ONLY',
+      ),
+    ],
+    [
+      'restore unchecked',
+      inBothRuns(
+        'history: restore writes a version back as a new restored version; with expectSha256 that does not hold it is CONFLICT and changes nothing',
+      ),
+    ],
+    [
+      'prune nothing',
+      [
+        `${FIRST} > history: retention: 10,000 edits of one file with keepVersions 3 and keepDays 0 leave at most 3 versions, the newest matching the file`,
+      ],
+    ],
+    [
+      'drops by prefix',
+      [
+        `${FIRST} > admin: dropNamespace erases files, folders, hidden files and versions in batches, resumes a started drop, and touches no neighbour, not even names that start with its own`,
+      ],
+    ],
+    [
+      'reads never touch',
+      [
+        `${FIRST} > admin: with refreshOnRead a file read lately is not expired; a read without it does not count`,
+      ],
+    ],
+  ];
+  for (const [target, failing] of cases) {
+    it(`${target}: ${failing.length} failing`, () => {
+      const tests = testsOf('history.fixture.ts', target);
+      expect(failed(tests)).toEqual(failing);
+    });
+  }
+});
+
 describe('the check hook, the filter and the capabilities', () => {
   it('a check that throws fails each test with its message', () => {
     const tests = testsOf('failing-check.fixture.ts', 'failing check');
@@ -260,7 +308,7 @@ describe('the check hook, the filter and the capabilities', () => {
     const target = { name: 'x', createDriver: () => createInMemoryDriver() };
     expect(() => describeMemoryStore(target, { groups: ['views' as never] })).toThrow(
       new TypeError(
-        'describeMemoryStore: unknown group "views"; the groups are "view", "create", "str_replace", "insert", "delete", "rename", "tool input", "paths", "isolation", "concurrency", "quota", "differential", "driver"',
+        'describeMemoryStore: unknown group "views"; the groups are "view", "create", "str_replace", "insert", "delete", "rename", "tool input", "paths", "isolation", "concurrency", "quota", "history", "admin", "differential", "driver"',
       ),
     );
     expect(() => describeMemoryStore(target, { tests: 5 as never })).toThrow(TypeError);

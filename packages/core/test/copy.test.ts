@@ -5,6 +5,7 @@ import {
   copyStore,
   createInMemoryDriver,
   createMemoryStore,
+  type MemdirStore,
   type MemoryDriver,
   type MemoryStore,
   storeDriver,
@@ -154,6 +155,91 @@ describe('copyStore', () => {
     );
   });
 
+  it("keeps the target's quota: a file past it is not written and is reported as its commands would say", async () => {
+    const from = createMemoryStore(createInMemoryDriver());
+    await seed(from, { '/memories/a.md': 'aaaa', '/memories/b.md': 'bbbb', '/memories/c.md': 'cccc' });
+    const byCount = createInMemoryDriver();
+    const counted = await copyStore(from, byCount, { quota: { maxFiles: 2 }, concurrency: 1 });
+    expect(counted.problems).toEqual([
+      {
+        path: '/memories/c.md',
+        reason: 'The memory directory is full: it holds 2 of 2 files. Delete files in /memories first.',
+      },
+    ]);
+    expect(counted).toMatchObject({ copied: 2, verified: false });
+    expect(Object.keys(await filesOf(byCount))).toEqual(['a.md', 'b.md']);
+    const byBytes = createInMemoryDriver();
+    const sized = await copyStore(from, byBytes, { quota: { maxBytes: 10 }, concurrency: 1 });
+    expect(sized.problems).toEqual([
+      {
+        path: '/memories/c.md',
+        reason:
+          'The memory directory is full: saving /memories/c.md would use 12 of 10 bytes. Delete or shorten files in /memories first.',
+      },
+    ]);
+    await expect(copyStore(from, createInMemoryDriver(), { quota: { maxFiles: 0 } })).rejects.toThrow(
+      'copyStore: quota.maxFiles must be a positive integer, got 0',
+    );
+    const noQuotas = wrapDriver(createInMemoryDriver(), { capabilities: { atomicRename: true } });
+    await expect(copyStore(from, noQuotas, { quota: { maxFiles: 5 } })).rejects.toThrow(
+      "copyStore: the target's driver cannot enforce quotas (capabilities.quotas is not set)",
+    );
+  });
+
+  it('reads the target once per file, to verify it, when the target did not hold the file', async () => {
+    const from = createMemoryStore(createInMemoryDriver());
+    const many: Record<string, string> = {};
+    for (let index = 0; index < 50; index++) many[`/memories/d${index % 5}/f${index}.md`] = `file ${index}`;
+    await seed(from, many);
+    const inner = createInMemoryDriver();
+    let reads = 0;
+    const counting: MemoryDriver = wrapDriver(inner, {
+      namespace: () => counting,
+      read(path, options) {
+        reads++;
+        return inner.read(path, options);
+      },
+    });
+    const report = await copyStore(from, counting, { concurrency: 4 });
+    expect(report).toMatchObject({ copied: 50, verified: true });
+    expect(reads).toBe(50);
+    // Run again: each file is read to compare it, then to verify it.
+    reads = 0;
+    expect(await copyStore(from, counting)).toMatchObject({ identical: 50, verified: true });
+    expect(reads).toBe(100);
+  });
+
+  it('holds at most 4 MiB of file content in flight, whatever the concurrency (one larger file goes alone)', async () => {
+    const backend = createInMemoryDriver();
+    let inFlight = 0;
+    let most = 0;
+    const watched: MemoryDriver = wrapDriver(backend, {
+      namespace: () => watched,
+      async read(path, options) {
+        const node = await backend.read(path, options);
+        const size = node?.kind === 'file' ? node.content.length : 0;
+        inFlight += size;
+        most = Math.max(most, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight -= size;
+        return node;
+      },
+    });
+    const from = createMemoryStore(watched, { maxFileBytes: 8 * 1024 * 1024 });
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 12; index++) files[`/memories/big${index}.md`] = 'x'.repeat(1024 * 1024);
+    files['/memories/huge.md'] = 'y'.repeat(5 * 1024 * 1024);
+    await seed(from, files);
+    most = 0;
+    const report = await copyStore(from, createInMemoryDriver(), {
+      concurrency: 16,
+      maxFileBytes: 8 * 1024 * 1024,
+    });
+    expect(report).toMatchObject({ copied: 13, verified: true });
+    expect(most).toBeLessThanOrEqual(5 * 1024 * 1024);
+    expect(most).toBeGreaterThanOrEqual(2 * 1024 * 1024);
+  });
+
   it('a path the target cannot take (a file or directory in the way, or too long) is reported', async () => {
     const from = createMemoryStore(createInMemoryDriver());
     await seed(from, {
@@ -211,5 +297,85 @@ describe('copyStore', () => {
     await expect(copyStore(handmade, createMemoryStore(createInMemoryDriver()))).rejects.toThrow(
       'copyStore: the source is a store written by hand',
     );
+  });
+});
+
+describe('copyStore and history', () => {
+  async function sourceWithHistory(): Promise<MemdirStore> {
+    const from = createMemoryStore(createInMemoryDriver(), { actor: { type: 'user', id: 'alice' } });
+    await seed(from, { '/memories/a.md': 'a1', '/memories/d/b.md': 'b' });
+    await from.create({ command: 'create', path: '/memories/a.md', file_text: 'a2' });
+    await from.rename({ command: 'rename', old_path: '/memories/d/b.md', new_path: '/memories/c.md' });
+    await from.create({ command: 'create', path: '/memories/gone.md', file_text: 'g' });
+    await from.delete({ command: 'delete', path: '/memories/gone.md' });
+    return from;
+  }
+
+  it('withHistory copies every version as it is, then the files with their file ids and no version of their own', async () => {
+    const from = await sourceWithHistory();
+    const to = createMemoryStore(createInMemoryDriver());
+    const phases = new Set<string>();
+    const report = await copyStore(from, to, {
+      withHistory: true,
+      onProgress: (step) => phases.add(step.phase),
+    });
+    expect(report).toMatchObject({ versions: 6, copied: 2, verified: true });
+    expect(phases).toEqual(new Set(['versions', 'scan', 'copy', 'verify']));
+    const source = await from.history({ limit: 100 });
+    expect(await to.history({ limit: 100 })).toEqual(source);
+    // Run again: the history is there already (nothing to add), the files are identical.
+    expect(await copyStore(from, to, { withHistory: true })).toMatchObject({
+      versions: 0,
+      identical: 2,
+      verified: true,
+    });
+    await to.insert({ command: 'insert', path: '/memories/c.md', insert_line: 0, insert_text: 'new' });
+    const [edit, renamed] = (await to.history({ path: '/memories/c.md' })).versions;
+    expect(edit!.id > source.versions[0]!.id).toBe(true);
+    expect(edit!.fileId).toBe(renamed!.fileId);
+  });
+
+  it('withHistory resumes after the versions the target already has, and refuses a target with a history of its own', async () => {
+    const from = await sourceWithHistory();
+    const target = createInMemoryDriver();
+    const [first, second] = [...(await from.history()).versions].reverse();
+    const full = await Promise.all(
+      [first!, second!].map((version) => storeDriver(from)!.readVersion!(version.id)),
+    );
+    await target.importVersions!(
+      full.map((version) => version!),
+      {},
+    );
+    expect(await copyStore(from, target, { withHistory: true })).toMatchObject({
+      versions: 4,
+      verified: true,
+    });
+    const own = createMemoryStore(createInMemoryDriver());
+    await own.create({ command: 'create', path: '/memories/mine.md', file_text: 'mine' });
+    await expect(copyStore(from, own, { withHistory: true })).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message:
+        'copyStore withHistory: the target has a history of its own; copy into a store with no versions yet.',
+    });
+    const plain = wrapDriver(createInMemoryDriver(), { capabilities: { atomicRename: true } });
+    await expect(copyStore(from, plain, { withHistory: true })).rejects.toMatchObject({
+      code: 'UNSUPPORTED',
+    });
+  });
+
+  it('without withHistory a target with history records each file it writes as created by the import', async () => {
+    const from = await sourceWithHistory();
+    const to = createMemoryStore(createInMemoryDriver());
+    await copyStore(from, to);
+    const versions = (await to.history()).versions;
+    expect(
+      versions.map((version) => [version.path, version.operation, version.command, version.actor]),
+    ).toEqual(
+      expect.arrayContaining([
+        ['/memories/a.md', 'created', 'import', null],
+        ['/memories/c.md', 'created', 'import', null],
+      ]),
+    );
+    expect(versions).toHaveLength(2);
   });
 });

@@ -164,7 +164,9 @@ describe('call options reach the driver as the history record', () => {
     const store = createMemoryStore(historyDriver(records), { history: false });
     await store.create({ command: 'create', path: '/memories/a.md', file_text: 'a' });
     expect(records).toEqual([undefined]);
-    expect(() => createMemoryStore(createInMemoryDriver(), { history: { keepVersions: 3 } })).toThrow(
+    // A driver that declares no history (the in-memory driver has it).
+    const plain = wrapDriver(createInMemoryDriver(), { capabilities: { atomicRename: true } });
+    expect(() => createMemoryStore(plain, { history: { keepVersions: 3 } })).toThrow(
       "Invalid @memdir/core option history: this store's driver keeps no history (capabilities.history is not set)",
     );
   });

@@ -24,9 +24,11 @@ export async function openStore(url: string, options: MemoryStoreOptions): Promi
     const rest = params.toString();
     address = url.slice(0, query) + (rest ? `?${rest}` : '');
   }
-  const driver = createRedisDriver({ url: address, keyPrefix, timeoutMs: options.timeoutMs });
+  const driver = createRedisDriver({ url: address, keyPrefix, logger: options.logger });
   try {
-    await driver.ready();
+    await driver.ready(
+      options.timeoutMs === undefined ? undefined : { deadline: Date.now() + options.timeoutMs },
+    );
   } catch (error) {
     await driver.close();
     throw error;

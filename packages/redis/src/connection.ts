@@ -1,9 +1,13 @@
-// The client a store talks through: the user's own, or one made from a URL with timeouts that keep
-// every call bounded; and the one-time check of the server before the first command.
+// The client a store talks through: the user's own, or one made from a URL; each request bounded by
+// the call's deadline; and the one-time check of the server before the first command, cached per
+// client so that a thousand stores on one client check it once.
 
-import { storeUnavailable } from '@memdir/core/driver';
-import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
-import { redisFailure, unusableServer } from './errors.js';
+import { createHash } from 'node:crypto';
+import { type DriverCallStats, MemoryToolError } from '@memdir/core';
+import { type DriverLog, storeUnavailable } from '@memdir/core/driver';
+import { Cluster, type ClusterOptions, Command, Redis, type RedisOptions } from 'ioredis';
+import { redisFailure, TIMED_OUT, unusableServer } from './errors.js';
+import type { Script } from './scripts.js';
 
 /** An ioredis client: a single connection (`Redis`) or a `Cluster`. */
 export type RedisClient = Redis | Cluster;
@@ -12,15 +16,14 @@ export type RedisClient = Redis | Cluster;
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 /**
- * Options for the connections the store makes itself. A silent server costs each call at most
- * `commandTimeout`; the store then drops that connection and makes a new one (a dead peer can
- * otherwise keep a TCP connection open for many minutes), which costs nothing while all is well,
- * unlike ioredis's `socketTimeout` (a timer and a listener per command). Commands are tried once
- * more after a reconnect, then fail. None of this applies to a client passed in.
+ * Options for the connections the store makes itself. No command timeout of its own: each request
+ * gets the time left before its call's deadline, after which the store drops that connection and
+ * makes a new one (a dead peer can otherwise keep a TCP connection open for many minutes).
+ * Commands are tried once more after a reconnect, then fail. None of this applies to a client
+ * passed in, except the per-request deadline.
  */
 export const REDIS_DEFAULTS: Readonly<RedisOptions> = {
   connectTimeout: 2_000,
-  commandTimeout: 3_000,
   maxRetriesPerRequest: 1,
   retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
   keepAlive: 10_000,
@@ -45,6 +48,23 @@ export interface ConnectionOptions {
   redisOptions?: RedisOptions | undefined;
   clusterOptions?: ClusterOptions | undefined;
 }
+
+/** What is learnt of a server once, for every store on the same client. */
+interface ServerState {
+  /** The check under way, or passed (then `checked`). */
+  pending: Promise<void> | undefined;
+  checked: boolean;
+  /** Set when the server must not be used: every later call gets it. */
+  refused: Error | undefined;
+  /**
+   * Server clock minus this process's clock, in ms, as last measured: a lower bound (the server's
+   * time against the moment its answer arrived), so that fences err early, never late.
+   */
+  clockOffsetMs: number;
+}
+
+/** The state of each client passed in, shared by every store made on it. */
+const sharedStates = new WeakMap<RedisClient, ServerState>();
 
 const ignore = () => {};
 
@@ -76,41 +96,75 @@ function nodeOptionsOf(url: string): { host: string; port: number; options: Redi
   };
 }
 
+/** One call's bounds: its deadline (`Date.now()` ms) and the telemetry counters to fill, if any. */
+export interface CallBounds {
+  readonly deadline: number;
+  readonly stats?: DriverCallStats | undefined;
+}
+
 /**
- * One client, shared by a driver and every namespace made from it. `ready()` runs before the first
- * command: it connects, switches a client made from a URL to a `Cluster` when the server is a
+ * How long after the deadline a request gives up: a moment after the engine, which reports the
+ * command at the deadline in its own words (the request's own failure then only drops the
+ * connection); a driver called on its own fails at once after it.
+ */
+const REQUEST_GRACE_MS = 20;
+
+/**
+ * A request of ioredis that gives up at the deadline ("Command timed out"), counted in `stats`.
+ * Nothing is sent once the deadline passed. (The deadline is read, never the engine's signal:
+ * reading that would make an AbortController for every call.)
+ */
+function request(name: string, args: ReadonlyArray<string | number>, bounds: CallBounds): Command {
+  const left = bounds.deadline - Date.now();
+  if (left <= 0) throw storeUnavailable('the command ran out of time', undefined, 'timeout');
+  const command = new Command(name, args as Array<string | number>, { replyEncoding: 'utf8' });
+  command.setTimeout(left + REQUEST_GRACE_MS);
+  if (bounds.stats) {
+    bounds.stats.roundTrips++;
+    bounds.stats.requests++;
+  }
+  return command;
+}
+
+/**
+ * One client, shared by a driver and every namespace made from it. The first call checks the
+ * server: it connects, switches a client made from a URL to a `Cluster` when the server is a
  * Cluster node, and refuses a server that could lose memory files or cannot run the scripts.
  */
 export class Connection {
   #client: RedisClient;
   readonly #owned: boolean;
   readonly #options: ConnectionOptions;
-  #ready: Promise<void> | undefined;
-  #refused: Error | undefined;
+  readonly #state: ServerState;
+  readonly #log: DriverLog;
   #closed = false;
-  /** True once the check passed: calls then go straight to the client. */
-  checked = false;
-  /** Server clock minus this process's clock, in ms, as last measured. */
-  clockOffsetMs = 0;
 
-  constructor(options: ConnectionOptions) {
+  constructor(options: ConnectionOptions, log: DriverLog) {
     this.#options = options;
+    this.#log = log;
     if (options.client !== undefined) {
       if (options.url !== undefined) {
-        throw new TypeError('memdir Redis: give either `client` or `url`, not both');
+        throw new TypeError('Invalid @memdir/redis option client: give either client or url, not both');
       }
       this.#client = options.client;
       this.#owned = false;
       checkClientPrefix(options.client);
+      let state = sharedStates.get(options.client);
+      if (!state) {
+        state = { pending: undefined, checked: false, refused: undefined, clockOffsetMs: 0 };
+        sharedStates.set(options.client, state);
+      }
+      this.#state = state;
     } else {
       const url = options.url ?? DEFAULT_REDIS_URL;
       if (!/^rediss?:\/\//i.test(url)) {
-        throw new TypeError('memdir Redis: `url` must start with redis:// or rediss://');
+        throw new TypeError('Invalid @memdir/redis option url: it must start with redis:// or rediss://');
       }
       this.#client = new Redis(url, { ...REDIS_DEFAULTS, ...options.redisOptions });
       this.#owned = true;
       checkClientPrefix(this.#client);
-      this.#client.on('error', ignore);
+      this.#watch(this.#client);
+      this.#state = { pending: undefined, checked: false, refused: undefined, clockOffsetMs: 0 };
     }
   }
 
@@ -118,34 +172,129 @@ export class Connection {
     return this.#client;
   }
 
-  /** Connects and checks the server, once; a failure to connect is retried on the next call. */
-  ready(): Promise<void> {
-    if (this.#refused) return Promise.reject(this.#refused);
-    this.#ready ??= this.#check().then(
+  /**
+   * A stable, secret-free name of the server and key prefix, for telemetry: a hash of the address
+   * (host, port and database; the first node of a Cluster) and the prefix.
+   */
+  identity(prefix: string): string {
+    const options = this.#client.options as RedisOptions;
+    const where = isCluster(this.#client)
+      ? `cluster ${JSON.stringify((this.#client as unknown as { startupNodes?: unknown[] }).startupNodes?.[0] ?? null)}`
+      : `${options.host}:${options.port}/${options.db ?? 0}`;
+    return `redis-${createHash('sha256').update(`${where}\u0000${prefix}`).digest('hex').slice(0, 12)}`;
+  }
+
+  get clockOffsetMs(): number {
+    return this.#state.clockOffsetMs;
+  }
+
+  set clockOffsetMs(value: number) {
+    this.#state.clockOffsetMs = value;
+  }
+
+  /** Logs what happens to a client the store made (a client passed in gets no listener). */
+  #watch(client: RedisClient): void {
+    let lost = false;
+    client.on('error', ignore);
+    client.on('reconnecting', () => {
+      if (!lost && !this.#closed) this.#log.warn('connection lost, reconnecting');
+      lost = true;
+    });
+    client.on('ready', () => {
+      if (lost && !this.#closed) this.#log.info('connection regained');
+      lost = false;
+    });
+  }
+
+  /**
+   * Runs `script` on `keys`: EVALSHA, and EVAL once when this node does not have the script yet
+   * (never SCRIPT LOAD), checking the server first on the first call. Each request gets the time
+   * left before the call's deadline; nothing is sent once it passed.
+   */
+  run(
+    script: Script,
+    keys: readonly string[],
+    args: readonly string[],
+    bounds: CallBounds,
+    change: boolean,
+  ): Promise<unknown> {
+    // Plain promises, no async layers: this is every call's path, and each layer costs.
+    if (!this.#state.checked)
+      return this.ready(bounds).then(() => this.run(script, keys, args, bounds, change));
+    const fail = (error: unknown) => {
+      throw this.#failure(error, change);
+    };
+    try {
+      return this.#send('evalsha', [script.sha, keys.length, ...keys, ...args], bounds).catch(
+        (error: unknown) => {
+          if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) return fail(error);
+          return this.#send('eval', [script.source, keys.length, ...keys, ...args], bounds).catch(fail);
+        },
+      );
+    } catch (error) {
+      return Promise.reject(this.#failure(error, change));
+    }
+  }
+
+  #send(name: string, args: ReadonlyArray<string | number>, bounds: CallBounds): Promise<unknown> {
+    return this.#client.sendCommand(request(name, args, bounds)) as Promise<unknown>;
+  }
+
+  #failure(error: unknown, change: boolean): Error {
+    if (error instanceof Error && error.message === TIMED_OUT) this.#timedOut();
+    return redisFailure(error, change);
+  }
+
+  /** Connects and checks the server, once per client; a failure to connect is retried on the next call. */
+  ready(bounds: CallBounds): Promise<void> {
+    const state = this.#state;
+    if (state.refused) return Promise.reject(state.refused);
+    if (state.checked) return Promise.resolve();
+    state.pending ??= this.#check(bounds).then(
       () => {
-        this.checked = true;
+        state.checked = true;
       },
       (error: unknown) => {
-        this.#ready = undefined;
+        state.pending = undefined;
         throw error;
       },
     );
-    return this.#ready;
+    return state.pending;
   }
 
-  async #check(): Promise<void> {
-    const started = Date.now();
+  async #check(bounds: CallBounds): Promise<void> {
     let info: Map<string, string>;
+    let session = '';
     try {
-      info = parseInfo(await this.#client.info());
+      // Both at once (one round trip): the server, and this connection's database, since ioredis
+      // carries on in database 0 when the URL's database does not exist.
+      const [text, client] = await Promise.all([
+        this.#send('info', [], bounds),
+        this.#send('client', ['info'], bounds).catch(() => ''),
+      ]);
+      info = parseInfo(text as string);
+      session = client as string;
     } catch (error) {
-      throw (error as Error).name === 'ReplyError'
+      if (error instanceof Error && error.message === TIMED_OUT) this.#timedOut();
+      const failure = error as Error;
+      throw failure instanceof MemoryToolError ||
+        failure.name === 'ReplyError' ||
+        failure.message === TIMED_OUT
         ? redisFailure(error, false)
         : storeUnavailable('cannot connect to Redis', error);
     }
+    // The server read its clock at some moment between `started` and now: taking the latest, the
+    // offset is never overestimated, so a fence (the deadline on the server's clock) is never late.
     const serverTime = Number(info.get('server_time_usec')) / 1000;
-    if (Number.isFinite(serverTime)) this.clockOffsetMs = serverTime - (started + Date.now()) / 2;
+    if (Number.isFinite(serverTime)) this.clockOffsetMs = serverTime - Date.now();
 
+    const selected = /(?:^| )db=(\d+)/.exec(session)?.[1];
+    const wanted = (this.#client.options as RedisOptions).db ?? 0;
+    if (selected !== undefined && Number(selected) !== wanted && !isCluster(this.#client)) {
+      this.#refuse(
+        `it has no database ${wanted} (the number after the address): use one of the databases its databases setting allows`,
+      );
+    }
     const nodes = [info];
     if (info.get('cluster_enabled') === '1' && !isCluster(this.#client)) {
       if (!this.#owned) {
@@ -153,21 +302,29 @@ export class Connection {
           'it is a Redis Cluster node, and the client given is a single connection: pass an ioredis Cluster instead',
         );
       }
-      await this.#becomeCluster();
+      this.#becomeCluster();
     }
-    if (isCluster(this.#client)) {
+    const client = this.#client;
+    if (isCluster(client)) {
       try {
-        await this.#client.info();
+        // The first command connects the Cluster and loads its slots; then every master is asked.
+        await this.#send('info', ['server'], bounds);
         nodes.length = 0;
-        const masters = this.#client.nodes('master');
-        for (const node of await Promise.all(masters.map((master) => master.info()))) {
-          nodes.push(parseInfo(node));
-        }
+        const masters = client.nodes('master');
+        const infos = await Promise.all(
+          masters.map((master) => master.sendCommand(request('info', [], bounds)) as Promise<string>),
+        );
+        for (const node of infos) nodes.push(parseInfo(node));
       } catch (error) {
-        throw redisFailure(error, false);
+        throw this.#failure(error, false);
       }
     }
     for (const node of nodes) this.#checkNode(node);
+    this.#log.debug('server checked', {
+      version: info.get('redis_version'),
+      cluster: isCluster(client),
+      masters: nodes.length,
+    });
   }
 
   #checkNode(info: Map<string, string>): void {
@@ -187,12 +344,17 @@ export class Connection {
   }
 
   #refuse(reason: string): never {
-    this.#refused = unusableServer(reason);
-    throw this.#refused;
+    // The cause says the same for operators (the CLI shows causes), as what the check found.
+    this.#state.refused = unusableServer(
+      reason,
+      new Error(`the Redis server check refused the server: ${reason}`),
+    );
+    this.#log.error('server refused', { reason });
+    throw this.#state.refused;
   }
 
   /** Replaces the single connection made from the URL by a Cluster seeded with the same node. */
-  async #becomeCluster(): Promise<void> {
+  #becomeCluster(): void {
     const standalone = this.#client as Redis;
     const { host, port, options } = nodeOptionsOf(this.#options.url ?? DEFAULT_REDIS_URL);
     const { lazyConnect: _, ...nodeDefaults } = REDIS_DEFAULTS;
@@ -206,19 +368,20 @@ export class Connection {
         ...this.#options.clusterOptions?.redisOptions,
       },
     });
-    cluster.on('error', ignore);
+    this.#watch(cluster);
     checkClientPrefix(cluster);
     this.#client = cluster;
     standalone.disconnect();
   }
 
   /**
-   * After a command timed out on a client the store made: drop its connection and reconnect, since
-   * a connection that stays silent may be dead. Commands still in flight are resent on the new one
-   * (harmless: receipts and fences). A client passed in is left to its owner.
+   * After a request ran out of time on a client the store made: drop its connection and reconnect,
+   * since a connection that stays silent may be dead. Commands still in flight are resent on the
+   * new one (harmless: receipts and fences). A client passed in is left to its owner.
    */
-  timedOut(): void {
+  #timedOut(): void {
     if (!this.#owned || this.#closed) return;
+    this.#log.warn('no answer before the deadline: dropping the connection');
     // On a Cluster, only the nodes still waiting for answers. The socket is destroyed, not ended:
     // ending it would wait for a peer that may never answer.
     const nodes = isCluster(this.#client) ? this.#client.nodes('all') : [this.#client];
@@ -251,7 +414,7 @@ function checkClientPrefix(client: RedisClient): void {
   for (const prefix of [options.keyPrefix, options.redisOptions?.keyPrefix]) {
     if (prefix !== undefined && (prefix.includes('{') || prefix.includes('}'))) {
       throw new TypeError(
-        `memdir Redis: the client's keyPrefix ${JSON.stringify(prefix)} contains "{" or "}", which would move memdir's hash tags`,
+        `Invalid @memdir/redis option client: its keyPrefix ${JSON.stringify(prefix)} contains "{" or "}", which would move memdir's hash tags`,
       );
     }
   }

@@ -1,41 +1,60 @@
-import { createHash, randomBytes } from 'node:crypto';
-import {
-  DEFAULT_TIMEOUT_MS,
-  type DriverCallOptions,
-  type DriverChangeOptions,
-  type DriverDescribeOptions,
-  type DriverDirectory,
-  type DriverEntry,
-  type DriverFile,
-  type DriverListing,
-  type DriverListingEntry,
-  type DriverPath,
-  type DriverWriteOptions,
-  type MemoryDriver,
-  validateNamespace,
+import { randomBytes } from 'node:crypto';
+import type {
+  DriverCallOptions,
+  DriverChangeOptions,
+  DriverDescribeOptions,
+  DriverDirectory,
+  DriverEdit,
+  DriverEditOptions,
+  DriverEditOutcome,
+  DriverEntry,
+  DriverFile,
+  DriverListing,
+  DriverListingEntry,
+  DriverPath,
+  DriverWriteOptions,
+  MemdirLogger,
+  MemoryDriver,
 } from '@memdir/core';
 import {
+  AbstractMemoryDriver,
   asDriverPath,
+  checkTime,
+  type DriverLog,
+  deadlineOf,
+  driverLog,
   isRefusal,
+  positiveInteger,
   refuseAlreadyExists,
   refuseConflict,
   refuseNotFound,
   refusePathConflict,
-  storeUnavailable,
+  refuseQuota,
+  sleep,
 } from '@memdir/core/driver';
 import type { ClusterOptions, RedisOptions } from 'ioredis';
+import { MOVE, REMOVE, WRITE } from './change-scripts.js';
 import { Connection, type RedisClient } from './connection.js';
-import { arrivedTooLate, redisFailure, subtreeTooLarge } from './errors.js';
+import { EDIT } from './edit-script.js';
+import {
+  editArgs,
+  editHere,
+  editOutcome,
+  editsOnServer,
+  quotaArgs,
+  quotaBreach,
+  receiptOutcome,
+} from './edits.js';
+import { arrivedTooLate, subtreeTooLarge, unexpectedReply } from './errors.js';
 import {
   checkKeyPrefix,
   childChain,
   DEFAULT_KEY_PREFIX,
   fromStored,
-  type NamespaceKeys,
   namespaceKeys,
   toStored,
 } from './layout.js';
-import { DESCRIBE, LIST, MOVE, READ, REMOVE, type Script, WRITE } from './scripts.js';
+import { DESCRIBE, LIST, READ, type Script } from './scripts.js';
 
 /** Default of `maxSubtreeEntries`. */
 export const DEFAULT_MAX_SUBTREE_ENTRIES = 20_000;
@@ -43,11 +62,14 @@ export const DEFAULT_MAX_SUBTREE_ENTRIES = 20_000;
 /** Redis's largest string (its default `proto-max-bulk-len`). */
 const REDIS_MAX_VALUE_BYTES = 512 * 1024 * 1024;
 
+/** A call slower than this is logged (it held a command for most of the default deadline). */
+const SLOW_CALL_MS = 1_000;
+
 /** Options of {@link createRedisDriver}. */
 export interface RedisDriverOptions {
   /**
-   * Your own ioredis client: a `Redis` or a `Cluster`. The store never closes it. Give either this
-   * or `url`.
+   * Your own ioredis client: a `Redis` or a `Cluster`. The store never closes it and adds no
+   * listener to it. Give either this or `url`.
    * @default undefined (a client is made from `url`)
    */
   client?: RedisClient | undefined;
@@ -59,14 +81,15 @@ export interface RedisDriverOptions {
    */
   url?: string | undefined;
   /**
-   * Prepended to every key the store uses. It must not contain `{` or `}`.
+   * Prepended to every key the store uses. No `{` or `}`, no glob character, whitespace or control
+   * character (see the README's key prefix rule).
    * @default 'memdir:'
    */
   keyPrefix?: string | undefined;
   /**
    * ioredis options for the client made from `url`, over memdir's defaults (2 s connect timeout,
-   * 3 s command timeout, after which the store reconnects; one retry per command, reconnects
-   * capped at 1 s apart).
+   * one retry per command after a reconnect, reconnects capped at 1 s apart; each request waits at
+   * most until its command's deadline).
    * @default undefined
    */
   redisOptions?: RedisOptions | undefined;
@@ -77,14 +100,6 @@ export interface RedisDriverOptions {
    */
   clusterOptions?: ClusterOptions | undefined;
   /**
-   * How long after it was sent a change may still be applied: Redis refuses a change that reaches
-   * it later (by its own clock), so a request resent after a long outage cannot land after the
-   * model was told that its command may not have been saved. Keep it equal to the store's
-   * `timeoutMs` (`createRedisStore` does).
-   * @default 5000
-   */
-  timeoutMs?: number | undefined;
-  /**
    * The most files and folders one `rename` or `delete` of a folder may move or delete. Each is
    * one script, during which Redis serves nobody else: a rename costs about 15 microseconds per
    * entry whatever the files hold (contents are not copied), a delete about 5 (measured on a busy
@@ -94,6 +109,12 @@ export interface RedisDriverOptions {
    * @default 20000
    */
   maxSubtreeEntries?: number | undefined;
+  /**
+   * Where the driver reports connections lost and regained, retries, the server check and slow
+   * calls (never a path or content). `createRedisStore` passes the store's `logger`.
+   * @default `NODE_DEBUG=memdir` output
+   */
+  logger?: MemdirLogger | undefined;
 }
 
 /** The memdir driver over Redis (see {@link createRedisDriver}). */
@@ -101,159 +122,136 @@ export interface RedisDriver extends MemoryDriver {
   namespace(name: string): RedisDriver;
   stat(path: DriverPath, options?: DriverCallOptions): Promise<'file' | 'directory' | null>;
   describe(path: DriverPath, options: DriverDescribeOptions): Promise<DriverFile | DriverListing | null>;
+  edit(path: DriverPath, edit: DriverEdit, options: DriverEditOptions): Promise<DriverEditOutcome>;
   /**
    * Connects and checks the server (Redis 7 or later; a `maxmemory-policy` that never evicts memdir's
-   * keys; a Cluster client for a Cluster). Every call waits for it, so calling it is optional: it
-   * lets a program fail at startup rather than on the first command.
+   * keys; a Cluster client for a Cluster), once per client. Every call waits for it, so calling it
+   * is optional: it lets a program fail at startup rather than on the first command.
    * @throws MemoryToolError `BACKEND` when the server cannot be reached or must not be used.
    */
-  ready(): Promise<void>;
+  ready(options?: DriverCallOptions): Promise<void>;
 }
 
-/**
- * Runs tasks with the same key one after another (in this process). Edits of one file queue here,
- * so that a process sends one compare-and-swap per file at a time: with many concurrent edits in
- * several processes, each round has as many contenders as processes, not as many as edits.
- */
-class KeyedQueue {
-  readonly #tails = new Map<string, Promise<void>>();
-
-  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.#tails.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const turn = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const tail = previous.then(() => turn);
-    this.#tails.set(key, tail);
-    await previous;
-    try {
-      return await task();
-    } finally {
-      release();
-      if (this.#tails.get(key) === tail) this.#tails.delete(key);
-    }
-  }
-}
-
-/** How many times `update` reads and writes again before it gives up, when no deadline stops it. */
-const MAX_EDIT_ATTEMPTS = 1_000;
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-interface Shared {
+/** What a driver shares with its namespaces. */
+interface Backend {
   readonly connection: Connection;
-  readonly edits: KeyedQueue;
   readonly prefix: string;
-  readonly timeoutMs: number;
   readonly maxSubtreeEntries: number;
-}
-
-type Reply = unknown;
-
-function positive(value: number | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new TypeError(
-      `Invalid memdir Redis option ${name}: expected a positive integer, got ${String(value)}`,
-    );
-  }
-  return value;
+  readonly log: DriverLog;
+  readonly identity: { readonly kind: 'redis'; readonly id: string };
 }
 
 function newVersion(): string {
   return randomBytes(12).toString('base64url');
 }
 
-/** EVALSHA, and EVAL once when this node does not have the script yet (never SCRIPT LOAD). */
-async function evaluate(client: RedisClient, script: Script, keys: string[], args: string[]): Promise<Reply> {
-  try {
-    return await client.evalsha(script.sha, keys.length, ...keys, ...args);
-  } catch (error) {
-    if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
-      return client.eval(script.source, keys.length, ...keys, ...args);
-    }
-    throw error;
-  }
-}
+const CAPABILITIES = {
+  atomicRename: true,
+  maxFileBytes: REDIS_MAX_VALUE_BYTES,
+  replaySafe: true,
+  quotas: true,
+} as const;
 
-class RedisMemoryDriver implements RedisDriver {
-  readonly capabilities = {
-    atomicRename: true,
-    maxFileBytes: REDIS_MAX_VALUE_BYTES,
-    replaySafe: true,
-  } as const;
-  /** For telemetry: the store kind and a short hash of the key prefix (no address, no secret). */
-  readonly identity: { readonly kind: 'redis'; readonly id: string };
-  readonly #shared: Shared;
+/**
+ * The driver over one namespace of one Redis backend (made by {@link createRedisDriver}; its
+ * namespaces share the backend's client). Exported for `instanceof` and subclassing in tests.
+ */
+export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriver {
+  readonly capabilities = CAPABILITIES;
+  readonly #backend: Backend;
   readonly #chain: string;
   readonly #root: boolean;
   readonly #readKeys: string[];
   readonly #describeKeys: string[];
   readonly #changeKeys: string[];
 
-  constructor(shared: Shared, chain: string, root: boolean) {
-    this.identity = {
-      kind: 'redis',
-      id: `redis-${createHash('sha256').update(shared.prefix).digest('hex').slice(0, 12)}`,
-    };
-    this.#shared = shared;
+  constructor(backend: Backend, chain: string, root: boolean) {
+    super();
+    this.#backend = backend;
     this.#chain = chain;
     this.#root = root;
-    const keys: NamespaceKeys = namespaceKeys(shared.prefix, chain);
+    const keys = namespaceKeys(backend.prefix, chain);
     this.#readKeys = [keys.files, keys.versions, keys.index];
     this.#describeKeys = [...this.#readKeys, keys.sizes];
-    this.#changeKeys = [...this.#describeKeys, keys.receipts, keys.receiptTimes];
+    this.#changeKeys = [...this.#describeKeys, keys.receipts, keys.receiptTimes, keys.totals];
   }
 
-  namespace(name: string): RedisDriver {
-    return new RedisMemoryDriver(this.#shared, childChain(this.#chain, validateNamespace(name)), false);
+  /** For telemetry: `redis` and a hash of the address and key prefix (no secret). */
+  get identity(): { readonly kind: string; readonly id: string } {
+    return this.#backend.identity;
   }
 
-  ready(): Promise<void> {
-    return this.#shared.connection.ready();
+  override namespace(name: string): RedisDriver {
+    return super.namespace(name) as RedisDriver;
   }
 
-  async #run(script: Script, keys: string[], args: string[], change: boolean): Promise<Reply> {
-    const { connection } = this.#shared;
-    if (!connection.checked) await connection.ready();
-    try {
-      return await evaluate(connection.client, script, keys, args);
-    } catch (error) {
-      if (error instanceof Error && error.message === 'Command timed out') connection.timedOut();
-      throw redisFailure(error, change);
-    }
+  protected openNamespace(name: string): RedisDriver {
+    return new RedisMemoryDriver(this.#backend, childChain(this.#chain, name), false);
+  }
+
+  ready(options?: DriverCallOptions): Promise<void> {
+    return this.#backend.connection.ready({ deadline: deadlineOf(options) });
+  }
+
+  /** One script, one round trip (two when the node lacks the script), bounded by the deadline. */
+  #run(
+    script: Script,
+    keys: string[],
+    args: string[],
+    call: DriverCallOptions | undefined,
+    change: boolean,
+    deadline = deadlineOf(call),
+  ): Promise<unknown> {
+    const started = Date.now();
+    const bounds = { deadline, stats: call?.stats };
+    return this.#backend.connection.run(script, keys, args, bounds, change).then((reply) => {
+      const ms = Date.now() - started;
+      if (ms >= SLOW_CALL_MS) this.#backend.log.warn('slow call', { script: script.name, ms });
+      return reply;
+    });
   }
 
   /**
-   * Runs a change script with its fence (the server time past which it must not apply). When
-   * Redis answers at once that the fence has passed, its clock is ahead of the one measured: learn
-   * it and send again (nothing was applied). A late answer to a late request stays a refusal.
+   * Runs a change script with its fence: the call's deadline on the server's clock (as far as it is
+   * known: never later), past which the change must not apply. When Redis answers that the fence
+   * has passed although the deadline has not, its clock is further ahead than measured: learn it
+   * and send again (nothing was applied).
    */
-  async #change(script: Script, args: (fence: string) => string[], signal?: AbortSignal): Promise<Reply> {
-    const { connection, timeoutMs } = this.#shared;
+  async #change(
+    script: Script,
+    args: (fence: string) => string[],
+    call: DriverChangeOptions,
+  ): Promise<unknown[]> {
+    const { connection } = this.#backend;
+    const deadline = deadlineOf(call);
     for (let attempt = 0; ; attempt++) {
-      const sent = Date.now();
-      const fence = String(Math.ceil(sent + connection.clockOffsetMs + timeoutMs));
-      const reply = await this.#run(script, this.#changeKeys, args(fence), true);
-      if (!Array.isArray(reply) || reply[0] !== 'E' || reply[1] !== 'LATE') return reply;
+      const fence = String(Math.floor(deadline + connection.clockOffsetMs));
+      const reply = await this.#run(script, this.#changeKeys, args(fence), call, true, deadline);
+      if (!Array.isArray(reply) || reply[0] !== 'E' || reply[1] !== 'LATE') return reply as unknown[];
       const received = Date.now();
-      if (attempt > 0 || signal?.aborted || received - sent > timeoutMs / 2) throw arrivedTooLate();
-      connection.clockOffsetMs = Number(reply[2]) - (sent + received) / 2;
+      if (attempt > 0 || received >= deadline) throw arrivedTooLate();
+      // The server's clock then against the moment its answer arrived: again a lower bound.
+      connection.clockOffsetMs = Number(reply[2]) - received;
+      this.#backend.log.info('the server clock is ahead: corrected, sending again', {
+        offsetMs: Math.round(connection.clockOffsetMs),
+      });
+      if (call.stats) call.stats.retries++;
     }
   }
 
-  async read(path: DriverPath, _options?: DriverCallOptions): Promise<DriverFile | DriverDirectory | null> {
-    const reply = (await this.#run(READ, this.#readKeys, [toStored(path), '1'], false)) as string[] | null;
+  async read(path: DriverPath, options?: DriverCallOptions): Promise<DriverFile | DriverDirectory | null> {
+    const reply = (await this.#run(READ, this.#readKeys, [toStored(path), '1'], options, false)) as
+      | string[]
+      | null;
     if (reply === null) return null;
     if (reply[0] === 'd') return { kind: 'directory' };
     return { kind: 'file', version: reply[1]!, content: reply[2]! };
   }
 
-  async stat(path: DriverPath, _options?: DriverCallOptions): Promise<'file' | 'directory' | null> {
-    const reply = (await this.#run(READ, this.#readKeys, [toStored(path), '0'], false)) as string[] | null;
+  async stat(path: DriverPath, options?: DriverCallOptions): Promise<'file' | 'directory' | null> {
+    const reply = (await this.#run(READ, this.#readKeys, [toStored(path), '0'], options, false)) as
+      | string[]
+      | null;
     if (reply === null) return null;
     return reply[0] === 'd' ? 'directory' : 'file';
   }
@@ -263,7 +261,7 @@ class RedisMemoryDriver implements RedisDriver {
     options: DriverDescribeOptions,
   ): Promise<DriverFile | DriverListing | null> {
     const args = [toStored(path), String(Math.max(0, Math.floor(options.limit)))];
-    const reply = (await this.#run(DESCRIBE, this.#describeKeys, args, false)) as
+    const reply = (await this.#run(DESCRIBE, this.#describeKeys, args, options, false)) as
       | [string, string, string]
       | [string, string, number, string]
       | null;
@@ -284,8 +282,8 @@ class RedisMemoryDriver implements RedisDriver {
     return { kind: 'directory', size: Number(reply[1]), count: Number(reply[2]), entries };
   }
 
-  async *list(dir: DriverPath, _options?: DriverCallOptions): AsyncIterable<DriverEntry> {
-    const packed = (await this.#run(LIST, this.#describeKeys, [toStored(dir)], false)) as string;
+  async *list(dir: DriverPath, options?: DriverCallOptions): AsyncIterable<DriverEntry> {
+    const packed = (await this.#run(LIST, this.#describeKeys, [toStored(dir)], options, false)) as string;
     if (packed === '') return;
     for (const line of packed.split('\n')) {
       const tab = line.indexOf('\t');
@@ -294,95 +292,125 @@ class RedisMemoryDriver implements RedisDriver {
   }
 
   async write(path: DriverPath, content: string, options: DriverWriteOptions): Promise<{ version: string }> {
-    const { expect, op, signal } = options;
+    return { version: (await this.#write(path, content, options, '')).recorded };
+  }
+
+  /**
+   * The write script; resolves to what it recorded (the version written, or `receipt` when one
+   * was given), and whether that was this call's write or the first one's (a replay).
+   */
+  async #write(
+    path: DriverPath,
+    content: string,
+    options: DriverWriteOptions,
+    receipt: string,
+  ): Promise<{ recorded: string; replayed: boolean }> {
+    const { expect, op } = options;
     const stored = toStored(path);
     const version = newVersion();
     const kind = expect === undefined ? '' : 'absent' in expect ? 'absent' : 'version';
     const expected = expect !== undefined && 'version' in expect ? expect.version : '';
-    const reply = (await this.#change(
+    const quota = quotaArgs(options.quota);
+    const reply = await this.#change(
       WRITE,
-      (fence) => [stored, content, version, op, fence, kind, expected],
-      signal,
-    )) as string[];
-    if (reply[0] === 'ok') return { version: reply[1]! };
-    throw this.#refusal(reply);
+      (fence) => [stored, content, version, op, fence, kind, expected, ...quota, receipt],
+      options,
+    );
+    if (reply[0] === 'ok') return { recorded: reply[1] as string, replayed: reply[2] !== 'new' };
+    throw this.#refusal(reply, path);
   }
 
   /**
-   * A read-modify-write: read the file with its version, edit it here, write it back with the
-   * version as its condition (two round trips), and start over on fresh content when another
-   * writer got there first, until the engine's deadline aborts `signal`. Edits of one file in this
-   * process wait for each other (see {@link KeyedQueue}); nothing is sent once `signal` is aborted.
+   * `str_replace` and `insert` in one script, one round trip (see edit-script.ts). The few edits
+   * the script cannot apply come back with the file; they are applied here and written with a
+   * compare-and-swap (two round trips), which starts over on fresh content when another writer got
+   * there first. Every round goes through the script, so a replay answers its first outcome.
    */
-  async update(
-    path: DriverPath,
-    edit: (content: string) => string,
-    options: DriverChangeOptions,
-  ): Promise<'file' | 'directory' | null> {
-    const { op, signal } = options;
-    return this.#shared.edits.run(`${this.#chain}\u0000${path}`, async () => {
-      for (let attempt = 0; ; attempt++) {
-        if (signal?.aborted) throw signal.reason;
-        // Without a deadline (a driver used on its own), still give up some day.
-        if (attempt === MAX_EDIT_ATTEMPTS) throw storeUnavailable('the file kept changing under this edit');
-        const node = await this.read(path);
-        if (node === null || node.kind === 'directory') return node?.kind ?? null;
-        const content = edit(node.content);
-        if (signal?.aborted) throw signal.reason;
-        try {
-          await this.write(path, content, { op, signal, expect: { version: node.version } });
-          return 'file';
-        } catch (error) {
-          // The file changed or became a folder since it was read: look again.
-          if (!isRefusal(error, 'CONFLICT') && !isRefusal(error, 'PATH_CONFLICT')) throw error;
-        }
-        if (attempt > 0) await sleep(Math.random() * Math.min(4, attempt));
+  async edit(path: DriverPath, edit: DriverEdit, options: DriverEditOptions): Promise<DriverEditOutcome> {
+    const stored = toStored(path);
+    const quota = quotaArgs(options.quota);
+    const max = String(options.maxFileBytes);
+    let onServer = editsOnServer(edit);
+    for (let attempt = 0; ; attempt++) {
+      const args = editArgs(edit, onServer);
+      const version = newVersion();
+      const reply = await this.#change(
+        EDIT,
+        (fence) => [stored, ...args, max, options.op, fence, version, ...quota],
+        options,
+      );
+      const outcome = editOutcome(edit, reply);
+      if (outcome === 'late') throw arrivedTooLate();
+      if ('outcome' in outcome) return outcome;
+      if (onServer) this.#backend.log.debug('edit applied in this process: the script would take too long');
+      onServer = false;
+      const applied = editHere(outcome.content, edit, options.maxFileBytes);
+      if (applied.content === null) return applied.outcome;
+      const write: DriverWriteOptions = {
+        op: options.op,
+        deadline: options.deadline,
+        stats: options.stats,
+        quota: options.quota,
+        expect: { version: outcome.version },
+      };
+      try {
+        const { recorded, replayed } = await this.#write(path, applied.content, write, applied.receipt);
+        return replayed ? receiptOutcome(edit, recorded) : applied.outcome;
+      } catch (error) {
+        if (isRefusal(error, 'QUOTA_EXCEEDED')) return { outcome: 'quota', breach: error.quota! };
+        // The file changed or became a folder since it was read: look again.
+        if (!isRefusal(error, 'CONFLICT') && !isRefusal(error, 'PATH_CONFLICT')) throw error;
       }
-    });
+      checkTime(options);
+      if (options.stats) options.stats.retries++;
+      await sleep(Math.random() * Math.min(25, 2 ** attempt));
+    }
   }
 
   async remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean> {
-    const { maxSubtreeEntries } = this.#shared;
+    const { maxSubtreeEntries } = this.#backend;
     const reply = await this.#change(
       REMOVE,
       (fence) => [toStored(path), options.op, fence, String(maxSubtreeEntries)],
-      options.signal,
+      options,
     );
-    if (Array.isArray(reply)) throw this.#refusal(reply);
-    return reply === 1;
+    if (Array.isArray(reply)) throw this.#refusal(reply, path);
+    return (reply as unknown) === 1;
   }
 
   async move(from: DriverPath, to: DriverPath, options: DriverChangeOptions): Promise<void> {
-    const { maxSubtreeEntries } = this.#shared;
-    const reply = (await this.#change(
+    const { maxSubtreeEntries } = this.#backend;
+    const reply = await this.#change(
       MOVE,
       (fence) => [toStored(from), toStored(to), options.op, fence, String(maxSubtreeEntries)],
-      options.signal,
-    )) as unknown[];
-    if (reply[0] !== 'ok') throw this.#refusal(reply);
+      options,
+    );
+    if (reply[0] !== 'ok') throw this.#refusal(reply, from);
   }
 
-  #refusal(reply: unknown[]): Error {
+  #refusal(reply: unknown[], path: DriverPath): Error {
     const [, code, subject] = reply;
-    const path = typeof subject === 'string' ? fromStored(subject) : '';
+    const at = typeof subject === 'string' ? fromStored(subject) : '';
     switch (code) {
       case 'PATH_CONFLICT':
-        return refusePathConflict(path);
+        return refusePathConflict(at);
       case 'CONFLICT':
-        return refuseConflict(path);
+        return refuseConflict(at);
       case 'NOT_FOUND':
-        return refuseNotFound(path);
+        return refuseNotFound(at);
       case 'ALREADY_EXISTS':
-        return refuseAlreadyExists(path);
+        return refuseAlreadyExists(at);
+      case 'QUOTA':
+        return refuseQuota(path, quotaBreach(reply.slice(2)));
       case 'TOO_MANY':
-        return subtreeTooLarge(Number(subject), this.#shared.maxSubtreeEntries);
+        return subtreeTooLarge(Number(subject), this.#backend.maxSubtreeEntries);
       default:
-        return redisFailure(new Error(`unexpected reply from a memdir script: ${String(code)}`), true);
+        return unexpectedReply(code);
     }
   }
 
   async close(): Promise<void> {
-    if (this.#root) await this.#shared.connection.close();
+    if (this.#root) await this.#backend.connection.close();
   }
 }
 
@@ -391,20 +419,18 @@ class RedisMemoryDriver implements RedisDriver {
  * `@memdir/core` (or use {@link createRedisStore}). Every call is one Lua script on the keys of one
  * namespace, which share one hash tag (so one Cluster slot).
  *
- * @throws TypeError for invalid options (both `client` and `url`, a `keyPrefix` with `{` or `}`).
+ * @throws TypeError for invalid options (both `client` and `url`, a `keyPrefix` that breaks the rule).
  */
 export function createRedisDriver(options: RedisDriverOptions = {}): RedisDriver {
   const prefix = checkKeyPrefix(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
-  const timeoutMs = positive(options.timeoutMs, 'timeoutMs', DEFAULT_TIMEOUT_MS);
-  const maxSubtreeEntries = positive(
-    options.maxSubtreeEntries,
+  const maxSubtreeEntries = positiveInteger(
+    'redis',
     'maxSubtreeEntries',
+    options.maxSubtreeEntries,
     DEFAULT_MAX_SUBTREE_ENTRIES,
   );
-  const connection = new Connection(options);
-  return new RedisMemoryDriver(
-    { connection, edits: new KeyedQueue(), prefix, timeoutMs, maxSubtreeEntries },
-    '/',
-    true,
-  );
+  const log = driverLog('redis', options.logger);
+  const connection = new Connection(options, log);
+  const identity = { kind: 'redis', id: connection.identity(prefix) } as const;
+  return new RedisMemoryDriver({ connection, prefix, maxSubtreeEntries, log, identity }, '/', true);
 }

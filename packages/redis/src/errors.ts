@@ -1,29 +1,32 @@
 // What the model reads when Redis fails: plain words, never an address, a credential or a stack
-// (the ioredis error stays on `cause`). A change fails as "may or may not have been saved" unless
-// Redis itself said that it did not run it.
-import { MemoryToolError } from '@memdir/core';
-import { outcomeUnknown, storeUnavailable } from '@memdir/core/driver';
+// (the ioredis error stays on `cause`, for operators), with the `reason` applications branch on. A
+// change fails as "may or may not have been saved" unless Redis itself said that it did not run it.
+import { type BackendFailureReason, MemoryToolError } from '@memdir/core';
+import { backendFailure, outcomeUnknown, storeUnavailable } from '@memdir/core/driver';
 
-/** Replies by which Redis refuses a command before running it, with the words for each. */
-const REFUSALS: ReadonlyArray<readonly [prefix: string, reason: string]> = [
-  ['OOM', 'Redis is out of memory'],
-  ['BUSY', 'Redis is busy running another script'],
-  ['READONLY', 'Redis is read-only (a failover may be under way)'],
-  ['CLUSTERDOWN', 'the Redis Cluster is down or being reconfigured'],
-  ['TRYAGAIN', 'the Redis Cluster is moving the data of this memory store'],
-  ['MOVED', 'the Redis Cluster is moving the data of this memory store'],
-  ['ASK', 'the Redis Cluster is moving the data of this memory store'],
-  ['LOADING', 'Redis is loading its data'],
-  ['MASTERDOWN', 'the Redis primary is down'],
-  ['NOAUTH', 'Redis refused the credentials'],
-  ['WRONGPASS', 'Redis refused the credentials'],
-  ['NOPERM', 'the Redis user lacks a permission memdir needs'],
-  ['MISCONF', 'Redis cannot save its data'],
-  ['NOREPLICAS', 'Redis has too few replicas to accept writes'],
-  ['WRONGTYPE', 'a key of the memory store in Redis holds another kind of value'],
-  ['CROSSSLOT', 'the keys of the memory store are in different Redis Cluster slots'],
-  ['ERR max number of clients', 'Redis has too many clients'],
+/** Replies by which Redis refuses a command before running it: the words for each, and why. */
+const REFUSALS: ReadonlyArray<readonly [prefix: string, detail: string, reason: BackendFailureReason]> = [
+  ['OOM', 'Redis is out of memory', 'unavailable'],
+  ['BUSY', 'Redis is busy running another script', 'busy'],
+  ['READONLY', 'Redis is read-only (a failover may be under way)', 'unavailable'],
+  ['CLUSTERDOWN', 'the Redis Cluster is down or being reconfigured', 'unavailable'],
+  ['TRYAGAIN', 'the Redis Cluster is moving the data of this memory store', 'unavailable'],
+  ['MOVED', 'the Redis Cluster is moving the data of this memory store', 'unavailable'],
+  ['ASK', 'the Redis Cluster is moving the data of this memory store', 'unavailable'],
+  ['LOADING', 'Redis is loading its data', 'unavailable'],
+  ['MASTERDOWN', 'the Redis primary is down', 'unavailable'],
+  ['NOAUTH', 'Redis refused the credentials', 'misconfigured'],
+  ['WRONGPASS', 'Redis refused the credentials', 'misconfigured'],
+  ['NOPERM', 'the Redis user lacks a permission memdir needs', 'misconfigured'],
+  ['MISCONF', 'Redis cannot save its data', 'misconfigured'],
+  ['NOREPLICAS', 'Redis has too few replicas to accept writes', 'unavailable'],
+  ['WRONGTYPE', 'a key of the memory store in Redis holds another kind of value', 'misconfigured'],
+  ['CROSSSLOT', 'the keys of the memory store are in different Redis Cluster slots', 'unexpected'],
+  ['ERR max number of clients', 'Redis has too many clients', 'busy'],
 ];
+
+/** ioredis's message when a command's time ran out (the deadline set on it). */
+export const TIMED_OUT = 'Command timed out';
 
 function replyCode(error: Error): string | undefined {
   return error.name === 'ReplyError' ? error.message : undefined;
@@ -31,7 +34,7 @@ function replyCode(error: Error): string | undefined {
 
 /**
  * The BACKEND error for a failed call to Redis. `change` says whether the call may have changed
- * something: then only a reply by which Redis refused to run it gives "unavailable"; anything else
+ * something: then only a reply by which Redis refused to run it gives "not applied"; anything else
  * (a lost connection, a timeout, a script that failed half-way) gives "may or may not have been
  * saved".
  */
@@ -40,34 +43,37 @@ export function redisFailure(error: unknown, change: boolean): MemoryToolError {
   const failure = error instanceof Error ? error : new Error(String(error));
   const reply = replyCode(failure);
   if (reply !== undefined) {
-    for (const [prefix, reason] of REFUSALS) {
-      if (reply.startsWith(prefix)) return storeUnavailable(reason, error);
+    for (const [prefix, detail, reason] of REFUSALS) {
+      if (reply.startsWith(prefix)) return storeUnavailable(detail, error, reason);
     }
     return change
-      ? outcomeUnknown('Redis failed while running the change', error)
-      : storeUnavailable('Redis reported an error', error);
+      ? outcomeUnknown('Redis failed while running the change', error, 'unexpected')
+      : storeUnavailable('Redis reported an error', error, 'unexpected');
   }
-  const reason = connectionReason(failure);
-  return change ? outcomeUnknown(reason, error) : storeUnavailable(reason, error);
+  const [detail, reason] = connectionFailure(failure);
+  // A store or client closed before the call was sent: nothing went out.
+  if (!change || reason === 'closed') return storeUnavailable(detail, error, reason);
+  return outcomeUnknown(detail, error, reason);
 }
 
-function connectionReason(error: Error): string {
+function connectionFailure(error: Error): [string, BackendFailureReason] {
   const message = error.message;
-  if (message === 'Command timed out') return 'Redis did not answer in time';
+  if (message === TIMED_OUT) return ['Redis did not answer in time', 'timeout'];
   if (error.name === 'ClusterAllFailedError' || message.startsWith('Failed to refresh slots cache')) {
-    return 'no node of the Redis Cluster answered';
+    return ['no node of the Redis Cluster answered', 'unavailable'];
   }
-  if (message.startsWith('Too many Cluster redirections'))
-    return 'the Redis Cluster kept redirecting the request';
+  if (message.startsWith('Too many Cluster redirections')) {
+    return ['the Redis Cluster kept redirecting the request', 'unavailable'];
+  }
   if (message.startsWith('Cluster is ended') || message === 'Connection is closed.') {
-    return 'the connection to Redis is closed';
+    return ['the connection to Redis is closed', 'closed'];
   }
-  return 'the connection to Redis was lost';
+  return ['the connection to Redis was lost', 'unavailable'];
 }
 
 /** A change that reached Redis after its fence: Redis did not apply it. */
 export function arrivedTooLate(): MemoryToolError {
-  return storeUnavailable('the change reached Redis too late to be applied');
+  return storeUnavailable('the change reached Redis too late to be applied', undefined, 'timeout');
 }
 
 /** A move or remove of more entries than one script may touch without blocking Redis. */
@@ -75,12 +81,25 @@ export function subtreeTooLarge(entries: number, limit: number): MemoryToolError
   return new MemoryToolError(
     'BACKEND',
     `The memory store cannot move or delete ${entries.toLocaleString('en-US')} files and folders in one step (at most ${limit.toLocaleString('en-US')}): move or delete its subfolders one at a time.`,
+    { reason: 'busy', outcome: 'not-applied' },
   );
 }
 
 /** A server the store must not use, with what to change. Never retried. */
-export function unusableServer(reason: string, cause?: unknown): MemoryToolError {
-  return new MemoryToolError('BACKEND', `The memory store cannot use this Redis server: ${reason}.`, {
+export function unusableServer(detail: string, cause?: unknown): MemoryToolError {
+  return new MemoryToolError('BACKEND', `The memory store cannot use this Redis server: ${detail}.`, {
     cause,
+    reason: 'misconfigured',
+    outcome: 'not-applied',
+  });
+}
+
+/** A reply no memdir script gives: a bug, or keys written by something else. */
+export function unexpectedReply(what: unknown): MemoryToolError {
+  return backendFailure({
+    detail: 'Redis gave an answer memdir does not know',
+    reason: 'unexpected',
+    outcome: 'unknown',
+    cause: new Error(`unexpected reply from a memdir script: ${String(what)}`),
   });
 }

@@ -1,5 +1,5 @@
 import type { MemdirStore, MemoryStoreOptions } from '@memdir/core';
-import { createOwningStore } from '@memdir/core/driver';
+import { createOwningStore, splitStoreOptions } from '@memdir/core/driver';
 import { createRedisDriver, type RedisDriverOptions } from './driver.js';
 
 export type { RedisClient } from './connection.js';
@@ -9,6 +9,7 @@ export {
   DEFAULT_MAX_SUBTREE_ENTRIES,
   type RedisDriver,
   type RedisDriverOptions,
+  RedisMemoryDriver,
 } from './driver.js';
 export { DEFAULT_KEY_PREFIX } from './layout.js';
 
@@ -16,8 +17,9 @@ export { DEFAULT_KEY_PREFIX } from './layout.js';
 export interface RedisStoreOptions extends RedisDriverOptions, MemoryStoreOptions {}
 
 /**
- * A memory store on Redis or a Redis Cluster: each command is one atomic Lua script, one round trip
- * (two for `str_replace` and `insert`: read, then compare-and-swap).
+ * A memory store on Redis or a Redis Cluster: each command is one atomic Lua script, one round
+ * trip (`str_replace` and `insert` included). The store closes the client it made from `url`,
+ * never a `client` you passed.
  *
  * @example
  * const store = createRedisStore({ url: 'redis://127.0.0.1:6379', namespace: 'user-42' });
@@ -27,24 +29,6 @@ export interface RedisStoreOptions extends RedisDriverOptions, MemoryStoreOption
  * @throws TypeError for invalid options.
  */
 export function createRedisStore(options: RedisStoreOptions = {}): MemdirStore {
-  const {
-    client,
-    url,
-    keyPrefix,
-    redisOptions,
-    clusterOptions,
-    maxSubtreeEntries,
-    timeoutMs,
-    ...storeOptions
-  } = options;
-  const driver = createRedisDriver({
-    client,
-    url,
-    keyPrefix,
-    redisOptions,
-    clusterOptions,
-    maxSubtreeEntries,
-    timeoutMs,
-  });
-  return createOwningStore(driver, { ...storeOptions, timeoutMs });
+  const { store, driver } = splitStoreOptions(options);
+  return createOwningStore(createRedisDriver(driver), store);
 }

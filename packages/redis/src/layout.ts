@@ -1,4 +1,5 @@
 // Where a namespace lives in Redis: its keys, and the form paths take inside them.
+import { optionError } from '@memdir/core/driver';
 
 /** Default of `keyPrefix`. */
 export const DEFAULT_KEY_PREFIX = 'memdir:';
@@ -20,6 +21,8 @@ export interface NamespaceKeys {
   readonly receipts: string;
   /** Sorted set: operation id, scored by the server time (ms) it was recorded at. */
   readonly receiptTimes: string;
+  /** Hash: the namespace's totals (`bytes`: of all its files), kept by every change. */
+  readonly totals: string;
 }
 
 /**
@@ -33,7 +36,7 @@ export function childChain(chain: string, name: string): string {
 }
 
 /**
- * The keys of namespace `chain` under `prefix`: `{prefix}{{prefix}{chain}}:{f|v|i|s|r|q}`. The key
+ * The keys of namespace `chain` under `prefix`: `{prefix}{{prefix}{chain}}:{f|v|i|s|r|q|t}`. The key
  * prefix comes first (so `SCAN MATCH memdir:*` and ACL key patterns such as `~memdir:*` cover the
  * store) and again inside the hash tag, so that stores with different prefixes on one Cluster,
  * each with its default namespace, do not all land in the slot of `{/}`.
@@ -47,6 +50,7 @@ export function namespaceKeys(prefix: string, chain: string): NamespaceKeys {
     sizes: `${base}:s`,
     receipts: `${base}:r`,
     receiptTimes: `${base}:q`,
+    totals: `${base}:t`,
   };
 }
 
@@ -64,12 +68,10 @@ const KEY_PREFIX_RULE =
  */
 export function checkKeyPrefix(prefix: unknown): string {
   if (typeof prefix !== 'string') {
-    throw new TypeError('Invalid memdir Redis option keyPrefix: expected a string');
+    throw optionError('redis', 'keyPrefix', 'expected a string');
   }
   if (/[{}*?[\]\\\s\u0000-\u001f\u007f]/.test(prefix)) {
-    throw new TypeError(
-      `Invalid memdir Redis option keyPrefix ${JSON.stringify(prefix)}: ${KEY_PREFIX_RULE}`,
-    );
+    throw optionError('redis', 'keyPrefix', `${JSON.stringify(prefix)}: ${KEY_PREFIX_RULE}`);
   }
   return prefix;
 }

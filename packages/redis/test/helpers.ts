@@ -43,20 +43,24 @@ function globEscape(text: string): string {
 /** Every key under `prefix`, from every master. */
 export async function keysUnder(client: Redis | Cluster, prefix: string): Promise<string[]> {
   const nodes = client instanceof Cluster ? client.nodes('master') : [client];
-  const keys: string[] = [];
-  for (const node of nodes) {
-    let cursor = '0';
-    do {
-      const [next, found] = await node.scan(cursor, 'MATCH', `${globEscape(prefix)}*`, 'COUNT', 1000);
-      keys.push(...found);
-      cursor = next;
-    } while (cursor !== '0');
-  }
-  return keys;
+  // The masters side by side: this runs after every conformance test.
+  const perNode = await Promise.all(
+    nodes.map(async (node) => {
+      const keys: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, found] = await node.scan(cursor, 'MATCH', `${globEscape(prefix)}*`, 'COUNT', 1000);
+        keys.push(...found);
+        cursor = next;
+      } while (cursor !== '0');
+      return keys;
+    }),
+  );
+  return perNode.flat();
 }
 
 export async function deleteUnder(client: Redis | Cluster, prefix: string): Promise<void> {
-  for (const key of await keysUnder(client, prefix)) await client.del(key);
+  await Promise.all((await keysUnder(client, prefix)).map((key) => client.del(key)));
 }
 
 function isHidden(name: string): boolean {
@@ -70,7 +74,7 @@ function member(path: string): string {
 
 /**
  * Checks every namespace under `prefix` against the layout's invariants: one content per version,
- * each file's size; the index exactly the files, their ancestors, and the ancestors again in the directory
+ * each file's size, the namespace's total bytes; the index exactly the files, their ancestors, and the ancestors again in the directory
  * region; each directory's size the total of the files visible from it; receipts and their times
  * in step; on a Cluster, every key of a namespace in one slot.
  */
@@ -78,7 +82,7 @@ export async function checkLayout(client: Redis | Cluster, prefix: string): Prom
   const keys = await keysUnder(client, prefix);
   const chains = new Map<string, string[]>();
   for (const key of keys) {
-    const match = /^(.*?)\{([^}]*)\}:([fvisrq])$/.exec(key);
+    const match = /^(.*?)\{([^}]*)\}:([fvisrqt])$/.exec(key);
     expect(match, `unexpected key ${key}`).not.toBeNull();
     expect(match![1]).toBe(prefix);
     expect(match![2]!.startsWith(`${prefix}/`), `the tag of ${key} starts with the prefix`).toBe(true);
@@ -89,12 +93,16 @@ export async function checkLayout(client: Redis | Cluster, prefix: string): Prom
   }
   for (const [chain, chainKeys] of chains) {
     const base = `${prefix}{${prefix}${chain}}`;
-    const files = await client.hgetall(`${base}:f`);
-    const versions = await client.hgetall(`${base}:v`);
-    const sizes = await client.hgetall(`${base}:s`);
-    const index = await client.zrange(`${base}:i`, 0, -1);
-    const receipts = await client.hkeys(`${base}:r`);
-    const receiptTimes = await client.zrange(`${base}:q`, 0, -1);
+    // All at once (one round trip): this runs after every conformance test.
+    const [files, versions, sizes, index, receipts, receiptTimes, totalBytes] = await Promise.all([
+      client.hgetall(`${base}:f`),
+      client.hgetall(`${base}:v`),
+      client.hgetall(`${base}:s`),
+      client.zrange(`${base}:i`, 0, -1),
+      client.hkeys(`${base}:r`),
+      client.zrange(`${base}:q`, 0, -1),
+      client.hget(`${base}:t`, 'bytes'),
+    ]);
     expect(Object.values(versions).sort(), `contents of ${chain}, by version`).toEqual(
       Object.keys(files).sort(),
     );
@@ -125,6 +133,14 @@ export async function checkLayout(client: Redis | Cluster, prefix: string): Prom
     }
     for (const path of Object.keys(versions)) {
       expect(directories.has(path), `${path} is both a file and a directory in ${chain}`).toBe(false);
+    }
+    // The namespace's total, which quotas are judged by: every file's bytes, hidden ones too.
+    const allBytes = Object.values(versions).reduce(
+      (sum, version) => sum + Buffer.byteLength(files[version] ?? ''),
+      0,
+    );
+    if (Object.keys(versions).length > 0 || totalBytes !== null) {
+      expect(Number(totalBytes), `total bytes of ${chain}`).toBe(allBytes);
     }
     expect(index.sort(), `index of ${chain}`).toEqual([...expectedIndex].sort());
     for (const [path, size] of Object.entries(sizes)) {

@@ -39,8 +39,8 @@ describe('keys', () => {
     await tenant.delete({ command: 'delete', path: '/memories/a.md' });
     expect((await keysUnder(client, prefix)).sort()).toEqual(
       [
-        ...['f', 'i', 'q', 'r', 's', 'v'].map((key) => `${prefix}{${prefix}/}:${key}`),
-        ...['q', 'r', 's'].map((key) => `${prefix}{${prefix}/tenant-1}:${key}`),
+        ...['f', 'i', 'q', 'r', 's', 't', 'v'].map((key) => `${prefix}{${prefix}/}:${key}`),
+        ...['q', 'r', 's', 't'].map((key) => `${prefix}{${prefix}/tenant-1}:${key}`),
       ].sort(),
     );
     await deleteUnder(client, prefix);
@@ -72,7 +72,7 @@ describe('keys', () => {
       'a\u0000',
     ]) {
       expect(() => createRedisStore({ client, keyPrefix })).toThrow(
-        new TypeError(`Invalid memdir Redis option keyPrefix ${JSON.stringify(keyPrefix)}: ${rule}`),
+        new TypeError(`Invalid @memdir/redis option keyPrefix: ${JSON.stringify(keyPrefix)}: ${rule}`),
       );
     }
     for (const keyPrefix of ['', 'memdir:', 'tenant-1:', 'app/ü.x:']) {
@@ -83,7 +83,7 @@ describe('keys', () => {
     expect(() => createRedisStore({ client: braced })).toThrow(/contains "\{" or "\}"/);
     braced.disconnect();
     expect(() => createRedisStore({ client, url: 'redis://127.0.0.1:1' })).toThrow(
-      'memdir Redis: give either `client` or `url`, not both',
+      'Invalid @memdir/redis option client: give either client or url, not both',
     );
   });
 

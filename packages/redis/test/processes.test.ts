@@ -120,6 +120,38 @@ for (const [label, url, client] of [
       await store.close();
     }, 120_000);
 
+    // Standalone only: the Cluster runs the same scripts on one slot (the conformance suite's quota
+    // group covers it), and 4 more processes cost seconds.
+    if (label === 'standalone')
+      it('4 processes racing to fill a namespace never pass its quota, not by one byte', async () => {
+        // 4 x 25 creates of 37 bytes against 1,000 bytes: exactly 27 fit, the rest are refused.
+        const batches = ['a', 'b', 'c', 'd'].map((who) =>
+          Array.from({ length: 25 }, (_, index) => ({
+            command: 'create',
+            path: `/memories/${who}/${String(index).padStart(2, '0')}.md`,
+            file_text: `${who}${'x'.repeat(36)}`,
+          })),
+        );
+        const outcomes = (
+          await runWorkers(url(), prefix, 'full', batches, { quota: { maxBytes: 1_000 } })
+        ).flat();
+        expect(outcomes.filter((outcome) => outcome.ok !== undefined)).toHaveLength(27);
+        for (const outcome of outcomes) {
+          if (outcome.ok === undefined) {
+            expect(outcome.code).toBe('QUOTA_EXCEEDED');
+            expect(outcome.error).toMatch(
+              /^The memory directory is full: saving \/memories\/.* would use 1036 of 1000 bytes\./,
+            );
+          }
+        }
+        const store = createRedisStore({ url: url(), keyPrefix: prefix, namespace: 'full' });
+        expect((await store.view({ command: 'view', path: '/memories' })).split('\n')[1]).toBe(
+          '999B\t/memories',
+        );
+        await store.close();
+        expect(Number(await client.hget(`${prefix}{${prefix}/full}:t`, 'bytes'))).toBe(999);
+      }, 120_000);
+
     it('racing creates with overwrite: false in 4 processes have exactly one winner per path', async () => {
       const namespace = 'claims';
       const paths = Array.from({ length: 10 }, (_, index) => `/memories/claims/${index}.md`);

@@ -135,10 +135,10 @@ describe('connections', () => {
 
   it('refuses options that cannot work, before connecting', () => {
     expect(() => createRedisStore({ url: 'http://127.0.0.1:6379' })).toThrow(
-      'memdir Redis: `url` must start with redis:// or rediss://',
+      'Invalid @memdir/redis option url: it must start with redis:// or rediss://',
     );
     expect(() => createRedisStore({ url: redisUrl(), maxSubtreeEntries: 0 })).toThrow(
-      'Invalid memdir Redis option maxSubtreeEntries: expected a positive integer, got 0',
+      'Invalid @memdir/redis option maxSubtreeEntries: expected a positive integer, got 0',
     );
     expect(() => createRedisStore({ url: redisUrl(), namespace: 'no/slash' })).toThrow(
       /Invalid @memdir\/core option namespace/,

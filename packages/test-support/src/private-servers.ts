@@ -233,7 +233,9 @@ function redisPing(port: number): Promise<boolean> {
     socket.once('connect', () => socket.write('PING\r\n'));
     socket.once('data', (data) => {
       socket.destroy();
-      resolve(data.toString('latin1').startsWith('+PONG'));
+      // A server started with --requirepass answers NOAUTH: it is up all the same.
+      const reply = data.toString('latin1');
+      resolve(reply.startsWith('+PONG') || reply.startsWith('-NOAUTH'));
     });
   });
 }

@@ -24,11 +24,13 @@
 import '../runtime.js';
 import { describe } from 'vitest';
 import type { DriverCapabilities, MemoryDriver, MemoryStore, MemoryStoreOptions } from '../types.js';
+import { adminTests } from './admin.js';
 import { concurrencyTests } from './concurrency.js';
 import { createTests } from './create.js';
 import { deleteTests } from './delete.js';
 import { differentialTests } from './differential.js';
 import { driverTests } from './driver/index.js';
+import { historyTests } from './history.js';
 import { inputTests } from './input.js';
 import { insertTests } from './insert.js';
 import { isolationTests } from './isolation.js';
@@ -84,6 +86,15 @@ export interface ConformanceTarget {
    */
   propertyRuns?: number;
   /**
+   * Edits of one file in the history group's retention test ("10,000 edits of one file with
+   * `keepDays: 0` leave at most `keepVersions` versions"). They run one after another, so the test
+   * takes this many times one edit's latency: lower it only for a backend where one edit is a slow
+   * round trip (S3: about 30 ms, so 10,000 take 5 minutes), and say so in the adapter's README.
+   * Each change prunes in its own step, so the guarantee does not depend on the number.
+   * @default 10000
+   */
+  historyEdits?: number;
+  /**
    * Per-test timeout in ms (real servers are slower). Also bounds opening the first store, which
    * the suite does while it collects the tests, to read its capabilities.
    * @default 30000
@@ -104,6 +115,8 @@ export const CONFORMANCE_GROUPS = [
   'isolation',
   'concurrency',
   'quota',
+  'history',
+  'admin',
   'differential',
   'driver',
 ] as const;
@@ -114,7 +127,8 @@ export type ConformanceGroup = (typeof CONFORMANCE_GROUPS)[number];
 /** Which tests to register: by group, by test name, or both (a test must pass both). */
 export interface ConformanceFilter {
   /**
-   * Only these groups. `driver` runs only for targets that give `createDriver`.
+   * Only these groups. `driver` and `admin` run only for targets that give `createDriver`; `quota`,
+   * `history` and `admin` only where the capabilities declare `quotas`, `history`, `admin`.
    * @default every group
    */
   groups?: readonly ConformanceGroup[] | undefined;
@@ -145,6 +159,8 @@ const GROUPS: Readonly<Record<ConformanceGroup, (suite: Suite) => void>> = {
   isolation: isolationTests,
   concurrency: concurrencyTests,
   quota: quotaTests,
+  history: historyTests,
+  admin: adminTests,
   differential: differentialTests,
   driver: driverTests,
 };
@@ -169,9 +185,11 @@ function selectedGroups(target: ConformanceTarget, filter: ConformanceFilter): C
       );
     }
   }
-  // The driver checks need a driver; a store made by `create` has none to look at.
+  // The driver and admin checks need a driver; a store made by `create` has none to look at.
   return CONFORMANCE_GROUPS.filter(
-    (group) => groups.includes(group) && (group !== 'driver' || target.createDriver !== undefined),
+    (group) =>
+      groups.includes(group) &&
+      ((group !== 'driver' && group !== 'admin') || target.createDriver !== undefined),
   );
 }
 
@@ -192,9 +210,14 @@ export function describeMemoryStore(target: ConformanceTarget, filter: Conforman
   if ((target.create === undefined) === (target.createDriver === undefined)) {
     throw new TypeError('describeMemoryStore: give exactly one of `create` and `createDriver`.');
   }
+  const edits = target.historyEdits;
+  if (edits !== undefined && !(Number.isSafeInteger(edits) && edits >= 1)) {
+    throw new TypeError(`describeMemoryStore: historyEdits must be a positive integer, got ${String(edits)}`);
+  }
   const keep = nameFilter(filter.tests);
   const groups = selectedGroups(target, filter);
   describe(`memdir conformance: ${target.name}`, () => {
+    let keptBefore = 0;
     for (const namespace of [undefined, SUITE_NAMESPACE]) {
       describe(
         namespace === undefined ? 'without a namespace' : `under namespace '${namespace}'`,
@@ -210,10 +233,13 @@ export function describeMemoryStore(target: ConformanceTarget, filter: Conforman
             return counting.names.length > before;
           });
           if (counting.names.length === 0) {
+            // The admin group and the heavy history tests run only once, without a namespace.
+            if (keptBefore > 0) return;
             throw new Error(
               `describeMemoryStore: the filter keeps no test of ${target.name} (groups: ${groups.join(', ') || 'none that apply'}; tests: ${String(filter.tests ?? 'all')})`,
             );
           }
+          keptBefore += counting.names.length;
           const suite = createSuite(target, namespace, probe, keep);
           for (const group of kept) describe(group, () => GROUPS[group](suite));
           // A driver with `edit` keeps the engine's other path for custom wrappers and fallbacks:
@@ -260,6 +286,18 @@ export const describeIsolationTests = oneGroup('isolation');
 export const describeConcurrencyTests = oneGroup('concurrency');
 /** The `quota` group alone (SPEC 3): quotas, for stores whose capabilities declare `quotas`. */
 export const describeQuotaTests = oneGroup('quota');
+/**
+ * The `history` group alone (docs/history.md): versions, ids across renames, attribution, filters,
+ * restore, redaction, `asOf`, retention under 10,000 edits, four writers into one file, and
+ * `importVersions` where the driver has it. For stores whose capabilities declare `history`.
+ */
+export const describeHistoryTests = oneGroup('history');
+/**
+ * The `admin` group alone: `createMemoryAdmin` over the driver (list, usage, drop, sweep with a
+ * moved clock, refreshOnRead, retention). For drivers whose capabilities declare `admin`; run once,
+ * without a namespace.
+ */
+export const describeAdminTests = oneGroup('admin');
 /** The `differential` group alone: random command sequences against the in-memory reference. */
 export const describeDifferentialTests = oneGroup('differential');
 /**

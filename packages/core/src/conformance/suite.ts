@@ -25,6 +25,7 @@ export interface DriverMethods {
   readonly update: boolean;
   readonly stat: boolean;
   readonly edit: boolean;
+  readonly importVersions: boolean;
 }
 
 /** The methods `capabilities.history` promises. */
@@ -62,8 +63,13 @@ export interface Suite {
   readonly driverMethods: DriverMethods | undefined;
   /** fast-check runs of the differential test. */
   readonly propertyRuns: number;
-  /** Registers one test, with the target's timeout, unless the filter leaves it out. */
-  test(name: string, body: () => Promise<void>): void;
+  /** Edits of the history group's retention test ({@link ConformanceTarget.historyEdits}). */
+  readonly historyEdits: number;
+  /**
+   * Registers one test, with the target's timeout (or `minimumTimeout`, when that is longer: a
+   * heavy test on a real server), unless the filter leaves it out.
+   */
+  test(name: string, body: () => Promise<void>, minimumTimeout?: number): void;
   /**
    * Opens a store on the backend labelled `backend` (local to the current test; every label maps to
    * a fresh, empty backend). `options.namespace` defaults to the run's namespace unless the key is
@@ -238,6 +244,7 @@ export async function probeTarget(target: ConformanceTarget, namespace: string |
               update: typeof files.update === 'function',
               stat: typeof files.stat === 'function',
               edit: typeof files.edit === 'function',
+              importVersions: typeof files.importVersions === 'function',
             };
             const missing = methodProblem(files);
             if (missing !== undefined) throw new TypeError(`memdir conformance: ${target.name}: ${missing}`);
@@ -323,8 +330,9 @@ export function countingSuite(
   return { suite, names };
 }
 
-function facts(probe: Probe, namespace: string | undefined, propertyRuns: number) {
+function facts(probe: Probe, namespace: string | undefined, propertyRuns: number, historyEdits = 10_000) {
   return {
+    historyEdits,
     namespace,
     capabilities: probe.capabilities,
     atomicRename: probe.capabilities.atomicRename,
@@ -445,9 +453,9 @@ export function createSuite(
   }
 
   return {
-    ...facts(probe, namespace, target.propertyRuns ?? 60),
-    test(name, body) {
-      if (keep(name)) it(name, body, timeout);
+    ...facts(probe, namespace, target.propertyRuns ?? 60, target.historyEdits),
+    test(name, body, minimumTimeout = 0) {
+      if (keep(name)) it(name, body, Math.max(timeout, minimumTimeout));
     },
     open,
     newBackend() {

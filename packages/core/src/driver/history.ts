@@ -27,6 +27,13 @@ export function sha256Hex(content: string): string {
 const DAY_MS = 86_400_000;
 
 /**
+ * The most versions of one file a change prunes in its own step (see
+ * `DriverChangeOptions.record`): enough to keep a file at `keepVersions` while it is edited (each
+ * change adds one), and to catch up after `keepVersions` was lowered; the rest is left to `sweep`.
+ */
+export const PRUNE_PER_CHANGE = 4;
+
+/**
  * Which of one file's versions retention removes: those at least `keepDays` old (judged at `now`)
  * that are not among the newest `keepVersions`, never the newest one of a live file.
  * `versions` are the file's, newest first; returns their indices to remove, at most `limit`,

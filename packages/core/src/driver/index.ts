@@ -13,6 +13,7 @@ import '../runtime.js';
 import { driverAncestors } from '../path.js';
 import type { DriverPath } from '../types.js';
 
+export { createOwningAdmin } from '../admin/admin.js';
 export { NAMESPACE_RULE, validateNamespace } from '../namespace.js';
 export { isBeneath, isHiddenName, utf8Length } from '../path.js';
 export { createOwningStore } from '../store.js';
@@ -27,8 +28,16 @@ export {
   timeLeft,
 } from './deadline.js';
 export { EditBatch, type EditCheck, EditQueue, type QueuedEdit } from './edit-queue.js';
-export { newFileId, prunable, sequenceVersionId, sha256Hex, versionSequence } from './history.js';
+export {
+  newFileId,
+  PRUNE_PER_CHANGE,
+  prunable,
+  sequenceVersionId,
+  sha256Hex,
+  versionSequence,
+} from './history.js';
 export { compareListingPaths, compareNames, foldListing, ListingFold } from './listing.js';
+export { type DriverLog, driverLog } from './log.js';
 export {
   optionError,
   positiveInteger,

@@ -1,5 +1,6 @@
 import { applyEdit } from '../driver/apply-edit.js';
 import { AbstractMemoryDriver } from '../driver/base.js';
+import { newFileId, sha256Hex } from '../driver/history.js';
 import { foldListing } from '../driver/listing.js';
 import { judgeQuota } from '../driver/quota.js';
 import {
@@ -8,24 +9,42 @@ import {
   refuseNotFound,
   refusePathConflict,
   refuseQuota,
+  refuseTooLarge,
 } from '../driver/refusals.js';
 import { driverAncestors, utf8Length } from '../path.js';
 import { createOwningStore, type MemdirStore } from '../store.js';
 import type {
+  DriverCallOptions,
   DriverCapabilities,
+  DriverChangeOptions,
   DriverDescribeOptions,
+  DriverDropOptions,
   DriverEdit,
   DriverEditOptions,
   DriverEditOutcome,
   DriverEntry,
   DriverFile,
   DriverListing,
+  DriverNamespacePage,
+  DriverNamespaceQuery,
   DriverPath,
+  DriverPointInTime,
+  DriverRestoreOptions,
+  DriverSweepOptions,
+  DriverTreeEntry,
+  DriverTreeOptions,
+  DriverUsage,
+  DriverVersion,
+  DriverVersionPage,
+  DriverVersionQuery,
+  DriverVersionWithContent,
   DriverWriteOptions,
   MemoryDriver,
   MemoryStoreOptions,
 } from '../types.js';
-import { Space } from './space.js';
+import { childKey, dropNamespace, listNamespaces, sweepSpace, usageOf } from './admin.js';
+import { recordChange, withoutContent } from './history.js';
+import { Backend, type Space, type StoredFile } from './space.js';
 
 let versionCounter = 0;
 function nextVersion(): string {
@@ -33,26 +52,23 @@ function nextVersion(): string {
   return String(versionCounter);
 }
 
-/** What every namespace of one in-memory backend shares: the spaces, by namespace chain. */
-class Backend {
-  readonly spaces = new Map<string, Space>();
+const CAPABILITIES: DriverCapabilities = { atomicRename: true, quotas: true, history: true, admin: true };
 
-  space(key: string): Space {
-    let found = this.spaces.get(key);
-    if (!found) {
-      found = new Space();
-      this.spaces.set(key, found);
-    }
-    return found;
-  }
+/** Options of {@link createInMemoryDriver}. */
+export interface InMemoryDriverOptions {
+  /**
+   * The backend's clock, in ms since the epoch: the time of every version, of every change and
+   * touched read (expiry), and what retention is judged at. Tests move it to see days pass.
+   * @default Date.now
+   */
+  now?: (() => number) | undefined;
 }
-
-const CAPABILITIES: DriverCapabilities = { atomicRename: true, quotas: true };
 
 /**
  * The in-memory driver over one namespace. Every method does all its work synchronously, so each is
- * atomic with respect to the others; concurrency is only what the engine interleaves between its
- * own awaits. Nothing here resends a request, so operation ids need no record.
+ * atomic with respect to the others, versions and counters included; concurrency is only what the
+ * engine interleaves between its own awaits. Nothing here resends a request, so operation ids need
+ * no record.
  */
 class InMemoryDriver extends AbstractMemoryDriver {
   readonly capabilities = CAPABILITIES;
@@ -67,16 +83,26 @@ class InMemoryDriver extends AbstractMemoryDriver {
   }
 
   protected openNamespace(name: string): MemoryDriver {
-    return new InMemoryDriver(this.backend, this.key === '' ? name : `${this.key}/${name}`);
+    return new InMemoryDriver(this.backend, childKey(this.key, name));
   }
 
   get #space(): Space {
     return this.backend.space(this.key);
   }
 
-  async read(path: DriverPath): Promise<DriverFile | { kind: 'directory' } | null> {
-    const space = this.#space;
+  /** The file at `path`, its read time refreshed when the call touches. */
+  #readFile(space: Space, path: DriverPath, options: DriverCallOptions | undefined): StoredFile | undefined {
     const file = space.files.get(path);
+    if (file && options?.touch) file.touchedAt = this.backend.now();
+    return file;
+  }
+
+  async read(
+    path: DriverPath,
+    options?: DriverCallOptions,
+  ): Promise<DriverFile | { kind: 'directory' } | null> {
+    const space = this.#space;
+    const file = this.#readFile(space, path, options);
     if (file) return { kind: 'file', content: file.content, version: file.version };
     return space.kind(path) === 'directory' ? { kind: 'directory' } : null;
   }
@@ -87,13 +113,13 @@ class InMemoryDriver extends AbstractMemoryDriver {
 
   async describe(
     path: DriverPath,
-    { limit }: DriverDescribeOptions,
+    options: DriverDescribeOptions,
   ): Promise<DriverFile | DriverListing | null> {
     const space = this.#space;
-    const file = space.files.get(path);
+    const file = this.#readFile(space, path, options);
     if (file) return { kind: 'file', content: file.content, version: file.version };
     if (space.kind(path) !== 'directory') return null;
-    return foldListing(path, space.entries(path), limit);
+    return foldListing(path, space.entries(path), options.limit);
   }
 
   async write(path: DriverPath, content: string, options: DriverWriteOptions): Promise<{ version: string }> {
@@ -114,13 +140,17 @@ class InMemoryDriver extends AbstractMemoryDriver {
     });
     if (breach) throw refuseQuota(path, breach);
     const version = nextVersion();
-    space.put(path, content, version);
+    const fileId = current?.fileId ?? options.fileId ?? newFileId();
+    const at = this.backend.now();
+    const { size } = space.put(path, content, version, fileId, at);
+    const operation = current ? 'modified' : 'created';
+    recordChange(space.history, options, { fileId, path, operation, content, size }, at);
     return { version };
   }
 
   async edit(path: DriverPath, edit: DriverEdit, options: DriverEditOptions): Promise<DriverEditOutcome> {
     const space = this.#space;
-    const file = space.files.get(path);
+    const file = this.#readFile(space, path, options);
     if (!file) return { outcome: 'missing', kind: space.kind(path) === 'directory' ? 'directory' : null };
     const applied = applyEdit(file.content, edit, options.maxFileBytes);
     if (applied.content === null) return applied.outcome;
@@ -131,7 +161,16 @@ class InMemoryDriver extends AbstractMemoryDriver {
       newFile: false,
     });
     if (breach) return { outcome: 'quota', breach };
-    space.put(path, applied.content, nextVersion());
+    const at = this.backend.now();
+    const { size } = space.put(path, applied.content, nextVersion(), file.fileId, at);
+    const change = {
+      fileId: file.fileId,
+      path,
+      operation: 'modified',
+      content: applied.content,
+      size,
+    } as const;
+    recordChange(space.history, options, change, at);
     return applied.outcome;
   }
 
@@ -139,37 +178,141 @@ class InMemoryDriver extends AbstractMemoryDriver {
     yield* this.#space.entries(dir);
   }
 
-  async remove(path: DriverPath): Promise<boolean> {
+  async remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean> {
     const space = this.#space;
     const doomed = space.subtree(path);
-    for (const file of doomed) space.drop(file);
+    const at = this.backend.now();
+    for (const file of doomed) {
+      const { fileId } = space.drop(file, at)!;
+      const change = { fileId, path: file as DriverPath, operation: 'deleted', content: null } as const;
+      recordChange(space.history, options, change, at);
+    }
     return doomed.length > 0;
   }
 
-  async move(from: DriverPath, to: DriverPath): Promise<void> {
+  async move(from: DriverPath, to: DriverPath, options: DriverChangeOptions): Promise<void> {
     const space = this.#space;
     const moving = space.subtree(from);
     if (moving.length === 0) throw refuseNotFound(from);
     const ancestor = driverAncestors(to).find((candidate) => space.files.has(candidate));
     if (ancestor !== undefined) throw refusePathConflict(ancestor);
     if (space.kind(to) !== null) throw refuseAlreadyExists(to);
-    const moved = moving.map(
-      (path) => [to + path.slice(from.length), space.files.get(path)!.content] as const,
-    );
-    for (const path of moving) space.drop(path);
-    for (const [path, content] of moved) space.put(path, content, nextVersion());
+    const at = this.backend.now();
+    const moved = moving.map((path) => [path, to + path.slice(from.length), space.drop(path, at)!] as const);
+    for (const [previousPath, path, file] of moved) {
+      space.put(path, file.content, nextVersion(), file.fileId, at);
+      const change = {
+        fileId: file.fileId,
+        path: path as DriverPath,
+        previousPath: previousPath as DriverPath,
+        operation: 'renamed',
+        content: file.content,
+        size: file.size,
+      } as const;
+      recordChange(space.history, options, change, at);
+    }
+  }
+
+  // --- history ---------------------------------------------------------------------------------
+
+  async listVersions(query: DriverVersionQuery): Promise<DriverVersionPage> {
+    return this.#space.history.list(query);
+  }
+
+  async readVersion(id: string): Promise<DriverVersionWithContent | null> {
+    const version = this.#space.history.get(id);
+    return version ? { ...version } : null;
+  }
+
+  async restoreVersion(id: string, options: DriverRestoreOptions): Promise<DriverVersion> {
+    const space = this.#space;
+    if (!options.record) throw new TypeError('restoreVersion: options.record is required (history on)');
+    const source = space.history.get(id);
+    if (!source || source.content === null) throw refuseNotFound(options.to ?? '');
+    const to = options.to ?? (source.path as DriverPath);
+    const ancestor = space.fileAbove(to);
+    if (ancestor !== undefined) throw refusePathConflict(ancestor);
+    if (space.directories.has(to)) throw refusePathConflict(to);
+    const current = space.files.get(to);
+    const expected = options.expectSha256;
+    if (expected !== undefined) {
+      const holds =
+        expected === null
+          ? current === undefined
+          : current !== undefined && sha256Hex(current.content) === expected;
+      if (!holds) throw refuseConflict(to);
+    }
+    const content = source.content;
+    if (utf8Length(content) > options.maxFileBytes) throw refuseTooLarge(to);
+    const breach = judgeQuota(options.quota, {
+      bytes: space.bytes,
+      files: space.files.size,
+      addedBytes: utf8Length(content) - (current?.size ?? 0),
+      newFile: current === undefined,
+    });
+    if (breach) throw refuseQuota(to, breach);
+    // A deleted file comes back as itself where it was deleted; anywhere else it is a copy.
+    const latest = space.history.latestOf(source.fileId);
+    const comesBack = latest?.operation === 'deleted' && latest.path === to;
+    const fileId = current?.fileId ?? (comesBack ? source.fileId : newFileId());
+    const at = this.backend.now();
+    space.put(to, content, nextVersion(), fileId, at);
+    const change = { fileId, path: to, operation: 'restored', content, restoredFrom: id } as const;
+    return withoutContent(recordChange(space.history, options, change, at)!);
+  }
+
+  async redactVersion(id: string): Promise<DriverVersion | null> {
+    const version = this.#space.history.get(id);
+    if (!version) return null;
+    if (version.redactedAt === null) {
+      Object.assign(version, { content: null, path: null, previousPath: null, size: null, sha256: null });
+      version.redactedAt = this.backend.now();
+    }
+    return withoutContent(version);
+  }
+
+  async treeAt(at: DriverPointInTime, options?: DriverTreeOptions): Promise<readonly DriverTreeEntry[]> {
+    return this.#space.history.treeAt(at, options?.path ?? '');
+  }
+
+  async importVersions(versions: readonly DriverVersionWithContent[]): Promise<void> {
+    this.#space.history.import(versions);
+  }
+
+  // --- admin -----------------------------------------------------------------------------------
+
+  async listNamespaces(query: DriverNamespaceQuery): Promise<DriverNamespacePage> {
+    return listNamespaces(this.backend, this.key, query);
+  }
+
+  async usage(): Promise<DriverUsage> {
+    return usageOf(this.#space);
+  }
+
+  async dropNamespace(name: string, options: DriverDropOptions): Promise<{ removed: number; done: boolean }> {
+    return dropNamespace(this.backend, childKey(this.key, name), options.batch);
+  }
+
+  async sweep(options: DriverSweepOptions): Promise<{ expired: number; pruned: number; done: boolean }> {
+    return sweepSpace(this.backend, this.#space, options);
   }
 
   async close(): Promise<void> {}
 }
 
 /**
- * A driver that keeps files in this process's memory. Each call makes a separate backend; stores
- * made on one driver (with `namespace` options, or on `driver.namespace(name)`) share it, as
- * stores on one Redis server would.
+ * A driver that keeps files, and their history, in this process's memory. Each call makes a
+ * separate backend; stores made on one driver (with `namespace` options, or on
+ * `driver.namespace(name)`) share it, as stores on one Redis server would.
  */
-export function createInMemoryDriver(): MemoryDriver {
-  return new InMemoryDriver(new Backend(), '');
+export function createInMemoryDriver(options: InMemoryDriverOptions = {}): MemoryDriver {
+  const now = options.now ?? Date.now;
+  if (typeof now !== 'function') {
+    throw new TypeError(
+      'Invalid @memdir/core option now: expected a function that returns ms since the epoch',
+    );
+  }
+  return new InMemoryDriver(new Backend(now), '');
 }
 
 /**

@@ -1,0 +1,317 @@
+// `memdir serve --http` under load, on Redis and on PostgreSQL: 50 MCP clients (the MCP SDK's own
+// StreamableHTTPClientTransport, one bearer token each, all on one namespace) send 200 commands each
+// to one server process, as fast as it answers. Reported: errors, lost inserts (every client inserts
+// into one shared file), throughput, p50 and p99 latency per command, and the server's peak RSS.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { startServers } from '@memdir/test-support';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { VerificationError } from '../bench.js';
+import type { BenchSection, SectionContext } from './section.js';
+
+/** The goal of issue 23: p99 of `view` of a small file, with 50 clients at once. */
+const VIEW_P99_GOAL_MS = 50;
+
+const require = createRequire(import.meta.url);
+const BIN = join(dirname(require.resolve('memdir/package.json')), 'dist', 'bin.js');
+
+type Step = 'insert' | 'create' | 'view' | 'str_replace';
+const STEPS: Step[] = ['insert', 'create', 'view', 'str_replace'];
+const SHARED = '/memories/shared.md';
+
+interface Run {
+  backend: string;
+  clients: number;
+  commands: number;
+  errors: string[];
+  lost: number;
+  seconds: number;
+  latencies: Record<Step, number[]>;
+  peakRssKb: number | undefined;
+  /** CPU time of the server process per command of the timed phase (user + system), in ms. */
+  serverCpuMs: number | undefined;
+  /** CPU time of this process (the clients) per command, in ms. */
+  clientCpuMs: number;
+}
+
+function percentile(values: readonly number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
+}
+
+/** The arguments of client `n`'s command `i`: a quarter each of insert (shared), create, view, str_replace (own). */
+function command(n: number, i: number): { step: Step; args: Record<string, unknown> } {
+  const step = STEPS[i % 4]!;
+  const own = `/memories/c${n}/f${(i - (i % 4)) % 20}.md`;
+  switch (step) {
+    case 'insert':
+      return { step, args: { command: 'insert', path: SHARED, insert_line: 1, insert_text: `c${n}-${i}` } };
+    case 'create':
+      return { step, args: { command: 'create', path: own, file_text: `client ${n}, note ${i}\nv1` } };
+    case 'view':
+      return { step, args: { command: 'view', path: own } };
+    case 'str_replace':
+      return { step, args: { command: 'str_replace', path: own, old_str: 'v1', new_str: 'v2' } };
+  }
+}
+
+function textOf(result: unknown): string {
+  return (result as { content: Array<{ text: string }> }).content[0]!.text;
+}
+
+/** The server process's CPU time so far (user + system), in ms; undefined off Linux. */
+async function cpuTime(child: ChildProcess): Promise<number | undefined> {
+  try {
+    const fields = (await readFile(`/proc/${child.pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+    // utime and stime, in clock ticks of 10 ms (USER_HZ is 100 on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The server's peak resident set (VmHWM), in KB, while it still runs; undefined off Linux. */
+async function peakRss(child: ChildProcess): Promise<number | undefined> {
+  try {
+    const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
+    const match = /^VmHWM:\s+(\d+) kB/m.exec(status);
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function startServer(store: string, tokens: string, log: (line: string) => void) {
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'serve',
+      '--http',
+      '127.0.0.1:0',
+      '--store',
+      store,
+      '--tokens',
+      tokens,
+      // The load is the point: no client is held back by the per-token rate.
+      '--rate',
+      '1000000',
+      '--burst',
+      '1000000',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let err = '';
+  const url = await new Promise<URL>((resolve, reject) => {
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      // The access log (a line per request) is read and dropped, so the pipe never fills.
+      if (err.length < 100_000) err += chunk;
+      const match = /over MCP on (http:\/\/\S+\/mcp)/.exec(err);
+      if (match) resolve(new URL(match[1]!));
+    });
+    child.once('exit', (code) => reject(new Error(`memdir serve exited (${code}):\n${err}`)));
+  });
+  log(`[serve] server on ${url.origin} (pid ${child.pid})`);
+  return { child, url, stderr: () => err };
+}
+
+async function runLoad(
+  backend: string,
+  store: string,
+  context: SectionContext,
+  clients: number,
+  perClient: number,
+): Promise<Run> {
+  const dir = join(context.workDir, `serve-${backend.toLowerCase()}`);
+  await mkdir(dir, { recursive: true });
+  const namespace = `bench-serve-${process.pid}-${Date.now()}`;
+  const secrets = Array.from(
+    { length: clients },
+    (_, n) => `memdir_bench_${n}_${Math.random().toString(36).slice(2)}`,
+  );
+  const { createHash } = await import('node:crypto');
+  const tokens = join(dir, 'tokens.json');
+  await writeFile(
+    tokens,
+    JSON.stringify({
+      version: 1,
+      tokens: secrets.map((secret, n) => ({
+        name: `client-${n}`,
+        namespace,
+        mode: 'read-write',
+        sha256: createHash('sha256').update(secret).digest('hex'),
+        created: new Date().toISOString(),
+      })),
+    }),
+    { mode: 0o600 },
+  );
+  const server = await startServer(store, tokens, context.log);
+  const connected: Client[] = [];
+  try {
+    for (const secret of secrets) {
+      const client = new Client({ name: 'memdir-bench', version: '0.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(server.url, {
+          requestInit: { headers: { Authorization: `Bearer ${secret}` } },
+        }),
+      );
+      connected.push(client);
+    }
+    const call = (client: Client, args: Record<string, unknown>) =>
+      client.callTool({ name: 'memory', arguments: args });
+    await call(connected[0]!, { command: 'create', path: SHARED, file_text: 'start' });
+    // Warm-up, untimed: each client writes its files once.
+    await Promise.all(
+      connected.map(async (client, n) => {
+        for (let i = 1; i < 20; i += 4) await call(client, command(n, i).args);
+      }),
+    );
+    context.log(`[serve] ${backend}: ${clients} clients x ${perClient} commands`);
+    const latencies: Record<Step, number[]> = { insert: [], create: [], view: [], str_replace: [] };
+    const errors: string[] = [];
+    const inserted = new Set<string>();
+    const cpuBefore = await cpuTime(server.child);
+    const clientCpu = process.cpuUsage();
+    const started = performance.now();
+    await Promise.all(
+      connected.map(async (client, n) => {
+        for (let i = 0; i < perClient; i++) {
+          const { step, args } = command(n, i);
+          const before = performance.now();
+          try {
+            const result = await call(client, args);
+            latencies[step].push(performance.now() - before);
+            if (result.isError) errors.push(`${step}: ${textOf(result)}`);
+            else if (step === 'insert') inserted.add(String(args['insert_text']));
+          } catch (error) {
+            const cause = (error as Error).cause as { code?: string; message?: string } | undefined;
+            errors.push(
+              `${step}: ${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`,
+            );
+          }
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const clientCpuUsed = process.cpuUsage(clientCpu);
+    const cpuAfter = await cpuTime(server.child);
+    const commands = clients * perClient;
+    const serverCpuMs =
+      cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / commands;
+    const clientCpuMs = (clientCpuUsed.user + clientCpuUsed.system) / 1000 / commands;
+    const peakRssKb = await peakRss(server.child);
+
+    // Every acknowledged insert is in the file, read back in ranges (a view shows 16,000 characters).
+    const lines: string[] = [];
+    for (let start = 1; ; start += 500) {
+      const result = await call(connected[0]!, {
+        command: 'view',
+        path: SHARED,
+        view_range: [start, start + 499],
+      });
+      if (result.isError) break;
+      const body = textOf(result).split('\n').slice(1);
+      lines.push(...body.filter((line) => !line.startsWith('[')).map((line) => line.slice(7)));
+      if (body.length < 500) break;
+    }
+    const present = new Set(lines);
+    const lost = [...inserted].filter((line) => !present.has(line)).length;
+    await call(connected[0]!, { command: 'delete', path: SHARED });
+    for (let n = 0; n < clients; n++)
+      await call(connected[0]!, { command: 'delete', path: `/memories/c${n}` });
+    return {
+      backend,
+      clients,
+      commands,
+      errors,
+      lost,
+      seconds,
+      latencies,
+      peakRssKb,
+      serverCpuMs,
+      clientCpuMs,
+    };
+  } finally {
+    for (const client of connected) await client.close().catch(() => {});
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => server.child.once('exit', resolve));
+  }
+}
+
+function format(ms: number): string {
+  return ms < 10 ? ms.toFixed(2) : ms.toFixed(1);
+}
+
+function report(runs: Run[]): string {
+  const lines = [
+    '## memdir serve --http under load',
+    '',
+    'One `memdir serve --http` process; the clients are the MCP SDK\u2019s `StreamableHTTPClientTransport`,',
+    'in the bench process, one bearer token each, all on one namespace, each sending its next command',
+    'as soon as the last is answered. A quarter of the commands insert a line into one shared file',
+    '(the lost-insert check reads it back); the others create, view and edit small files of their own.',
+    `Goal: p99 of \`view\` of a small file under ${VIEW_P99_GOAL_MS} ms.`,
+    '',
+    '| store | clients x commands | errors | lost inserts | commands/s | p50 ms | p99 ms | view p50 ms | view p99 ms | goal | server peak RSS |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|',
+  ];
+  for (const run of runs) {
+    const all = STEPS.flatMap((step) => run.latencies[step]);
+    const viewP99 = percentile(run.latencies.view, 0.99);
+    lines.push(
+      `| ${run.backend} | ${run.clients} x ${run.commands / run.clients} | ${run.errors.length} | ${run.lost} | ${Math.round(run.commands / run.seconds)} | ${format(percentile(all, 0.5))} | ${format(percentile(all, 0.99))} | ${format(percentile(run.latencies.view, 0.5))} | ${format(viewP99)} | ${viewP99 < VIEW_P99_GOAL_MS ? 'PASS' : 'ABOVE'} | ${run.peakRssKb === undefined ? 'n/a' : `${(run.peakRssKb / 1024).toFixed(0)} MB`} |`,
+    );
+  }
+  lines.push(
+    '',
+    'CPU time per command (user + system), which a busy machine inflates less than latency: the server',
+    'process, and the bench process running the clients (the MCP SDK client, fetch).',
+    '',
+    '| store | server CPU ms/command | clients CPU ms/command |',
+    '|---|---:|---:|',
+    ...runs.map(
+      (run) =>
+        `| ${run.backend} | ${run.serverCpuMs === undefined ? 'n/a' : run.serverCpuMs.toFixed(2)} | ${run.clientCpuMs.toFixed(2)} |`,
+    ),
+  );
+  lines.push('', '| store | command | p50 ms | p99 ms |', '|---|---|---:|---:|');
+  for (const run of runs) {
+    for (const step of STEPS) {
+      lines.push(
+        `| ${run.backend} | ${step} | ${format(percentile(run.latencies[step], 0.5))} | ${format(percentile(run.latencies[step], 0.99))} |`,
+      );
+    }
+  }
+  const failures = runs.flatMap((run) => run.errors.slice(0, 3).map((error) => `- ${run.backend}: ${error}`));
+  if (failures.length > 0) lines.push('', 'First errors:', ...failures);
+  return lines.join('\n');
+}
+
+export function serveSection(): BenchSection {
+  return {
+    id: 'serve',
+    summary:
+      'memdir serve --http: 50 MCP clients x 200 commands on Redis and PostgreSQL (p50, p99, peak RSS)',
+    async run(context: SectionContext) {
+      const servers = await startServers(['redis', 'postgres'], { log: context.log });
+      const clients = context.quick ? 10 : 50;
+      const perClient = context.quick ? 40 : 200;
+      let runs: Run[];
+      try {
+        runs = [
+          await runLoad('Redis', servers.env['REDIS_URL']!, context, clients, perClient),
+          await runLoad('PostgreSQL', servers.env['DATABASE_URL']!, context, clients, perClient),
+        ];
+      } finally {
+        await servers.stop();
+      }
+      const text = report(runs);
+      if (runs.some((run) => run.lost > 0)) throw new VerificationError(`${text}\n\nInserts were lost.`);
+      return text;
+    },
+  };
+}

@@ -1,0 +1,4 @@
+/** Thrown by `import` for an archive it will not import; the message says why. */
+export class ArchiveError extends Error {
+  override readonly name = 'ArchiveError';
+}

@@ -1,0 +1,376 @@
+// `memdir import` reads its archive as a stream, in bounded memory: each header is checked as soon
+// as it is read (a 10 GB size is refused from the header, before any of it), each file's content
+// goes to a private staging folder on disk as it arrives (hashed and checked for UTF-8 on the way),
+// and the manifest is checked against the staged files entry by entry. Only then is anything
+// written to the store, from the staging folder: a refused archive changes nothing.
+//
+// What `import` reads is hostile until proven otherwise: it refuses links, devices, absolute paths,
+// `..`, names the protocol refuses, sizes over the store's limit, text that is not UTF-8, and
+// anything the manifest does not vouch for.
+import { isUtf8 } from 'node:buffer';
+import { open } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { isMemoryToolError, type MemoryDriver, normalizeMemoryPath } from '@memdir/core';
+import { ArchiveError } from './archive-error.js';
+import { MANIFEST_NAME, ManifestError, readManifest } from './archive-manifest.js';
+import { Staging } from './archive-stage.js';
+import { collectAsBytesMove } from './memory.js';
+
+const BLOCK = 512;
+/** The folder every file sits in inside the archive, as in the filesystem store's layout. */
+export const ARCHIVE_ROOT = 'memories';
+
+/** Limits `stageArchive` holds an archive to. */
+export interface ArchiveLimits {
+  /** The largest file, in bytes: the target store's `maxFileBytes`. */
+  maxFileBytes: number;
+  /** The most bytes of file content in all. @default 512 MiB */
+  maxTotalBytes?: number;
+  /** The most entries. @default 1,000,000 */
+  maxEntries?: number;
+  /** The folder the staging folder is made in. @default os.tmpdir() ($TMPDIR) */
+  stagingParent?: string;
+  /** Stops the reading (Ctrl-C): the staged files are removed, and it rejects with an ArchiveError. */
+  signal?: AbortSignal | undefined;
+}
+
+/** A checked archive, staged on disk: its files as a driver, until `discard()`. */
+export interface StagedArchive {
+  /** The archive's files, read-only, for `copyStore`. */
+  readonly driver: MemoryDriver;
+  readonly files: number;
+  readonly bytes: number;
+  /** Removes the staged files. */
+  discard(): Promise<void>;
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  '1': 'a hard link',
+  '2': 'a symbolic link',
+  '3': 'a character device',
+  '4': 'a block device',
+  '6': 'a FIFO',
+  '7': 'a contiguous file',
+  K: 'a GNU long link name',
+  S: 'a GNU sparse file',
+  V: 'a GNU volume label',
+  M: 'a GNU multi-volume part',
+};
+
+/** The input, block by block: it holds only the bytes not yet handed out. */
+class Input {
+  readonly #chunks: AsyncIterator<Buffer | string>;
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #ended = false;
+  /** Bytes handed out so far. */
+  position = 0;
+  /** Counts the bytes that went through, for the garbage collection of memory.ts. */
+  readonly moved = collectAsBytesMove();
+
+  constructor(input: Readable) {
+    this.#chunks = input[Symbol.asyncIterator]();
+  }
+
+  async #fill(bytes: number): Promise<void> {
+    while (this.#pendingBytes < bytes && !this.#ended) {
+      const next = await this.#chunks.next();
+      if (next.done) {
+        this.#ended = true;
+        break;
+      }
+      const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+      if (chunk.length === 0) continue;
+      this.#pending.push(chunk);
+      this.#pendingBytes += chunk.length;
+    }
+  }
+
+  /** Up to `bytes` bytes (fewer only at the end of the input), from at most one chunk unless `whole`. */
+  async #take(bytes: number, whole: boolean): Promise<Buffer> {
+    await this.#fill(whole ? bytes : 1);
+    if (this.#pending.length === 0) return Buffer.alloc(0);
+    let taken: Buffer;
+    if (whole && this.#pending[0]!.length < bytes) {
+      const joined = Buffer.concat(this.#pending);
+      taken = joined.subarray(0, bytes);
+      this.#pending = joined.length > bytes ? [joined.subarray(bytes)] : [];
+    } else {
+      const first = this.#pending[0]!;
+      taken = first.subarray(0, bytes);
+      if (first.length > bytes) this.#pending[0] = first.subarray(bytes);
+      else this.#pending.shift();
+    }
+    this.#pendingBytes -= taken.length;
+    this.position += taken.length;
+    return taken;
+  }
+
+  /** Exactly `bytes` bytes, or fewer when the input ends first. */
+  read(bytes: number): Promise<Buffer> {
+    return this.#take(bytes, true);
+  }
+
+  /** The next `bytes` bytes piece by piece; stops early when the input ends (check the total). */
+  async *pieces(bytes: number): AsyncGenerator<Buffer> {
+    let left = bytes;
+    while (left > 0) {
+      const piece = await this.#take(Math.min(left, 1024 * 1024), false);
+      if (piece.length === 0) return;
+      left -= piece.length;
+      yield piece;
+    }
+  }
+
+  /** Skips `bytes` bytes; false when the input ended first. */
+  async skip(bytes: number): Promise<boolean> {
+    let skipped = 0;
+    for await (const piece of this.pieces(bytes)) skipped += piece.length;
+    return skipped === bytes;
+  }
+}
+
+function field(block: Buffer, offset: number, length: number): string {
+  const end = block.indexOf(0, offset);
+  return block.toString('utf8', offset, end === -1 || end > offset + length ? offset + length : end);
+}
+
+function parseOctal(text: string, what: string): number {
+  const trimmed = text.replace(/[\s\u0000]+$/, '').trim();
+  if (!/^[0-7]*$/.test(trimmed)) throw new ArchiveError(`a header's ${what} is not a number`);
+  return trimmed === '' ? 0 : Number.parseInt(trimmed, 8);
+}
+
+/** The PAX records of an extended header: `path` and `size` are the ones that matter here. */
+function parsePax(body: Buffer): Map<string, string> {
+  const records = new Map<string, string>();
+  let at = 0;
+  while (at < body.length) {
+    const space = body.indexOf(32, at);
+    if (space === -1) break;
+    const length = Number(body.toString('ascii', at, space));
+    if (!Number.isSafeInteger(length) || length <= 0 || at + length > body.length) {
+      throw new ArchiveError('a PAX header is damaged');
+    }
+    const record = body.toString('utf8', space + 1, at + length - 1);
+    const equals = record.indexOf('=');
+    if (equals === -1) throw new ArchiveError('a PAX header is damaged');
+    records.set(record.slice(0, equals), record.slice(equals + 1));
+    at += length;
+  }
+  return records;
+}
+
+/** The memory path an archive entry name maps to, or an ArchiveError saying why it cannot. */
+function memoryPathOf(name: string): string {
+  if (name.startsWith('/'))
+    throw new ArchiveError(`the archive holds an absolute path (${JSON.stringify(name.slice(0, 200))})`);
+  const relative = name.replace(/^(\.\/)+/, '');
+  if (relative.split('/').includes('..')) {
+    throw new ArchiveError(
+      `the archive holds a path that climbs out with .. (${JSON.stringify(name.slice(0, 200))})`,
+    );
+  }
+  if (relative !== ARCHIVE_ROOT && !relative.startsWith(`${ARCHIVE_ROOT}/`)) {
+    throw new ArchiveError(
+      `the archive holds ${JSON.stringify(name.slice(0, 200))}, outside ${ARCHIVE_ROOT}/`,
+    );
+  }
+  try {
+    return normalizeMemoryPath(`/${relative.replace(/\/+$/, '')}`);
+  } catch (error) {
+    const reason = isMemoryToolError(error) ? error.message : String(error);
+    throw new ArchiveError(`the archive holds a path memdir refuses: ${reason}`);
+  }
+}
+
+/**
+ * Checks that bytes given piece by piece are UTF-8, without decoding them (a decoder would make a
+ * string of every piece: hundreds of megabytes of garbage for a large archive). A character cut
+ * between two pieces is carried over, at most three bytes.
+ */
+class Utf8Check {
+  #carry: Buffer = Buffer.alloc(0);
+
+  /** False as soon as the bytes so far cannot be UTF-8. */
+  next(piece: Buffer): boolean {
+    const bytes = this.#carry.length === 0 ? piece : Buffer.concat([this.#carry, piece]);
+    // The start of the last character, if it may be cut: a lead byte among the last three bytes.
+    let cut = bytes.length;
+    for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+      const byte = bytes[bytes.length - back]!;
+      if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back
+      const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+      if (length > back) cut = bytes.length - back;
+      break;
+    }
+    this.#carry = Buffer.from(bytes.subarray(cut));
+    return isUtf8(bytes.subarray(0, cut));
+  }
+
+  /** False when the bytes end inside a character. */
+  end(): boolean {
+    return this.#carry.length === 0;
+  }
+}
+
+/** The header block's checksum is right (the checksum field itself counts as spaces). */
+function checksumHolds(block: Buffer): boolean {
+  let sum = 0;
+  for (let index = 0; index < BLOCK; index++) sum += index >= 148 && index < 156 ? 32 : block[index]!;
+  return parseOctal(field(block, 148, 8), 'checksum') === sum;
+}
+
+/** Copies the next `size` bytes of `input` into `sink`; false when the input ends first. */
+async function pipeContent(
+  input: Input,
+  size: number,
+  sink: (piece: Buffer) => Promise<void>,
+): Promise<boolean> {
+  let copied = 0;
+  for await (const piece of input.pieces(size)) {
+    copied += piece.length;
+    await sink(piece);
+    input.moved(piece.length);
+  }
+  return copied === size && (await input.skip(Math.ceil(size / BLOCK) * BLOCK - size));
+}
+
+/**
+ * Reads and checks an archive made by `memdir export` from `input`, staging its files on disk and
+ * writing nothing to any store: every header (checksum, type, path, size, refused as soon as it is
+ * read), the content (UTF-8), and the manifest (present, agreeing with every file's size and hash,
+ * no file missing or extra). Memory stays bounded whatever the archive: the content goes to disk,
+ * and so do the paths.
+ * @returns the staged archive; `discard()` it when done.
+ * @throws ArchiveError naming the first problem (the staged files are removed then).
+ */
+export async function stageArchive(input: Readable, limits: ArchiveLimits): Promise<StagedArchive> {
+  const staging = await Staging.create(limits.stagingParent);
+  // Ctrl-C: the input is closed, which ends the wait for its next piece.
+  const stop = () => input.destroy();
+  limits.signal?.addEventListener('abort', stop, { once: true });
+  try {
+    await readInto(new Input(input), staging, limits);
+    if (limits.signal?.aborted) throw new ArchiveError('interrupted');
+  } catch (error) {
+    await staging.discard();
+    throw limits.signal?.aborted ? new ArchiveError('interrupted') : error;
+  } finally {
+    limits.signal?.removeEventListener('abort', stop);
+  }
+  return {
+    driver: staging.driver(),
+    files: staging.files,
+    bytes: staging.bytes,
+    discard: () => staging.discard(),
+  };
+}
+
+async function readInto(input: Input, staging: Staging, limits: ArchiveLimits): Promise<void> {
+  const maxTotalBytes = limits.maxTotalBytes ?? 512 * 1024 * 1024;
+  const maxEntries = limits.maxEntries ?? 1_000_000;
+  let manifestSeen = false;
+  let pax: Map<string, string> | undefined;
+  let longName: string | undefined;
+  let total = 0;
+  let entries = 0;
+  for (;;) {
+    const at = input.position;
+    const block = await input.read(BLOCK);
+    if (block.length < BLOCK) {
+      throw new ArchiveError('the archive has no end marker: it is cut short or not a tar archive');
+    }
+    if (block.every((byte) => byte === 0)) break;
+    if (++entries > maxEntries) throw new ArchiveError(`the archive has more than ${maxEntries} entries`);
+    if (!checksumHolds(block)) {
+      throw new ArchiveError(`the archive is damaged: a header's checksum is wrong (at byte ${at})`);
+    }
+    const type = String.fromCharCode(block[156]!);
+    let size = parseOctal(field(block, 124, 12), 'size');
+    if (pax?.has('size')) size = Number(pax.get('size'));
+    if (!Number.isSafeInteger(size) || size < 0) throw new ArchiveError('a header gives an impossible size');
+    const prefix = field(block, 345, 155);
+    let name =
+      pax?.get('path') ?? longName ?? (prefix ? `${prefix}/${field(block, 0, 100)}` : field(block, 0, 100));
+    const padded = Math.ceil(size / BLOCK) * BLOCK;
+    if (type === 'x' || type === 'g' || type === 'L') {
+      if (size > 1024 * 1024) throw new ArchiveError('an extended header is larger than 1 MiB');
+      const body = await input.read(size);
+      if (body.length < size || !(await input.skip(padded - size))) {
+        throw new ArchiveError('the archive ends inside an entry: it is cut short');
+      }
+      if (type === 'x') pax = parsePax(body);
+      if (type === 'L') longName = body.toString('utf8').replace(/\u0000+$/, '');
+      continue;
+    }
+    pax = undefined;
+    longName = undefined;
+    if (type in TYPE_NAMES) {
+      throw new ArchiveError(
+        `the archive holds ${TYPE_NAMES[type]} (${JSON.stringify(name.slice(0, 200))}); import takes regular files only`,
+      );
+    }
+    if (type !== '0' && type !== '\u0000' && type !== '5') {
+      throw new ArchiveError(`the archive holds an entry of unknown type ${JSON.stringify(type)}`);
+    }
+    if (type === '5') {
+      if (size !== 0) throw new ArchiveError('a directory entry has content');
+      await staging.addFolder(memoryPathOf(name));
+      continue;
+    }
+    name = name.replace(/^(\.\/)+/, '');
+    if (name === MANIFEST_NAME) {
+      if (manifestSeen) throw new ArchiveError('the archive holds two manifests');
+      if (size > 64 * 1024 * 1024) throw new ArchiveError('the manifest is larger than 64 MiB');
+      manifestSeen = true;
+      const file = await open(staging.manifestFile, 'wx', 0o600);
+      try {
+        if (!(await pipeContent(input, size, async (piece) => void (await file.write(piece))))) {
+          throw new ArchiveError('the archive ends inside the manifest: it is cut short');
+        }
+      } finally {
+        await file.close();
+      }
+      continue;
+    }
+    const path = memoryPathOf(name);
+    // Refused from the header alone: a 10 GB size is never read.
+    if (size > limits.maxFileBytes) {
+      throw new ArchiveError(
+        `${path} is ${size} bytes, over the store's limit of ${limits.maxFileBytes} bytes per file`,
+      );
+    }
+    total += size;
+    if (total > maxTotalBytes)
+      throw new ArchiveError(`the archive holds more than ${maxTotalBytes} bytes of files`);
+    if (path === `/${ARCHIVE_ROOT}`)
+      throw new ArchiveError(`the archive holds a file named ${ARCHIVE_ROOT} itself`);
+    const staged = await staging.addFile(path);
+    const utf8 = new Utf8Check();
+    try {
+      const whole = await pipeContent(input, size, async (piece) => {
+        if (!utf8.next(piece)) throw new ArchiveError(`${path} is not UTF-8 text`);
+        await staged.write(piece);
+      });
+      if (!whole) throw new ArchiveError(`the archive ends inside ${path}: it is cut short`);
+      if (!utf8.end()) throw new ArchiveError(`${path} is not UTF-8 text`);
+    } finally {
+      await staged.done();
+    }
+  }
+  if (!manifestSeen) {
+    throw new ArchiveError(
+      `the archive has no ${MANIFEST_NAME}: import only takes archives made by memdir export`,
+    );
+  }
+  try {
+    // First the manifest's shape (it needs the whole text), then each entry against the files.
+    await readManifest(staging.manifestFile);
+    await readManifest(staging.manifestFile, (entry) => staging.verify(entry));
+  } catch (error) {
+    if (error instanceof ManifestError) throw new ArchiveError(error.message);
+    throw error;
+  }
+  await staging.verifyAll();
+}

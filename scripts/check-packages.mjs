@@ -16,61 +16,35 @@
 // Needs the npm registry for third-party dependencies (as `pnpm install` does). Exits 1 when a
 // check fails; the last line reads "check:packages: N passed, N failed". --verbose also prints the
 // full publint and attw reports.
-import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  BIN,
+  indent,
+  freshProject as npmProject,
+  pack as packPackage,
+  publishedPackages,
+  ROOT,
+  readJson,
+  run,
+} from './npm-project.mjs';
 
-const ROOT = new URL('..', import.meta.url).pathname;
-const BIN = join(ROOT, 'node_modules', '.bin');
 const REPOSITORY = 'git+https://github.com/memdir/memdir.git';
 const HOMEPAGE = (dir) => `https://github.com/memdir/memdir/tree/main/packages/${dir}#readme`;
 const BUGS = 'https://github.com/memdir/memdir/issues';
 const COPYRIGHT = 'Copyright (c) 2026 memdir contributors';
 /** What a lean memdir must not pull in: the test runner and what comes with it. */
 const TEST_TOOLS = ['vitest', 'fast-check', 'vite', '@vitest/runner', 'rolldown', 'lightningcss'];
+/** The TypeScript setup of a user's project: what the packages' declarations must compile in. */
+const USER_TYPES = { '@types/node': '20.19.43' };
 
 const results = [];
 function check(pkg, name, ok, detail = '') {
   results.push({ pkg, name, ok, detail });
   const mark = ok ? 'ok  ' : 'FAIL';
   console.log(`${mark} ${pkg}: ${name}${detail && !ok ? `\n${indent(detail)}` : ''}`);
-}
-
-function indent(text) {
-  return text
-    .trimEnd()
-    .split('\n')
-    .map((line) => `       ${line}`)
-    .join('\n');
-}
-
-function run(command, args, options = {}) {
-  const result = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options });
-  return {
-    code: result.status,
-    output: `${result.stdout ?? ''}${result.stderr ?? ''}`,
-    stdout: result.stdout ?? '',
-  };
-}
-
-/** The workspace packages that are published: packages/* with a package.json that is not private. */
-function publishedPackages() {
-  const dir = join(ROOT, 'packages');
-  return readdirSync(dir)
-    .filter((name) => existsSync(join(dir, name, 'package.json')))
-    .map((name) => ({
-      dir: name,
-      path: join(dir, name),
-      manifest: readJson(join(dir, name, 'package.json')),
-    }))
-    .filter(({ manifest }) => manifest.private !== true)
-    .sort((a, b) => a.manifest.name.localeCompare(b.manifest.name));
-}
-
-function readJson(path) {
-  return JSON.parse(readFileSync(path, 'utf8'));
 }
 
 /** The subpaths of an exports map, without ./package.json. */
@@ -80,6 +54,78 @@ function subpaths(manifest) {
 }
 
 // --- 1. manifest and files ---------------------------------------------------------------------
+
+/** The packages each changeset waiting in .changeset/ releases (from its front matter). */
+function pendingChangesets() {
+  const dir = join(ROOT, '.changeset');
+  const pending = new Map();
+  for (const file of readdirSync(dir).filter((name) => name.endsWith('.md') && name !== 'README.md')) {
+    const front = /^---\n([\s\S]*?)\n---/.exec(readFileSync(join(dir, file), 'utf8'))?.[1] ?? '';
+    for (const match of front.matchAll(/^["']?([^"':\s]+)["']?\s*:\s*(major|minor|patch)\s*$/gm)) {
+      pending.set(match[1], [...(pending.get(match[1]) ?? []), file]);
+    }
+  }
+  return pending;
+}
+
+/**
+ * Released like a package: a version of its own with its CHANGELOG.md (written by `changeset
+ * version`) shipped, or, never released yet (0.0.0), a changeset waiting to release it.
+ */
+function checkRelease({ path, manifest }, pending) {
+  const name = manifest.name;
+  if (manifest.version === '0.0.0') {
+    check(
+      name,
+      'at 0.0.0, with a changeset in .changeset/ that releases it',
+      pending.has(name),
+      'A new package needs a changeset (pnpm changeset) for its first release.',
+    );
+    return;
+  }
+  const changelog = existsSync(join(path, 'CHANGELOG.md'))
+    ? readFileSync(join(path, 'CHANGELOG.md'), 'utf8')
+    : '';
+  check(
+    name,
+    `CHANGELOG.md has ${manifest.version}, and is in files`,
+    changelog.startsWith(`# ${name}\n`) &&
+      changelog.includes(`\n## ${manifest.version}\n`) &&
+      manifest.files?.includes('CHANGELOG.md') === true,
+    `CHANGELOG.md ${changelog === '' ? 'missing' : 'without a "## ' + manifest.version + '" section'}; files: ${JSON.stringify(manifest.files)}. Versions and changelogs come from \`pnpm version-packages\` (changeset version).`,
+  );
+}
+
+/**
+ * The repository's own documents a user or contributor looks for: SECURITY.md (how to report, what
+ * is in scope) and CONTRIBUTING.md, which gives the same two commands as the README.
+ */
+function checkRepositoryDocuments() {
+  const read = (file) => (existsSync(join(ROOT, file)) ? readFileSync(join(ROOT, file), 'utf8') : '');
+  const security = read('SECURITY.md');
+  check(
+    '(repository)',
+    'SECURITY.md says how to report, and names escapes, tenant isolation and leaks as in scope',
+    /## Reporting/.test(security) &&
+      /## In scope/.test(security) &&
+      ['Escapes', 'Tenant isolation', 'Leaks'].every((word) => security.includes(`**${word}`)),
+  );
+  const readme = read('README.md');
+  const contributing = read('CONTRIBUTING.md');
+  const commands = [
+    ...readme.matchAll(/^npm i -g pnpm@[\d.]+ && pnpm install --frozen-lockfile && pnpm (demo|test)$/gm),
+  ].map((match) => match[0]);
+  check(
+    '(repository)',
+    "CONTRIBUTING.md gives the README's two commands, the layout, and how to add an adapter and run the conformance suite on it",
+    commands.length === 2 &&
+      commands.every((command) => contributing.includes(command)) &&
+      /## The layout/.test(contributing) &&
+      /## Adding an adapter/.test(contributing) &&
+      contributing.includes('describeMemoryStore('),
+    `README commands: ${JSON.stringify(commands)}`,
+  );
+}
 
 function checkManifest({ dir, path, manifest }) {
   const name = manifest.name;
@@ -150,12 +196,9 @@ function checkManifest({ dir, path, manifest }) {
 // --- 2. the packed tarball ---------------------------------------------------------------------
 
 function pack(pkg, destination) {
-  const result = run('pnpm', ['pack', '--pack-destination', destination], { cwd: pkg.path });
-  const tarball = readdirSync(destination).find(
-    (file) => file === `${pkg.manifest.name.replace('@', '').replace('/', '-')}-${pkg.manifest.version}.tgz`,
-  );
+  const { tarball, result } = packPackage(pkg, destination);
   check(pkg.manifest.name, 'packs', result.code === 0 && tarball !== undefined, result.output);
-  return tarball === undefined ? undefined : join(destination, tarball);
+  return tarball;
 }
 
 function lintTarball(pkg, tarball) {
@@ -181,20 +224,10 @@ function lintTarball(pkg, tarball) {
 
 // --- 3. a fresh npm project --------------------------------------------------------------------
 
-async function freshProject(name, dependencies, tarballs) {
-  const dir = await mkdtemp(join(tmpdir(), `memdir-${name}-`));
+function freshProject(name, dependencies, tarballs) {
   // Workspace siblings come from their tarballs too, wherever they are depended on.
   const overrides = Object.fromEntries(Object.entries(tarballs).map(([pkg, file]) => [pkg, `file:${file}`]));
-  await writeFile(
-    join(dir, 'package.json'),
-    JSON.stringify(
-      { name: `check-${name}`, private: true, type: 'module', dependencies, overrides },
-      null,
-      2,
-    ),
-  );
-  const install = run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir });
-  return { dir, install };
+  return npmProject(name, dependencies, { overrides });
 }
 
 /** Every package installed: the entries of the lockfile, and the bytes of node_modules. */
@@ -263,6 +296,32 @@ async function checkInstalled(packages, tarballs) {
       }
     }
   }
+  if (tarballs['@memdir/core'] && tarballs['@memdir/fs']) {
+    // `await using store = ...` (Node 24 syntax; on Node 20 the same call made by hand).
+    const dispose = run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "import { createInMemoryStore } from '@memdir/core'; import { createFsStore } from '@memdir/fs';\n" +
+          "for (const store of [createInMemoryStore(), createFsStore({ root: 'disposed' })]) {\n" +
+          "  await store.create({ command: 'create', path: '/memories/a.md', file_text: 'a' });\n" +
+          '  await store[Symbol.asyncDispose]();\n' +
+          "  const after = await store.view({ command: 'view', path: '/memories' }).then(() => 'still open', (error) => error.code);\n" +
+          '  console.log(after);\n' +
+          '}',
+      ],
+      { cwd: project.dir },
+    );
+    check(
+      '@memdir/core',
+      'stores close through Symbol.asyncDispose (await using), in-memory and fs',
+      dispose.code === 0 &&
+        !dispose.stdout.includes('still open') &&
+        dispose.stdout.trim().split('\n').length === 2,
+      dispose.output,
+    );
+  }
   const core = join(project.dir, 'node_modules', '@memdir', 'core', 'docs', 'protocol.md');
   if (tarballs['@memdir/core']) {
     check(
@@ -316,7 +375,74 @@ async function checkInstalled(packages, tarballs) {
       `${peers.output}\n${passing.output.slice(-3000)}`,
     );
   }
+  await checkTypes(project.dir, packages);
   return project.dir;
+}
+
+/**
+ * The declarations compile in a TypeScript user's project: strict, NodeNext, and skipLibCheck off
+ * (with it on, a declaration that imports an untyped module, such as `pg` without `@types/pg`,
+ * turns its types into `any` without a word). The project has only what such a user installs:
+ * typescript and @types/node, besides the packages and their peers.
+ */
+async function checkTypes(dir, packages) {
+  const types = run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      ...Object.entries(USER_TYPES).map(([name, version]) => `${name}@${version}`),
+    ],
+    { cwd: dir },
+  );
+  const specifiers = packages.flatMap(({ manifest }) =>
+    subpaths(manifest).map((subpath) =>
+      subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`,
+    ),
+  );
+  // Every export compiles; and every store a package makes (its `create...Store` functions) can be
+  // held with `await using`, i.e. has Symbol.asyncDispose.
+  const mains = packages.map(({ manifest }) => manifest.name);
+  await writeFile(
+    join(dir, 'types.ts'),
+    [
+      ...specifiers.map((specifier, i) => `export * as m${i} from ${JSON.stringify(specifier)};`),
+      ...mains.map((name, i) => `import * as main${i} from ${JSON.stringify(name)};`),
+      'type Fn = (...args: never[]) => unknown;',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a TypeScript template literal type, written out
+      'type Stores<M> = { [K in keyof M as K extends `create${string}Store` ? K : never]: M[K] extends Fn ? Awaited<ReturnType<M[K]>> : never };',
+      ...mains.map(
+        (name, i) =>
+          `export const disposable${i}: { [K in keyof Stores<typeof main${i}>]: AsyncDisposable } = {} as Stores<typeof main${i}>; // ${name}`,
+      ),
+      '',
+    ].join('\n'),
+  );
+  await writeFile(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        lib: ['es2022', 'esnext.disposable'],
+        noEmit: true,
+        skipLibCheck: false,
+        types: ['node'],
+      },
+      files: ['types.ts'],
+    }),
+  );
+  const tsc = run(join(BIN, 'tsc'), ['-p', 'tsconfig.json'], { cwd: dir });
+  check(
+    '(all)',
+    `tsc (strict, skipLibCheck off) on every export, with only typescript and ${Object.keys(USER_TYPES).join(', ')} added; every create...Store makes an AsyncDisposable`,
+    types.code === 0 && tsc.code === 0,
+    `${types.output}\n${tsc.output}`,
+  );
 }
 
 // --- main --------------------------------------------------------------------------------------
@@ -324,7 +450,12 @@ async function checkInstalled(packages, tarballs) {
 const started = Date.now();
 const packages = publishedPackages();
 console.log(`check:packages: ${packages.map((pkg) => pkg.manifest.name).join(', ')}\n`);
-for (const pkg of packages) checkManifest(pkg);
+const pending = pendingChangesets();
+for (const pkg of packages) {
+  checkManifest(pkg);
+  checkRelease(pkg, pending);
+}
+checkRepositoryDocuments();
 
 const work = await mkdtemp(join(tmpdir(), 'memdir-check-packages-'));
 const folders = [work];

@@ -15,11 +15,25 @@ export interface ReadmeExample {
 export interface ReadmeExampleOptions {
   /** The languages to look for when no block is marked. @default ts, typescript, js, javascript, mjs */
   languages?: readonly string[];
+  /** The example after `<!-- readme-example: {name} -->` instead of the main one. */
+  name?: string | undefined;
 }
 
 export function readmeExample(readme: string | URL, options?: ReadmeExampleOptions): ReadmeExample;
 
 export function expectedOutput(code: string): string | undefined;
+
+/** Splits a shell command line into words: plain, '...' and "..." (with \" and \\). */
+export function shellWords(line: string): string[];
+
+/** One command of a README's shell session, and what it prints (its `# ` lines). */
+export interface ShellStep {
+  args: string[];
+  expected: string;
+}
+
+/** The `{command} ...` lines of a README's shell session, each with the `# ` lines below it. */
+export function shellTranscript(code: string, command: string): ShellStep[];
 
 export interface RunReadmeExampleOptions {
   /** The README file. */
@@ -28,6 +42,8 @@ export interface RunReadmeExampleOptions {
   packageDir: string | URL;
   /** Variables for the example, on top of the user's environment. */
   env?: Record<string, string>;
+  /** The example after `<!-- readme-example: {name} -->` instead of the main one. */
+  name?: string | undefined;
   /** @default 60000 */
   timeoutMs?: number;
   /** Runs before the example's folder is removed. */

@@ -13,8 +13,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-/** The comment that marks the example to run when it is not the README's first ts/js block. */
+/**
+ * The comment that marks the example to run when it is not the README's first ts/js block; a
+ * README's other examples under test are marked with a name, `<!-- readme-example: cluster -->`.
+ */
 const MARKER = '<!-- readme-example -->';
+const namedMarker = (name) => `<!-- readme-example: ${name} -->`;
 
 const FENCE = /^```([\w-]*)[^\n]*\n([\s\S]*?)^```/gm;
 
@@ -24,24 +28,36 @@ function toPath(location) {
 
 /**
  * The README's main example: the code block right after `<!-- readme-example -->`, or else the first
- * block in TypeScript or JavaScript. `languages` narrows the search (`sh` for a shell transcript).
+ * block in TypeScript or JavaScript. `languages` narrows the search (`sh` for a shell transcript);
+ * `name` picks the block after `<!-- readme-example: {name} -->` instead.
  */
 export function readmeExample(readme, options = {}) {
   const text = readFileSync(toPath(readme), 'utf8');
   const languages = options.languages ?? ['ts', 'typescript', 'js', 'javascript', 'mjs'];
-  const blocks = [...text.matchAll(FENCE)].map((match) => ({
-    language: match[1],
-    code: match[2],
-    line: text.slice(0, match.index).split('\n').length,
-    marked: text.slice(0, match.index).trimEnd().endsWith(MARKER),
-  }));
+  const blocks = [...text.matchAll(FENCE)].map((match) => {
+    const before = text.slice(0, match.index).trimEnd();
+    return {
+      language: match[1],
+      code: match[2],
+      line: text.slice(0, match.index).split('\n').length,
+      marked: before.endsWith(MARKER),
+      named: options.name !== undefined && before.endsWith(namedMarker(options.name)),
+    };
+  });
   const block =
-    blocks.find((candidate) => candidate.marked) ??
-    blocks.find((candidate) => languages.includes(candidate.language));
+    options.name !== undefined
+      ? blocks.find((candidate) => candidate.named)
+      : (blocks.find((candidate) => candidate.marked) ??
+        blocks.find((candidate) => languages.includes(candidate.language)));
   if (block === undefined) {
-    throw new Error(`${toPath(readme)} has no ${languages.join('/')} code block to run`);
+    throw new Error(
+      options.name !== undefined
+        ? `${toPath(readme)} has no code block after ${namedMarker(options.name)}`
+        : `${toPath(readme)} has no ${languages.join('/')} code block to run`,
+    );
   }
-  return { ...block, expectedOutput: expectedOutput(block.code) };
+  const { language, code, line, marked } = block;
+  return { language, code, line, marked, expectedOutput: expectedOutput(code) };
 }
 
 /**
@@ -63,6 +79,35 @@ export function expectedOutput(code) {
   return output.length === 0 ? undefined : `${output.join('\n')}\n`;
 }
 
+/** Splits a shell command line into words: plain, '...' and "..." (with \" and \\). */
+export function shellWords(line) {
+  const words = [];
+  const pattern = /'([^']*)'|"((?:[^"\\]|\\.)*)"|(\S+)/g;
+  for (const match of line.matchAll(pattern)) {
+    words.push(match[1] ?? match[2]?.replace(/\\(["\\$`])/g, '$1') ?? match[3]);
+  }
+  return words;
+}
+
+/**
+ * A README's shell session (a CLI's main example): each `{command} ...` line with the `# ` lines
+ * below it, which are what it prints. `npm ...` lines (the install step) and blank lines are
+ * skipped; any other line is an error, since a test could not run it.
+ */
+export function shellTranscript(code, command) {
+  const steps = [];
+  for (const line of code.split('\n')) {
+    if (line.startsWith(`${command} `) || line === command) {
+      steps.push({ args: shellWords(line).slice(1), expected: '' });
+    } else if (line.startsWith('#') && steps.length > 0) {
+      steps.at(-1).expected += `${line.replace(/^# ?/, '')}\n`;
+    } else if (line.trim() !== '' && !line.startsWith('npm ')) {
+      throw new Error(`the README example has a line that cannot be run: ${line}`);
+    }
+  }
+  return steps;
+}
+
 /** The environment of a user's shell: this one's, without what test runners and CI add. */
 function userEnv(extra) {
   const env = {};
@@ -81,6 +126,7 @@ function userEnv(extra) {
  *   (its `dist/` must be built).
  * - `env`: variables for the example (a server URL, `ANTHROPIC_BASE_URL`...), on top of the user's
  *   environment. Test runner variables and any `ANTHROPIC_*` of the caller are left out.
+ * - `name`: run the example marked `<!-- readme-example: {name} -->` instead of the main one.
  * - `timeoutMs`: the run is killed after it. @default 60000
  *
  * The example's working directory is a fresh folder inside the package; `inspect(folder)` runs
@@ -92,7 +138,7 @@ export async function runReadmeExample(options) {
   if (!existsSync(join(packageDir, 'dist'))) {
     throw new Error(`${manifest.name} is not built (no dist/): run pnpm build first`);
   }
-  const example = readmeExample(options.readme);
+  const example = readmeExample(options.readme, { name: options.name });
   const { outputText } = ts.transpileModule(example.code, {
     compilerOptions: {
       module: ts.ModuleKind.ESNext,

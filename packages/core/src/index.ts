@@ -1,3 +1,6 @@
+// First, before anything else is evaluated: a clear error on a Node.js older than memdir supports.
+import './runtime.js';
+
 export {
   createMemoryAdmin,
   DEFAULT_ADMIN_BATCH,

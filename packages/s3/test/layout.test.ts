@@ -130,6 +130,36 @@ describe('the startup probe', () => {
     expect(probes.length).toBe(7);
     client.destroy();
   });
+
+  it('blames an SDK that drops the conditions, not the server, and names the version memdir needs', async () => {
+    // What @aws-sdk/client-s3 before 3.700 does to a PutObject (3.620 drops If-None-Match as well),
+    // done to this client's requests; the server is the real one. The real old SDK (3.600) is
+    // checked by scripts/check-peer-ranges.mjs.
+    const prefix = uniquePrefix('old-sdk');
+    prefixes.push(prefix);
+    const client = rawClient();
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const headers = (args.request as { headers?: Record<string, string> }).headers ?? {};
+        for (const name of Object.keys(headers)) {
+          if (/^if-(none-)?match$/i.test(name)) delete headers[name];
+        }
+        return next(args);
+      },
+      { step: 'build', priority: 'high', name: 'dropConditions' },
+    );
+    const store = open(prefix, { client });
+    const error = await store.create({ command: 'create', path: '/memories/a.md', file_text: 'a' }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(MemoryToolError);
+    expect((error as MemoryToolError).code).toBe('BACKEND');
+    expect((error as MemoryToolError).message).toMatch(
+      /^The memory store is unavailable: @aws-sdk\/client-s3 3\.\d+\.\d+ does not send If-Match and If-None-Match on PutObject, which memdir needs to keep files safe: upgrade it to 3\.917\.0 or later\. Try again\.$/,
+    );
+    client.destroy();
+  });
 });
 
 describe('names', () => {

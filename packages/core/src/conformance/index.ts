@@ -20,6 +20,8 @@
  * vitest and fast-check are optional peer dependencies of `@memdir/core`, needed only here.
  * @module
  */
+// First: a clear error on a Node.js older than memdir supports (see runtime.ts).
+import '../runtime.js';
 import { describe } from 'vitest';
 import type { DriverCapabilities, MemoryDriver, MemoryStore, MemoryStoreOptions } from '../types.js';
 import { adminTests } from './admin.js';

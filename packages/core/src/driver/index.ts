@@ -8,6 +8,8 @@
  * ```
  * @module
  */
+// First: a clear error on a Node.js older than memdir supports (see runtime.ts).
+import '../runtime.js';
 import { driverAncestors } from '../path.js';
 import type { DriverPath } from '../types.js';
 

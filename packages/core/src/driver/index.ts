@@ -45,7 +45,6 @@ export {
   STORE_OPTION_NAMES,
   splitStoreOptions,
 } from './options.js';
-export { type DriverLog, driverLog } from './log.js';
 export { judgeQuota, type QuotaChange } from './quota.js';
 export { Receipts } from './receipts.js';
 export {

@@ -9,7 +9,7 @@ import {
   toMemoryToolError,
   validateNamespace,
 } from '@memdir/core';
-import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
+import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, operatorCause } from './errors.js';
 import { runExec } from './exec.js';
 import { COMMAND_HELP, MAIN_HELP } from './help.js';
 import { type CliIo, processIo, readAll, write } from './io.js';
@@ -71,9 +71,14 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
     // Whatever the message, and wherever it comes from, no secret of a store URL of this run in it.
     const urls = storeUrlsOf(argv, io);
     if (error instanceof CliUsageError) {
+      // MEMDIR_DEBUG: where a store's failure came from, for a bug report (never by default).
+      const stack = io.env.MEMDIR_DEBUG && error.cause !== undefined ? `${stackOf(error.cause)}\n` : '';
       await write(
         io.stderr,
-        scrubSecrets(`memdir: ${error.message}\n${error.hint === undefined ? '' : `${error.hint}\n`}`, urls),
+        scrubSecrets(
+          `memdir: ${error.message}\n${error.hint === undefined ? '' : `${error.hint}\n`}${stack}`,
+          urls,
+        ),
       );
       return EXIT_USAGE;
     }
@@ -182,8 +187,20 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       // the fixed BACKEND text here too; MEMDIR_DEBUG shows the original.
       const toolError = toMemoryToolError(error);
       await write(io.stderr, `${memoryErrorText(toolError)}\n`);
-      if (io.env.MEMDIR_DEBUG && toolError !== error)
-        await write(io.stderr, `${String((error as Error)?.stack ?? error)}\n`);
+      // The operator also hears why, in the store's words (the model's text above never says).
+      const cause = operatorCause(toolError);
+      if (cause !== undefined) {
+        const urls = storeUrlsOf([...args], io);
+        await write(
+          io.stderr,
+          scrubSecrets(`memdir: the store failed (${toolError.reason}): ${cause}\n`, urls),
+        );
+      }
+      if (io.env.MEMDIR_DEBUG)
+        await write(
+          io.stderr,
+          `${stackOf(toolError === error ? ((error as Error).cause ?? error) : error)}\n`,
+        );
       return EXIT_FAILED;
     }
     // On a terminal, what the model wrote is shown with its control characters escaped (--raw:
@@ -479,4 +496,15 @@ async function withStore(
   } finally {
     await store.close().catch(() => {});
   }
+}
+
+/** A stack for MEMDIR_DEBUG, with each cause's under it. */
+function stackOf(error: unknown): string {
+  const lines: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
+    lines.push(`${depth === 0 ? '' : 'caused by: '}${(current as Error).stack ?? String(current)}`);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return lines.join('\n');
 }

@@ -26,8 +26,7 @@ describe('store URLs', () => {
     expect(await memdir(['view', '--store', 'redis://127.0.0.1:1'])).toEqual({
       code: 2,
       stdout: '',
-      stderr:
-        'memdir: Cannot open store redis://127.0.0.1:1: connect ECONNREFUSED 127.0.0.1:1\n',
+      stderr: 'memdir: Cannot open store redis://127.0.0.1:1: connect ECONNREFUSED 127.0.0.1:1\n',
     });
   });
 
@@ -41,11 +40,16 @@ describe('store URLs', () => {
       stdout: '',
       stderr: `memdir: Cannot open store ${shown}: role "memdir_nobody" does not exist\n`,
     });
-    const debug = await runCli(['view', '--store', url.href], { cwd: folder.path, env: { MEMDIR_DEBUG: '1' } });
+    const debug = await runCli(['view', '--store', url.href], {
+      cwd: folder.path,
+      env: { MEMDIR_DEBUG: '1' },
+    });
     expect(debug.code).toBe(2);
     const lines = debug.stderr.split('\n');
     expect(lines[0]).toBe(`memdir: Cannot open store ${shown}: role "memdir_nobody" does not exist`);
-    expect(lines[1]).toMatch(/^MemoryToolError: The memory store is unavailable: PostgreSQL refused the login\./);
+    expect(lines[1]).toMatch(
+      /^MemoryToolError: The memory store is unavailable: PostgreSQL refused the login\./,
+    );
     expect(debug.stderr).toMatch(/\ncaused by: error: role "memdir_nobody" does not exist\n {4}at /);
     expect(debug.stderr).not.toContain('not-the-password');
   });

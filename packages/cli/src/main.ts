@@ -24,6 +24,7 @@ import {
   scrubSecrets,
 } from './store-url.js';
 import { escapeControls, isTerminal } from './terminal.js';
+import { stderrLogger } from './verbose.js';
 import { VERSION } from './version.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -35,6 +36,7 @@ const STORE_OPTIONS = {
   'no-overwrite': { type: 'boolean' },
   'max-file-bytes': { type: 'string' },
   'max-view-chars': { type: 'string' },
+  verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } satisfies Options;
 
@@ -238,7 +240,7 @@ async function serveOverHttp(values: Values, io: CliIo): Promise<number> {
     });
   }
   const { serveHttp } = await import('./serve-http.js');
-  const options = storeOptions(values);
+  const options = storeOptions(values, io);
   const url = storeUrl(values, io);
   return withStore(values, io, 'write', (store) =>
     serveHttp(config, {
@@ -428,7 +430,7 @@ async function toolInput(command: string, values: Values, positionals: string[],
 }
 
 /** The store options given on the command line. */
-function storeOptions(values: Values): MemoryStoreOptions {
+function storeOptions(values: Values, io: CliIo): MemoryStoreOptions {
   if (values.overwrite && values['no-overwrite']) {
     throw new CliUsageError('--overwrite and --no-overwrite contradict each other');
   }
@@ -441,6 +443,8 @@ function storeOptions(values: Values): MemoryStoreOptions {
       throw new CliUsageError((error as Error).message);
     }
   }
+  // --verbose: the driver's own reports on stderr (connections, retries, lock waits, setup).
+  if (values.verbose) options.logger = stderrLogger(io, [storeUrl(values, io), io.env.MEMDIR_STORE]);
   if (values.overwrite) options.overwrite = true;
   if (values['no-overwrite']) options.overwrite = false;
   for (const [flag, key] of [
@@ -480,7 +484,7 @@ async function withStore(
   mode: 'existing' | 'write',
   body: (store: MemoryStore) => Promise<number>,
 ): Promise<number> {
-  const options = storeOptions(values);
+  const options = storeOptions(values, io);
   const url = storeUrl(values, io);
   if (/^file:/i.test(url)) {
     const state = await checkFileStore(url, io.cwd, options.namespace);

@@ -4,6 +4,7 @@ import type {
   DriverChangeOptions,
   DriverDescribeOptions,
   DriverDirectory,
+  DriverDropOptions,
   DriverEdit,
   DriverEditOptions,
   DriverEditOutcome,
@@ -11,11 +12,15 @@ import type {
   DriverFile,
   DriverListing,
   DriverListingEntry,
+  DriverNamespacePage,
+  DriverNamespaceQuery,
   DriverPath,
   DriverPointInTime,
   DriverRestoreOptions,
+  DriverSweepOptions,
   DriverTreeEntry,
   DriverTreeOptions,
+  DriverUsage,
   DriverVersion,
   DriverVersionPage,
   DriverVersionQuery,
@@ -41,6 +46,7 @@ import {
   sleep,
 } from '@memdir/core/driver';
 import type { ClusterOptions, RedisOptions } from 'ioredis';
+import * as admin from './admin.js';
 import { MOVE, REMOVE, WRITE } from './change-scripts.js';
 import { Connection, type RedisClient } from './connection.js';
 import { EDIT } from './edit-script.js';
@@ -164,6 +170,7 @@ const CAPABILITIES = {
   replaySafe: true,
   quotas: true,
   history: true,
+  admin: true,
 } as const;
 
 /**
@@ -182,7 +189,7 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
   #allKeys: string[] | undefined;
   /** The namespace's registry members (registry.ts). */
   readonly #registration: string;
-  readonly #calls: history.NamespaceCalls;
+  readonly #calls: admin.AdminCalls;
 
   constructor(backend: Backend, chain: string, root: boolean) {
     super();
@@ -199,6 +206,13 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
       change: (script, args, call) => this.#change(script, args, call),
       registration: this.#registration,
       refusal: (reply, path) => this.#refusal(reply, path),
+      prefix: backend.prefix,
+      chain,
+      client: async (call) => {
+        await backend.connection.ready({ deadline: deadlineOf(call) });
+        return backend.connection.client;
+      },
+      runOn: (script, keys, args, call) => this.#run(script, keys, args, call, true),
     };
   }
 
@@ -495,6 +509,24 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
 
   importVersions(versions: readonly DriverVersionWithContent[], options: DriverCallOptions): Promise<void> {
     return history.importVersions(this.#calls, versions, options);
+  }
+
+  // --- admin (admin.ts) --------------------------------------------------------------------------
+
+  listNamespaces(query: DriverNamespaceQuery, options?: DriverCallOptions): Promise<DriverNamespacePage> {
+    return admin.listNamespaces(this.#calls, query, options);
+  }
+
+  usage(options?: DriverCallOptions): Promise<DriverUsage> {
+    return admin.usage(this.#calls, options);
+  }
+
+  dropNamespace(name: string, options: DriverDropOptions): Promise<{ removed: number; done: boolean }> {
+    return admin.dropNamespace(this.#calls, name, options);
+  }
+
+  sweep(options: DriverSweepOptions): Promise<{ expired: number; pruned: number; done: boolean }> {
+    return admin.sweep(this.#calls, options);
   }
 
   #refusal(reply: unknown[], path: DriverPath): Error {

@@ -26,7 +26,6 @@ import type {
   DriverVersionQuery,
   DriverVersionWithContent,
   DriverWriteOptions,
-  MemdirLogger,
   MemoryDriver,
 } from '@memdir/core';
 import {
@@ -38,28 +37,14 @@ import {
   driverLog,
   isRefusal,
   positiveInteger,
-  refuseAlreadyExists,
-  refuseConflict,
-  refuseNotFound,
-  refusePathConflict,
-  refuseQuota,
   sleep,
 } from '@memdir/core/driver';
-import type { ClusterOptions, RedisOptions } from 'ioredis';
 import * as admin from './admin.js';
 import { MOVE, REMOVE, WRITE } from './change-scripts.js';
-import { Connection, type RedisClient } from './connection.js';
+import { Connection } from './connection.js';
 import { EDIT } from './edit-script.js';
-import {
-  editArgs,
-  editHere,
-  editOutcome,
-  editsOnServer,
-  quotaArgs,
-  quotaBreach,
-  receiptOutcome,
-} from './edits.js';
-import { arrivedTooLate, subtreeTooLarge, unexpectedReply } from './errors.js';
+import { editArgs, editHere, editOutcome, editsOnServer, quotaArgs, receiptOutcome } from './edits.js';
+import { arrivedTooLate } from './errors.js';
 import * as history from './history.js';
 import {
   checkKeyPrefix,
@@ -71,7 +56,9 @@ import {
   scriptKeys,
   toStored,
 } from './layout.js';
+import type { RedisDriverOptions } from './options.js';
 import { contentHash, historyBlock } from './records.js';
+import { refusalOf } from './refusals.js';
 import { registrationOf, registryKeyOf } from './registry.js';
 import { DESCRIBE, DESCRIBE_TOUCH, LIST, READ, READ_TOUCH, type Script } from './scripts.js';
 
@@ -83,58 +70,6 @@ const REDIS_MAX_VALUE_BYTES = 512 * 1024 * 1024;
 
 /** A call slower than this is logged (it held a command for most of the default deadline). */
 const SLOW_CALL_MS = 1_000;
-
-/** Options of {@link createRedisDriver}. */
-export interface RedisDriverOptions {
-  /**
-   * Your own ioredis client: a `Redis` or a `Cluster`. The store never closes it and adds no
-   * listener to it. Give either this or `url`.
-   * @default undefined (a client is made from `url`)
-   */
-  client?: RedisClient | undefined;
-  /**
-   * Where the store connects when it makes its own client (closed by the store's `close()`):
-   * `redis://[user:password@]host[:port][/db]`, or `rediss://` for TLS. When the server is a
-   * Cluster node the store connects to the whole Cluster through it.
-   * @default 'redis://127.0.0.1:6379'
-   */
-  url?: string | undefined;
-  /**
-   * Prepended to every key the store uses. No `{` or `}`, no glob character, whitespace or control
-   * character (see the README's key prefix rule).
-   * @default 'memdir:'
-   */
-  keyPrefix?: string | undefined;
-  /**
-   * ioredis options for the client made from `url`, over memdir's defaults (2 s connect timeout,
-   * one retry per command after a reconnect, reconnects capped at 1 s apart; each request waits at
-   * most until its command's deadline).
-   * @default undefined
-   */
-  redisOptions?: RedisOptions | undefined;
-  /**
-   * ioredis Cluster options, when the server at `url` turns out to be a Cluster node (`natMap`,
-   * `scaleReads`...), over memdir's defaults.
-   * @default undefined
-   */
-  clusterOptions?: ClusterOptions | undefined;
-  /**
-   * The most files and folders one `rename` or `delete` of a folder may move or delete. Each is
-   * one script, during which Redis serves nobody else: a rename costs about 15 microseconds per
-   * entry whatever the files hold (contents are not copied), a delete about 5 (measured on a busy
-   * 2-core machine), so the default keeps either under half a second, a tenth of Redis's 5 s busy
-   * threshold. Larger folders are refused with a `BACKEND` error asking to move or delete their
-   * subfolders one at a time.
-   * @default 20000
-   */
-  maxSubtreeEntries?: number | undefined;
-  /**
-   * Where the driver reports connections lost and regained, retries, the server check and slow
-   * calls (never a path or content). `createRedisStore` passes the store's `logger`.
-   * @default `NODE_DEBUG=memdir` output
-   */
-  logger?: MemdirLogger | undefined;
-}
 
 /** The memdir driver over Redis (see {@link createRedisDriver}). */
 export interface RedisDriver extends MemoryDriver {
@@ -530,24 +465,7 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
   }
 
   #refusal(reply: unknown[], path: DriverPath): Error {
-    const [, code, subject] = reply;
-    const at = typeof subject === 'string' ? fromStored(subject) : '';
-    switch (code) {
-      case 'PATH_CONFLICT':
-        return refusePathConflict(at);
-      case 'CONFLICT':
-        return refuseConflict(at);
-      case 'NOT_FOUND':
-        return refuseNotFound(at);
-      case 'ALREADY_EXISTS':
-        return refuseAlreadyExists(at);
-      case 'QUOTA':
-        return refuseQuota(path, quotaBreach(reply.slice(2)));
-      case 'TOO_MANY':
-        return subtreeTooLarge(Number(subject), this.#backend.maxSubtreeEntries);
-      default:
-        return unexpectedReply(code);
-    }
+    return refusalOf(reply, path, this.#backend.maxSubtreeEntries);
   }
 
   async close(): Promise<void> {

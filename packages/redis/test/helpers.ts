@@ -2,6 +2,8 @@
 // (test/servers.ts: REDIS_URL, and REDIS_CLUSTER_URLS for the Cluster's masters); a missing server
 // fails the run, never skips it.
 
+import { createHash } from 'node:crypto';
+import type { DriverPath, MemoryDriver, MemoryHistory, MemoryStore, MemoryVersion } from '@memdir/core';
 import { redisClusterNodes, redisUrl } from '@memdir/test-support';
 import { Cluster, Redis } from 'ioredis';
 import { expect } from 'vitest';
@@ -229,4 +231,58 @@ export async function checkLayout(client: Redis | Cluster, prefix: string): Prom
   // Every namespace that holds something is registered (the root is no namespace), and only those.
   holding.delete('/');
   expect([...registered].sort(), `the registry under ${prefix}`).toEqual([...holding].sort());
+}
+
+/** Lowercase hex SHA-256 of the UTF-8 bytes of `text`, computed here, not by the code under test. */
+export function sha256Of(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * History never shows a change that did not happen and never misses one that did: every live file
+ * under /memories (`contents`: path -> content) has as its newest version (of those at its path,
+ * or leaving it by a rename) one at that path with the hash of its content, and every path with
+ * versions but no file has as its newest a deletion there or a rename away from it.
+ */
+export async function expectHistoryMatches(
+  store: MemoryStore & MemoryHistory,
+  contents: ReadonlyMap<string, string>,
+): Promise<void> {
+  const versions: MemoryVersion[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.history({ limit: 1_000, cursor });
+    versions.push(...page.versions);
+    cursor = page.next ?? undefined;
+  } while (cursor !== undefined);
+  const newest = new Map<string, MemoryVersion>();
+  for (const version of versions) {
+    for (const path of [version.path, version.previousPath]) {
+      if (path !== null && !newest.has(path)) newest.set(path, version);
+    }
+  }
+  for (const [path, content] of contents) {
+    const version = newest.get(path);
+    expect(version, `a version of ${path}`).toBeDefined();
+    expect(version!.path, `the newest version of ${path} is at it`).toBe(path);
+    expect(version!.operation, `the newest version of ${path}`).not.toBe('deleted');
+    expect(version!.sha256, `the newest version of ${path} has its content`).toBe(sha256Of(content));
+  }
+  for (const [path, version] of newest) {
+    if (contents.has(path)) continue;
+    const gone =
+      (version.operation === 'deleted' && version.path === path) ||
+      (version.operation === 'renamed' && version.previousPath === path);
+    expect(gone, `${path} is gone, and its newest version says so (${version.operation})`).toBe(true);
+  }
+}
+
+/** Every file of a namespace and its content, by store path (read through the driver). */
+export async function filesOf(driver: MemoryDriver): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for await (const entry of driver.list('' as DriverPath)) {
+    const file = await driver.read(entry.path);
+    if (file?.kind === 'file') files.set(`/memories/${entry.path}`, file.content);
+  }
+  return files;
 }

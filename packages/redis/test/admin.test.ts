@@ -129,3 +129,17 @@ describe('admin on the keys (standalone)', () => {
     await deleteUnder(standalone, prefix);
   });
 });
+
+describe('identity', () => {
+  it('is redis and a short hash of where the server is and the key prefix: stable, with no address or secret', () => {
+    const id = (url: string, keyPrefix?: string) => createRedisDriver({ url, keyPrefix }).identity!;
+    const one = id('redis://user:secret@127.0.0.1:6399/2', 'a:');
+    expect(one.kind).toBe('redis');
+    expect(one.id).toMatch(/^redis-[0-9a-f]{12}$/);
+    expect(id('redis://user:secret@127.0.0.1:6399/2', 'a:')).toEqual(one);
+    // The password is no part of it; the database and the prefix are.
+    expect(id('redis://other:words@127.0.0.1:6399/2', 'a:')).toEqual(one);
+    expect(id('redis://127.0.0.1:6399/3', 'a:').id).not.toBe(one.id);
+    expect(id('redis://127.0.0.1:6399/2', 'b:').id).not.toBe(one.id);
+  });
+});

@@ -30,6 +30,8 @@ export interface AdminCalls extends NamespaceCalls {
   readonly chain: string;
   /** The client, once checked (a Cluster or one server). */
   client(call: DriverCallOptions | undefined): Promise<Redis | Cluster>;
+  /** Runs a script with no keys on one node (the registry scripts), bounded by the call's deadline. */
+  onNode(node: Redis, script: Script, args: string[], call: DriverCallOptions | undefined): Promise<unknown>;
   /** Runs a script on the keys given (a namespace other than this one). */
   runOn(
     script: Script,
@@ -43,16 +45,6 @@ function isCluster(client: Redis | Cluster): client is Cluster {
   return (client as { isCluster?: boolean }).isCluster === true;
 }
 
-/** A script on one node of its own (no key routes it): EVALSHA, and EVAL when the node lacks it. */
-async function onNode(node: Redis, script: Script, args: string[]): Promise<unknown> {
-  try {
-    return await node.call('EVALSHA', script.sha, 0, ...args);
-  } catch (error) {
-    if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) throw error;
-    return node.call('EVAL', script.source, 0, ...args);
-  }
-}
-
 /**
  * Runs a registry script on every server that holds registry keys, each with its keys as ARGV
  * after `args`: one server and its one key, or each Cluster master with the keys of the slots it
@@ -61,7 +53,9 @@ async function onNode(node: Redis, script: Script, args: string[]): Promise<unkn
 async function onRegistries(calls: AdminCalls, script: Script, args: string[], call?: DriverCallOptions) {
   const client = await calls.client(call);
   if (!isCluster(client))
-    return [(await onNode(client, script, [...args, serverRegistryKey(calls.prefix)])) as string[]];
+    return [
+      (await calls.onNode(client, script, [...args, serverRegistryKey(calls.prefix)], call)) as string[],
+    ];
   const bySlot = (client as unknown as { slots: string[][] }).slots;
   const keysByNode = new Map<string, string[]>();
   bySlot.forEach((nodes, slot) => {
@@ -75,7 +69,9 @@ async function onRegistries(calls: AdminCalls, script: Script, args: string[], c
   return Promise.all(
     masters.map((node) => {
       const keys = keysByNode.get(`${node.options.host}:${node.options.port}`) ?? [];
-      return keys.length === 0 ? [] : (onNode(node, script, [...args, ...keys]) as Promise<string[]>);
+      return keys.length === 0
+        ? []
+        : (calls.onNode(node, script, [...args, ...keys], call) as Promise<string[]>);
     }),
   );
 }

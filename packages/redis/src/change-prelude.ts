@@ -19,8 +19,8 @@
 // length of that content (field 16 only for an imported version whose content was not given).
 // Lua has no SHA-256 (a Lua one costs about 7 ms per KiB of script time here), so the driver
 // sends the hash of what it writes; an edit made here records '' and the driver computes the hash
-// from the content the first time the version is read, then stores it (the content never changes
-// under its key, so the hash is the same whenever it is computed).
+// from the content whenever the version is read (the content never changes under its key, so the
+// hash is the same whenever it is computed).
 //
 // Contents are shared: a file's content and its newest version's are one field, and a renamed
 // version shares the content of the file it moved. KEYS[8] counts references beyond the first

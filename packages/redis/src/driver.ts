@@ -148,6 +148,8 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
         return backend.connection.client;
       },
       runOn: (script, keys, args, call) => this.#run(script, keys, args, call, true),
+      onNode: (node, script, args, call) =>
+        backend.connection.runOnNode(node, script, args, { deadline: deadlineOf(call), stats: call?.stats }),
     };
   }
 

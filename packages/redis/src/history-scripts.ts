@@ -1,7 +1,7 @@
 // The history scripts: each version was recorded by the change script that made it (see
 // change-prelude.ts for the records); these read versions back (by every filter, a bounded number
-// per call), restore one as a new version, redact one, store the hashes the driver computed, and
-// import versions from another store. Each is one atomic step on one namespace's keys.
+// per call), restore one as a new version, redact one, and import versions from another store.
+// Each is one atomic step on one namespace's keys.
 import { CHANGE_PRELUDE } from './change-prelude.js';
 import { script } from './scripts.js';
 
@@ -324,28 +324,6 @@ end
 local out = {}
 version_fields(rec, out, false)
 return out
-`,
-);
-
-/**
- * Stores hashes the driver computed from versions' contents. ARGV: sequence number, SHA-256
- * (base64), and so on. Each is set only where the version is kept and has none yet: a content
- * never changes under its key, so the hash is the same whoever computes it.
- */
-export const FILL_HASHES = script(
-  'fill-hashes',
-  '',
-  String.raw`
-${CHANGE_PRELUDE}
-for i = 1, #ARGV, 2 do
-  local rec, member = version_at(tonumber(ARGV[i]))
-  if rec and rec[14] == '' then
-    rec[14] = ARGV[i + 1]
-    redis.call('ZREM', O, member)
-    redis.call('ZADD', O, rec[1], cmsgpack.pack(rec))
-  end
-end
-return #ARGV / 2
 `,
 );
 

@@ -99,8 +99,6 @@ export const VERSION_FIELDS = 16;
 /** A version a script sent back, with the hash it still lacked, if any, computed here. */
 export interface DecodedVersion {
   readonly version: DriverVersionWithContent;
-  /** The sequence number and hash to store, when the record had none yet. */
-  readonly computed: readonly [seq: string, hash: string] | undefined;
 }
 
 function nullable(value: unknown): string | null {
@@ -120,13 +118,11 @@ export function decodeVersion(fields: readonly unknown[], offset = 0): DecodedVe
   const size = at(14);
   const content = nullable(at(15));
   let sha256: string | null = null;
-  let computed: DecodedVersion['computed'];
   if (stored === '') {
     // An edit made on the server: the hash is that of the content, which the script sent.
     if (content === null) throw unexpectedReply('a version without its hash, without its content');
     const hash = contentHash(content);
     sha256 = hexHash(hash);
-    computed = [String(seq), hash];
   } else if (stored !== null) {
     sha256 = hexHash(stored);
   }
@@ -148,7 +144,7 @@ export function decodeVersion(fields: readonly unknown[], offset = 0): DecodedVe
     redactedAt: redactedAt === null || redactedAt === undefined ? null : Number(redactedAt),
     content,
   };
-  return { version, computed };
+  return { version };
 }
 
 /** The version without its content, as the contract returns versions. */

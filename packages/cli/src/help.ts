@@ -1,23 +1,8 @@
+import { ADMIN_HELP } from './admin-help.js';
+import { OUTPUT_HELP, STORE_OPTIONS_HELP } from './help-store.js';
+import { HISTORY_HELP } from './history-help.js';
 import { DEFAULT_HTTP_ADDRESS } from './serve-http-options.js';
 import { COPY_HELP, EXPORT_HELP, IMPORT_HELP } from './transfer-help.js';
-
-const STORE_OPTIONS = `Store options (every command but conformance):
-  -s, --store URL          where the memory lives (default: $MEMDIR_STORE, else file:./memory)
-                             file:./memory      a folder (files under ./memory/memories/)
-                             file:///abs/path   an absolute folder
-                             memory:            this process's memory (for exec and serve)
-                             redis://, postgres://, s3://  with @memdir/redis, /postgres, /s3 installed
-      --namespace NAME     keep to this namespace of the store
-      --no-overwrite       make create fail on an existing file (default: create overwrites)
-      --overwrite          let create replace an existing file (the default)
-      --max-file-bytes N   largest file create/str_replace/insert may write (default: 1048576)
-      --max-view-chars N   most characters one view shows before truncating (default: 16000)
-      --verbose            print what the store reports (connections, retries, lock waits) on stderr
-  -h, --help               show this help`;
-
-const OUTPUT = `Output: the result text, exactly as the model reads it, then a newline, on stdout (exit 0).
-A failed command prints "Error: {message}" on stderr (exit 1); a usage or store problem prints
-"memdir: {problem}" on stderr (exit 2).`;
 
 export const TOKEN_HELP = `Usage: memdir token add NAME --namespace NAMESPACE [--read-only] [--tokens FILE]
        memdir token list [--tokens FILE]
@@ -62,13 +47,27 @@ Other commands:
   migrate --store URL              set up a server store's tables before a deploy (postgres://)
   help [COMMAND]                   show the help of a command
 
+History (stores that keep one):
+  log [PATH] [--actor ID] [--since TIME]   the versions, newest first (--json: JSON lines)
+  show VERSION                     one version: who, when, what, and its content
+  diff VERSION [VERSION]           a unified diff: what a version changed, or between two
+  restore VERSION [--to PATH]      write a version's content back, as a new version
+  redact VERSION                   erase a version's content and path for good
+  view PATH --at TIME|VERSION      the memory as it was then
+
+Namespaces (stores with admin operations):
+  namespaces [--prefix P]          the namespaces that hold anything
+  usage --namespace N | --all      files, bytes, versions and last change, as a table
+  drop --namespace N [--yes]       erase a namespace: files, versions, everything
+  sweep [--expire-days N]          expiry and version retention over every namespace
+
 Paths start with /memories.
 
-${STORE_OPTIONS}
+${STORE_OPTIONS_HELP}
   -v, --version            print the version
   (also "memdir COMMAND --help")
 
-${OUTPUT}
+${OUTPUT_HELP}
 
 Examples:
   memdir create /memories/notes.md --text "Likes tea"
@@ -85,7 +84,7 @@ other processes use the store. Prints one line saying what was set up.
 
   -s, --store URL   the store (default: $MEMDIR_STORE); its adapter must offer migrate
   -h, --help        show this help`,
-  view: `Usage: memdir view [PATH] [--range START,END] [--raw] [options]
+  view: `Usage: memdir view [PATH] [--range START,END] [--raw] [--at TIME|VERSION] [options]
 
 Shows a file with line numbers, or a directory with its entries two levels deep.
 PATH defaults to /memories. On a terminal, control characters other than tab and newline (what a
@@ -94,10 +93,12 @@ bytes as stored.
 
   -r, --range START,END    only lines START to END (1-based, inclusive); END -1 reads to the end
       --raw                print control characters as stored, on a terminal too
+      --at TIME|VERSION    the memory as it was at TIME (ISO 8601) or right after VERSION
+                           (memver_...), from the store's history; read-only
 
-${STORE_OPTIONS}
+${STORE_OPTIONS_HELP}
 
-${OUTPUT}
+${OUTPUT_HELP}
 
 Examples:
   memdir view
@@ -111,9 +112,9 @@ Writes a file, creating its directories (and replacing an existing file unless -
   -f, --file FILE          read the content from FILE ("-" for stdin)
   -                        read the content from stdin
 
-${STORE_OPTIONS}
+${STORE_OPTIONS_HELP}
 
-${OUTPUT}
+${OUTPUT_HELP}
 
 Examples:
   memdir create /memories/notes.md --text "Likes tea"
@@ -128,9 +129,9 @@ It fails when OLD occurs zero or several times.
   -o, --old TEXT           the text to replace (verbatim, may span lines)
   -n, --new TEXT           the replacement (default: empty)
 
-${STORE_OPTIONS}
+${STORE_OPTIONS_HELP}
 
-${OUTPUT}
+${OUTPUT_HELP}
 
 Example:
   memdir str_replace /memories/notes.md --old "Likes tea" --new "Likes coffee"`,
@@ -144,9 +145,9 @@ Inserts the text as new line(s) after line N (0 inserts at the top).
   -f, --file FILE          read the text from FILE ("-" for stdin)
   -                        read the text from stdin
 
-${STORE_OPTIONS}
+${STORE_OPTIONS_HELP}
 
-${OUTPUT}
+${OUTPUT_HELP}
 
 Example:
   memdir insert /memories/notes.md --line 0 --text "# Notes"`,
@@ -155,9 +156,9 @@ Example:
 
 Deletes a file, or a directory with everything beneath it.
 
-${STORE_OPTIONS}
+${STORE_OPTIONS_HELP}
 
-${OUTPUT}
+${OUTPUT_HELP}
 
 Example:
   memdir delete /memories/old`,
@@ -166,9 +167,9 @@ Example:
 
 Moves a file or a directory; it never overwrites an existing destination.
 
-${STORE_OPTIONS}
+${STORE_OPTIONS_HELP}
 
-${OUTPUT}
+${OUTPUT_HELP}
 
 Example:
   memdir rename /memories/draft.md /memories/notes/final.md`,
@@ -184,7 +185,7 @@ line on stdout:
 A line that is not JSON gives {"ok":false,"code":"INVALID_INPUT",...}. Every line runs even when
 an earlier one failed; the exit code is 1 when any failed, else 0.
 
-${STORE_OPTIONS}
+${STORE_OPTIONS_HELP}
 
 Example:
   printf '%s\\n' '{"command":"create","path":"/memories/a.md","file_text":"hi"}' \\
@@ -214,7 +215,7 @@ log line per request on stderr (token name, command, outcome, time; never a path
       --session-idle SECONDS     close a session idle this long (default: 1800)
       --shutdown-grace SECONDS   how long SIGTERM waits for requests in flight (default: 10)
 
-${STORE_OPTIONS}
+${STORE_OPTIONS_HELP}
   (--namespace is not taken with --http: each token has its namespace.)
 
 Claude Code:     claude mcp add memdir -- npx -y memdir serve --store file:$HOME/.memdir
@@ -256,3 +257,4 @@ COMMAND_HELP['str-replace'] = COMMAND_HELP.str_replace!;
 COMMAND_HELP.copy = COPY_HELP;
 COMMAND_HELP.export = EXPORT_HELP;
 COMMAND_HELP.import = IMPORT_HELP;
+Object.assign(COMMAND_HELP, HISTORY_HELP, ADMIN_HELP);

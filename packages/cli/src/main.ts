@@ -29,7 +29,8 @@ import { VERSION } from './version.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-const STORE_OPTIONS = {
+/** The store options every store command takes. */
+export const STORE_OPTIONS = {
   store: { type: 'string', short: 's' },
   namespace: { type: 'string' },
   overwrite: { type: 'boolean' },
@@ -47,7 +48,7 @@ const TEXT_SOURCE = {
 
 /** Each command's own flags, besides the store options. */
 const COMMAND_OPTIONS: Record<string, Options> = {
-  view: { range: { type: 'string', short: 'r' }, raw: { type: 'boolean' } },
+  view: { range: { type: 'string', short: 'r' }, raw: { type: 'boolean' }, at: { type: 'string' } },
   create: TEXT_SOURCE,
   str_replace: { old: { type: 'string', short: 'o' }, new: { type: 'string', short: 'n' } },
   insert: { line: { type: 'string', short: 'l' }, ...TEXT_SOURCE },
@@ -59,7 +60,11 @@ const COMMAND_OPTIONS: Record<string, Options> = {
 
 const ALIASES: Record<string, string> = { 'str-replace': 'str_replace' };
 
-type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+/** Commands of the store's history and of its namespaces (loaded on demand, like copy). */
+const HISTORY_COMMANDS = new Set(['log', 'show', 'diff', 'restore', 'redact']);
+const ADMIN_COMMANDS = new Set(['namespaces', 'usage', 'drop', 'sweep']);
+
+export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
 /**
  * Runs the `memdir` command line with `argv` (without `node` and the script) and resolves to the
@@ -98,7 +103,7 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
 }
 
 /** Every store URL a run may use: the values of --store, --from and --to, and $MEMDIR_STORE. */
-function storeUrlsOf(argv: readonly string[], io: CliIo): string[] {
+export function storeUrlsOf(argv: readonly string[], io: CliIo): string[] {
   const urls = [io.env.MEMDIR_STORE ?? ''];
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index]!;
@@ -146,6 +151,14 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     return runConformance(rest, io);
   }
   if (command === 'migrate') return migrate(rest, io);
+  if (HISTORY_COMMANDS.has(command)) {
+    const { runHistory } = await import('./history-command.js');
+    return runHistory(command, rest, io);
+  }
+  if (ADMIN_COMMANDS.has(command)) {
+    const { runAdmin } = await import('./admin-command.js');
+    return runAdmin(command, rest, io);
+  }
   if (command === 'token') {
     const { runToken } = await import('./token-command.js');
     return runToken(rest, io);
@@ -179,31 +192,17 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   }
 
   const input = await toolInput(command, values, positionals, io);
+  if (command === 'view' && values.at !== undefined) {
+    const { viewAt } = await import('./history-command.js');
+    return viewAt(values, args, input, io);
+  }
   // Only create can bring a file into being; the others read or change what is there.
   return withStore(values, io, command === 'create' ? 'write' : 'existing', async (store) => {
     let result: string;
     try {
       result = await store.execute(input);
     } catch (error) {
-      // The text the model would read (SPEC section 7): a hand-written store's raw error becomes
-      // the fixed BACKEND text here too; MEMDIR_DEBUG shows the original.
-      const toolError = toMemoryToolError(error);
-      await write(io.stderr, `${memoryErrorText(toolError)}\n`);
-      // The operator also hears why, in the store's words (the model's text above never says).
-      const cause = operatorCause(toolError);
-      if (cause !== undefined) {
-        const urls = storeUrlsOf([...args], io);
-        await write(
-          io.stderr,
-          scrubSecrets(`memdir: the store failed (${toolError.reason}): ${cause}\n`, urls),
-        );
-      }
-      if (io.env.MEMDIR_DEBUG)
-        await write(
-          io.stderr,
-          `${stackOf(toolError === error ? ((error as Error).cause ?? error) : error)}\n`,
-        );
-      return EXIT_FAILED;
+      return reportToolError(error, args, io);
     }
     // On a terminal, what the model wrote is shown with its control characters escaped (--raw:
     // as stored); piped, the bytes are exact.
@@ -212,6 +211,26 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     await write(io.stdout, `${shown}\n`);
     return EXIT_OK;
   });
+}
+
+/**
+ * Prints a failed store call the way every command does: the text the model would read (SPEC
+ * section 7; a hand-written store's raw error becomes the fixed BACKEND text, MEMDIR_DEBUG shows
+ * the original), then the store's own words for the operator, secrets scrubbed.
+ * @returns the exit code of a failed command (1).
+ */
+export async function reportToolError(error: unknown, args: readonly string[], io: CliIo): Promise<number> {
+  const toolError = toMemoryToolError(error);
+  await write(io.stderr, `${memoryErrorText(toolError)}\n`);
+  // The operator also hears why, in the store's words (the model's text above never says).
+  const cause = operatorCause(toolError);
+  if (cause !== undefined) {
+    const urls = storeUrlsOf(args, io);
+    await write(io.stderr, scrubSecrets(`memdir: the store failed (${toolError.reason}): ${cause}\n`, urls));
+  }
+  if (io.env.MEMDIR_DEBUG)
+    await write(io.stderr, `${stackOf(toolError === error ? ((error as Error).cause ?? error) : error)}\n`);
+  return EXIT_FAILED;
 }
 
 /**
@@ -305,7 +324,11 @@ function commandIndex(argv: readonly string[]): number {
   return -1;
 }
 
-function parse(command: string, args: string[], options: Options): { values: Values; positionals: string[] } {
+export function parse(
+  command: string,
+  args: string[],
+  options: Options,
+): { values: Values; positionals: string[] } {
   try {
     const { values, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
     return { values: values as Values, positionals };
@@ -316,14 +339,14 @@ function parse(command: string, args: string[], options: Options): { values: Val
   }
 }
 
-function expectPositionals(command: string, positionals: string[], min: number, max: number): void {
+export function expectPositionals(command: string, positionals: string[], min: number, max: number): void {
   if (positionals.length >= min && positionals.length <= max) return;
   const what =
     positionals.length > max ? `unexpected argument ${JSON.stringify(positionals[max])}` : 'missing argument';
   throw new CliUsageError(`${command}: ${what}`, { hint: `Run "memdir ${command} --help" for usage.` });
 }
 
-function str(values: Values, name: string): string | undefined {
+export function str(values: Values, name: string): string | undefined {
   const value = values[name];
   return typeof value === 'string' ? value : undefined;
 }
@@ -430,7 +453,7 @@ async function toolInput(command: string, values: Values, positionals: string[],
 }
 
 /** The store options given on the command line. */
-function storeOptions(values: Values, io: CliIo): MemoryStoreOptions {
+export function storeOptions(values: Values, io: CliIo): MemoryStoreOptions {
   if (values.overwrite && values['no-overwrite']) {
     throw new CliUsageError('--overwrite and --no-overwrite contradict each other');
   }
@@ -462,12 +485,12 @@ function storeOptions(values: Values, io: CliIo): MemoryStoreOptions {
   return options;
 }
 
-function storeUrl(values: Values, io: CliIo): string {
+export function storeUrl(values: Values, io: CliIo): string {
   const url = str(values, 'store') ?? io.env.MEMDIR_STORE;
   return url === undefined || url === '' ? DEFAULT_STORE_URL : url;
 }
 
-function describeStore(values: Values, io: CliIo): string {
+export function describeStore(values: Values, io: CliIo): string {
   return redactStoreUrl(storeUrl(values, io));
 }
 
@@ -478,7 +501,7 @@ function describeStore(values: Values, io: CliIo): string {
  * On a `file:` store whose folder does not exist it runs on an empty store instead, creating no
  * folder, and says on stderr that the store is empty.
  */
-async function withStore(
+export async function withStore(
   values: Values,
   io: CliIo,
   mode: 'existing' | 'write',

@@ -1,0 +1,317 @@
+// `memdir log`, `show`, `diff`, `restore`, `redact` and `view --at` (issue 18) and `memdir
+// namespaces`, `usage`, `drop` and `sweep` (issue 19), run in-process with `run(argv, io)` on every
+// store this machine has: the in-memory store (one backend shared by the runs of a test, through a
+// registered scheme), Redis (a key prefix of its own per test, so listing and sweeping see only this
+// test's keys) and a folder. A store whose driver declares history (or admin) runs the whole
+// scenario; one that does not must refuse with a usage error naming what is missing.
+import { randomBytes } from 'node:crypto';
+import { PassThrough, Readable } from 'node:stream';
+import { createInMemoryDriver, createMemoryStore, type MemoryDriver, storeDriver } from '@memdir/core';
+import { redisUrl } from '@memdir/test-support';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { CliIo } from '../src/io.js';
+import { run } from '../src/main.js';
+import { openStore, registerStoreScheme } from '../src/store-url.js';
+import { tempFolder } from './helpers.js';
+
+const DAY_MS = 86_400_000;
+const RUN = randomBytes(4).toString('hex');
+const cleanup: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const step of cleanup.reverse()) await step();
+});
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `memdir ...args` in this process; `tty` makes stdin and stderr terminals (drop's question). */
+async function cli(args: string[], options: { input?: string; tty?: boolean } = {}): Promise<Result> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const stdin = Readable.from(options.input === undefined ? [] : [options.input]);
+  if (options.tty) {
+    Object.assign(stdin, { isTTY: true });
+    Object.assign(stderr, { isTTY: true });
+  }
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString('utf8');
+  });
+  stderr.on('data', (chunk: Buffer) => {
+    err += chunk.toString('utf8');
+  });
+  const io: CliIo = { stdin, stdout, stderr, env: { PATH: process.env.PATH }, cwd: process.cwd() };
+  const code = await run(args, io);
+  return { code, stdout: out, stderr: err };
+}
+
+/** A store URL on a fresh, empty backend of each kind. */
+const TARGETS: Record<string, () => Promise<string>> = {
+  // The files look 3 days old: the backend's clock is 3 days behind (expiry judges by this machine's).
+  memory: async () => {
+    const scheme = `clitest${randomBytes(3).toString('hex')}`;
+    const driver: MemoryDriver = createInMemoryDriver({ now: () => Date.now() - 3 * DAY_MS });
+    registerStoreScheme(scheme, (_url, options) => createMemoryStore(driver, options));
+    return `${scheme}:`;
+  },
+  redis: async () => {
+    const url = `${redisUrl()}?keyPrefix=memdir-cli-test-${RUN}-${randomBytes(3).toString('hex')}`;
+    cleanup.push(async () => {
+      // Leave nothing on the server: every namespace of this prefix, dropped.
+      await cli(['sweep', '--store', url]);
+      const listed = await cli(['namespaces', '--store', url]);
+      for (const name of listed.stdout.split('\n').filter(Boolean))
+        await cli(['drop', '--store', url, '--namespace', name, '--yes']);
+    });
+    return url;
+  },
+  file: async () => {
+    const folder = await tempFolder();
+    cleanup.push(folder.remove);
+    return `file:${folder.path}`;
+  },
+};
+
+/** What the store at `url`'s driver declares. */
+async function capabilitiesOf(url: string): Promise<{ history: boolean; admin: boolean }> {
+  const store = await openStore(url, {});
+  try {
+    return {
+      history: store.capabilities?.history === true,
+      admin: storeDriver(store)?.capabilities.admin === true,
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+function ok(result: Result): Result {
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+  return result;
+}
+
+describe.each(Object.keys(TARGETS))('history commands on %s', (target) => {
+  it('log, show, diff, view --at, restore and redact', async () => {
+    const url = await TARGETS[target]!();
+    const s = ['--store', url, '--namespace', 'alice'];
+    ok(await cli(['create', '/memories/notes.md', '--text', 'one\ntwo\nfour\n', ...s]));
+    ok(await cli(['str_replace', '/memories/notes.md', '--old', 'two', '--new', 'three', ...s]));
+    ok(await cli(['rename', '/memories/notes.md', '/memories/final.md', ...s]));
+
+    if (!(await capabilitiesOf(url)).history) {
+      for (const args of [['log'], ['show', 'memver_1'], ['view', '/memories', '--at', '2026-01-01']]) {
+        const refused = await cli([...args, ...s]);
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toContain(
+          'keeps no history (its driver does not declare capabilities.history)',
+        );
+      }
+      return;
+    }
+
+    const json = ok(await cli(['log', '--json', ...s]));
+    const versions = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(versions.map((version) => version.operation)).toEqual(['renamed', 'modified', 'created']);
+    const [renamed, modified, created] = versions;
+    expect(renamed).toMatchObject({ path: '/memories/final.md', previousPath: '/memories/notes.md' });
+
+    // The table: a header, one row a version, every column starting at the same place.
+    const table = ok(await cli(['log', ...s]))
+      .stdout.split('\n')
+      .filter(Boolean);
+    expect(table).toHaveLength(4);
+    expect(table[0]).toMatch(/^VERSION +TIME +OPERATION +ACTOR +BYTES +PATH$/);
+    for (const column of ['TIME', 'OPERATION', 'ACTOR', 'PATH']) {
+      const at = table[0]!.indexOf(column);
+      for (const row of table.slice(1)) expect(row[at - 1]).toBe(' ');
+    }
+    expect(table[1]).toContain(`${renamed.id}  ${renamed.createdAt}  renamed`);
+    expect(table[1]!.endsWith('/memories/notes.md -> /memories/final.md')).toBe(true);
+    expect(table[3]).toMatch(new RegExp(`^${created.id} .* created +- +13  /memories/notes.md$`));
+
+    // Filters: a path, an actor, a time.
+    expect(ok(await cli(['log', '/memories/final.md', '--json', ...s])).stdout.split('\n')).toHaveLength(2);
+    const none = await cli(['log', '--actor', 'nobody', ...s]);
+    expect(none).toEqual({ code: 0, stdout: '', stderr: 'memdir: log: no versions\n' });
+    expect(ok(await cli(['log', '--since', '2999-01-01', '--json', ...s])).stdout).toBe('');
+    expect(
+      ok(await cli(['log', '--limit', '2', '--json', ...s]))
+        .stdout.trim()
+        .split('\n'),
+    ).toHaveLength(2);
+
+    const shown = ok(await cli(['show', created.id, ...s])).stdout;
+    expect(shown).toContain(`version:       ${created.id}\n`);
+    expect(shown).toContain('operation:     created\n');
+    expect(shown).toContain('path:          /memories/notes.md\n');
+    expect(shown.endsWith('\n\none\ntwo\nfour\n')).toBe(true);
+    expect(JSON.parse(ok(await cli(['show', modified.id, '--json', ...s])).stdout)).toMatchObject({
+      id: modified.id,
+      content: 'one\nthree\nfour\n',
+    });
+
+    const change = [
+      `--- /memories/notes.md\t${created.id}`,
+      `+++ /memories/notes.md\t${modified.id}`,
+      '@@ -1,3 +1,3 @@',
+      ' one',
+      '-two',
+      '+three',
+      ' four',
+      '',
+    ].join('\n');
+    expect(ok(await cli(['diff', modified.id, ...s])).stdout).toBe(change);
+    expect(ok(await cli(['diff', created.id, modified.id, ...s])).stdout).toBe(change);
+    expect(ok(await cli(['diff', created.id, ...s])).stdout).toBe(
+      `--- /dev/null\n+++ /memories/notes.md\t${created.id}\n@@ -0,0 +1,3 @@\n+one\n+two\n+four\n`,
+    );
+    expect(ok(await cli(['diff', renamed.id, ...s])).stdout).toBe('');
+
+    // The past, read-only, rendered as view renders the present.
+    const then = ok(await cli(['view', '/memories/notes.md', '--at', created.id, ...s])).stdout;
+    expect(then).toBe(
+      "Here's the content of /memories/notes.md with line numbers:\n     1\tone\n     2\ttwo\n     3\tfour\n     4\t\n",
+    );
+    const past = await cli(['view', '/memories', '--at', new Date(Date.now() + DAY_MS).toISOString(), ...s]);
+    expect(past.code).toBe(0);
+    expect(past.stdout).toContain('/memories/final.md');
+    const gone = await cli(['view', '/memories/final.md', '--at', created.id, ...s]);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/^Error: The path \/memories\/final.md does not exist/);
+
+    const restored = ok(await cli(['restore', created.id, '--to', '/memories/back.md', ...s])).stdout;
+    expect(restored).toMatch(new RegExp(`^Restored ${created.id} to /memories/back.md as memver_\\w+\n$`));
+    expect(ok(await cli(['view', '/memories/back.md', ...s])).stdout).toContain('     2\ttwo\n');
+
+    expect(ok(await cli(['redact', modified.id, ...s])).stdout).toMatch(
+      new RegExp(`^Redacted ${modified.id}: its content, path, size and hash are gone for good`),
+    );
+    const redacted = ok(await cli(['show', modified.id, ...s])).stdout;
+    expect(redacted).toContain('redacted at:');
+    expect(redacted).not.toContain('three');
+    expect(ok(await cli(['log', ...s])).stdout).toContain('(redacted)');
+
+    // The store's refusals: exit 1 with the error text; bad flags: exit 2, nothing changed.
+    const unknown = await cli(['show', 'memver_9999999999999999', ...s]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('Error: Version memver_9999999999999999 does not exist');
+    const badTime = await cli(['log', '--since', 'yesterday-ish', ...s]);
+    expect(badTime.code).toBe(2);
+    expect(badTime.stderr).toContain('log: --since expects an ISO 8601 time');
+    expect((await cli(['diff', ...s])).code).toBe(2);
+    expect((await cli(['restore', created.id, 'extra', ...s])).code).toBe(2);
+  }, 30_000);
+});
+
+describe.each(Object.keys(TARGETS))('namespace commands on %s', (target) => {
+  it('namespaces, usage, drop and sweep', async () => {
+    const url = await TARGETS[target]!();
+    const put = (namespace: string, path: string, text: string) =>
+      cli(['create', path, '--text', text, '--store', url, '--namespace', namespace]).then(ok);
+    await put('t-a', '/memories/a.md', 'alpha');
+    await put('t-ab', '/memories/ab.md', 'alpha beta');
+    await put('t-ab', '/memories/deep/ab2.md', 'more');
+    await put('t-b', '/memories/b.md', 'beta');
+
+    if (!(await capabilitiesOf(url)).admin) {
+      for (const args of [
+        ['namespaces'],
+        ['usage', '--all'],
+        ['drop', '--namespace', 't-a', '--yes'],
+        ['sweep'],
+      ]) {
+        const refused = await cli([...args, '--store', url]);
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toContain(
+          'has no admin operations (its driver does not declare capabilities.admin)',
+        );
+      }
+      return;
+    }
+    const s = ['--store', url];
+    expect(ok(await cli(['namespaces', ...s])).stdout).toBe('t-a\nt-ab\nt-b\n');
+    expect(ok(await cli(['namespaces', '--prefix', 't-a', ...s])).stdout).toBe('t-a\nt-ab\n');
+    expect(JSON.parse(ok(await cli(['namespaces', '--prefix', 't-b', '--json', ...s])).stdout)).toEqual([
+      't-b',
+    ]);
+
+    const one = ok(await cli(['usage', '--namespace', 't-ab', ...s])).stdout.split('\n');
+    expect(one[0]).toBe('NAMESPACE  FILES  BYTES  VERSIONS  LAST CHANGE');
+    expect(one[1]).toMatch(/^t-ab +2 +14 +\d+ +\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+    const usage = JSON.parse(ok(await cli(['usage', '--namespace', 't-ab', '--json', ...s])).stdout);
+    expect(usage).toMatchObject({ namespace: 't-ab', files: 2, bytes: 14 });
+    const all = ok(await cli(['usage', '--all', ...s]))
+      .stdout.split('\n')
+      .filter(Boolean);
+    expect(all.map((row) => row.split(/ +/)[0])).toEqual(['NAMESPACE', 't-a', 't-ab', 't-b']);
+    expect(all[2]!.indexOf('14') + 2).toBe(all[0]!.indexOf('BYTES') + 5);
+
+    // Without a terminal and without --yes: refused, nothing erased.
+    const unconfirmed = await cli(['drop', '--namespace', 't-a', ...s]);
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toContain(
+      'drop: erasing namespace t-a cannot be undone: give --yes to confirm',
+    );
+    // On a terminal: asked, and a wrong answer erases nothing.
+    const declined = await cli(['drop', '--namespace', 't-a', ...s], { tty: true, input: 'yes\n' });
+    expect(declined.code).toBe(1);
+    expect(declined.stderr).toContain('This erases namespace t-a of ');
+    expect(declined.stderr).toContain('1 files, 5 bytes');
+    expect(declined.stderr).toContain('memdir: drop: not confirmed; nothing was erased');
+    expect(ok(await cli(['namespaces', ...s])).stdout).toBe('t-a\nt-ab\nt-b\n');
+
+    const dropped = await cli(['drop', '--namespace', 't-a', '--yes', ...s]);
+    expect(dropped.code).toBe(0);
+    expect(dropped.stdout).toMatch(
+      /^Dropped namespace t-a: \d+ items removed in [\d.]+s; nothing is left\n$/,
+    );
+    expect(dropped.stderr).toMatch(/^memdir: drop t-a: \d+ items removed in 1 batches\n/);
+    // The neighbour whose name starts with the dropped one's is whole.
+    expect(ok(await cli(['namespaces', ...s])).stdout).toBe('t-ab\nt-b\n');
+    expect(ok(await cli(['view', '/memories/ab.md', ...s, '--namespace', 't-ab'])).stdout).toContain(
+      'alpha beta',
+    );
+
+    const confirmedDrop = await cli(['drop', '--namespace', 't-b', ...s], { tty: true, input: 't-b\n' });
+    expect(confirmedDrop.code).toBe(0);
+    expect(ok(await cli(['namespaces', ...s])).stdout).toBe('t-ab\n');
+
+    // Nothing is 5 days old; on the in-memory store (whose clock is 3 days behind) everything is 1 day old.
+    // Progress on stderr (the last state at least), the report on stdout.
+    const kept = await cli(['sweep', '--expire-days', '5', ...s]);
+    expect(kept).toEqual({
+      code: 0,
+      stdout: 'Swept 2 namespaces: 0 files expired, 0 versions pruned\n',
+      stderr: expect.stringMatching(/^memdir: sweep: 1 namespaces, 0 files expired, 0 versions pruned\n/),
+    });
+    const swept = await cli(['sweep', '--expire-days', '1', '--json', ...s]);
+    expect(swept.code).toBe(0);
+    const expired = target === 'memory' ? 2 : 0;
+    expect(JSON.parse(swept.stdout)).toEqual({ namespaces: 2, expired, pruned: 0 });
+    const left = ok(await cli(['usage', '--namespace', 't-ab', '--json', ...s])).stdout;
+    expect(JSON.parse(left)).toMatchObject({ files: 2 - expired });
+
+    const bad = await cli(['drop', ...s]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('drop: name the namespace to erase with --namespace NAME');
+    expect((await cli(['usage', '--all', '--namespace', 't-ab', ...s])).code).toBe(2);
+    expect((await cli(['sweep', '--expire-days', 'soon', ...s])).code).toBe(2);
+  }, 30_000);
+});
+
+describe('store URLs in the history and namespace commands', () => {
+  it('never prints the password of a store URL', async () => {
+    for (const args of [['log'], ['usage', '--all'], ['drop', '--namespace', 'x', '--yes']]) {
+      const result = await cli([...args, '--store', 'redis://memdir:s3cr3t-pw@127.0.0.1:1']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).not.toContain('s3cr3t-pw');
+    }
+  }, 30_000);
+});

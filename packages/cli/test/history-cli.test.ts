@@ -2,12 +2,13 @@
 // namespaces`, `usage`, `drop` and `sweep` (issue 19), run in-process with `run(argv, io)` on every
 // store this machine has: the in-memory store (one backend shared by the runs of a test, through a
 // registered scheme), Redis (a key prefix of its own per test, so listing and sweeping see only this
-// test's keys) and a folder. A store whose driver declares history (or admin) runs the whole
+// test's keys), PostgreSQL (a schema of its own per test) and a folder. A store whose driver declares history (or admin) runs the whole
 // scenario; one that does not must refuse with a usage error naming what is missing.
 import { randomBytes } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
 import { createInMemoryDriver, createMemoryStore, type MemoryDriver, storeDriver } from '@memdir/core';
-import { redisUrl } from '@memdir/test-support';
+import { databaseUrl, redisUrl } from '@memdir/test-support';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../src/io.js';
 import { run } from '../src/main.js';
@@ -68,6 +69,22 @@ const TARGETS: Record<string, () => Promise<string>> = {
         await cli(['drop', '--store', url, '--namespace', name, '--yes']);
     });
     return url;
+  },
+  // A schema of its own per test, dropped at the end.
+  postgres: async () => {
+    const schema = `memdir_cli_test_${RUN}_${randomBytes(3).toString('hex')}`;
+    const url = new URL(databaseUrl());
+    url.searchParams.set('schema', schema);
+    cleanup.push(async () => {
+      const client = new pg.Client({ connectionString: databaseUrl() });
+      await client.connect();
+      try {
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      } finally {
+        await client.end();
+      }
+    });
+    return url.toString();
   },
   file: async () => {
     const folder = await tempFolder();

@@ -141,7 +141,7 @@ function withHistory(
     if (typeof history.history !== 'function' || store.capabilities?.history !== true) {
       throw new CliUsageError(
         `${command}: the store ${describeStore(values, io)} keeps no history (its driver does not declare capabilities.history)`,
-        { hint: 'History is kept by stores whose adapter supports it: memory:, redis:// (see the README).' },
+        { hint: 'Stores whose adapter keeps a history have these commands (the memdir README, "History").' },
       );
     }
     return body(store as MemdirStore);

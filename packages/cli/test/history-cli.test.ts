@@ -323,6 +323,30 @@ describe.each(Object.keys(TARGETS))('namespace commands on %s', (target) => {
   }, 30_000);
 });
 
+describe('help of the history and namespace commands', () => {
+  it('each command has its help, and memdir --help lists them', async () => {
+    const main = ok(await cli(['--help'])).stdout;
+    for (const command of [
+      'log',
+      'show',
+      'diff',
+      'restore',
+      'redact',
+      'namespaces',
+      'usage',
+      'drop',
+      'sweep',
+    ]) {
+      const help = ok(await cli([command, '--help'])).stdout;
+      expect(help).toMatch(new RegExp(`^Usage: memdir ${command} `));
+      expect(help).toContain('--store URL');
+      expect(ok(await cli(['help', command])).stdout).toBe(help);
+      expect(main).toContain(`  ${command} `);
+    }
+    expect(ok(await cli(['view', '--help'])).stdout).toContain('--at TIME|VERSION');
+  });
+});
+
 describe('store URLs in the history and namespace commands', () => {
   it('never prints the password of a store URL', async () => {
     for (const args of [['log'], ['usage', '--all'], ['drop', '--namespace', 'x', '--yes']]) {

@@ -29,7 +29,10 @@ interface Result {
 }
 
 /** Runs `memdir ...args` in this process; `tty` makes stdin and stderr terminals (drop's question). */
-async function cli(args: string[], options: { input?: string; tty?: boolean } = {}): Promise<Result> {
+async function cli(
+  args: string[],
+  options: { input?: string; tty?: boolean; ttyOut?: boolean; env?: Record<string, string> } = {},
+): Promise<Result> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const stdin = Readable.from(options.input === undefined ? [] : [options.input]);
@@ -37,6 +40,7 @@ async function cli(args: string[], options: { input?: string; tty?: boolean } = 
     Object.assign(stdin, { isTTY: true });
     Object.assign(stderr, { isTTY: true });
   }
+  if (options.ttyOut) Object.assign(stdout, { isTTY: true });
   let out = '';
   let err = '';
   stdout.on('data', (chunk: Buffer) => {
@@ -45,7 +49,13 @@ async function cli(args: string[], options: { input?: string; tty?: boolean } = 
   stderr.on('data', (chunk: Buffer) => {
     err += chunk.toString('utf8');
   });
-  const io: CliIo = { stdin, stdout, stderr, env: { PATH: process.env.PATH }, cwd: process.cwd() };
+  const io: CliIo = {
+    stdin,
+    stdout,
+    stderr,
+    env: { PATH: process.env.PATH, ...options.env },
+    cwd: process.cwd(),
+  };
   const code = await run(args, io);
   return { code, stdout: out, stderr: err };
 }
@@ -321,6 +331,29 @@ describe.each(Object.keys(TARGETS))('namespace commands on %s', (target) => {
     expect((await cli(['usage', '--all', '--namespace', 't-ab', ...s])).code).toBe(2);
     expect((await cli(['sweep', '--expire-days', 'soon', ...s])).code).toBe(2);
   }, 30_000);
+});
+
+describe('history commands on a terminal', () => {
+  it('colour the diff and escape the content a model wrote', async () => {
+    const url = await TARGETS.memory!();
+    const s = ['--store', url];
+    ok(await cli(['create', '/memories/x.md', '--text', 'a\u001b[2Jb\nkeep\n', ...s]));
+    ok(await cli(['str_replace', '/memories/x.md', '--old', 'keep', '--new', 'kept', ...s]));
+    const [modified] = ok(await cli(['log', '--json', ...s]))
+      .stdout.split('\n')
+      .map((line) => line && JSON.parse(line));
+    const coloured = ok(await cli(['diff', modified.id, ...s], { ttyOut: true })).stdout;
+    expect(coloured).toContain('\u001b[1m--- /memories/x.md\t');
+    expect(coloured).toContain(' a\\x1b[2Jb\n\u001b[31m-keep\u001b[0m\n\u001b[32m+kept\u001b[0m\n');
+    const plain = ok(await cli(['diff', modified.id, ...s], { ttyOut: true, env: { NO_COLOR: '1' } })).stdout;
+    expect(plain).toContain(' a\\x1b[2Jb\n-keep\n+kept\n');
+    expect(plain).not.toContain('\u001b');
+    // Piped: the bytes as stored, no colour.
+    expect(ok(await cli(['diff', modified.id, ...s])).stdout).toContain(' a\u001b[2Jb\n-keep\n+kept\n');
+    const shown = ok(await cli(['show', modified.id, ...s], { ttyOut: true })).stdout;
+    expect(shown).not.toContain('\u001b');
+    expect(shown.endsWith('\n\na\\x1b[2Jb\nkept\n')).toBe(true);
+  });
 });
 
 describe('help of the history and namespace commands', () => {

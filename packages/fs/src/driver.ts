@@ -3,7 +3,9 @@
 // The work of each method lives in a module of its own (snapshot, write, edit, remove, move).
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
+import { MemoryToolError } from '@memdir/core';
 import type {
+  ChangeRecord,
   DriverCallOptions,
   DriverChangeOptions,
   DriverDescribeOptions,
@@ -15,6 +17,15 @@ import type {
   DriverListing,
   DriverListOptions,
   DriverPath,
+  DriverPointInTime,
+  DriverQuota,
+  DriverRestoreOptions,
+  DriverTreeEntry,
+  DriverTreeOptions,
+  DriverVersion,
+  DriverVersionPage,
+  DriverVersionQuery,
+  DriverVersionWithContent,
   DriverWriteOptions,
   MemdirLogger,
   MemoryDriver,
@@ -28,13 +39,19 @@ import {
   foldListing,
   optionError,
   positiveInteger,
+  newFileId,
+  refuseConflict,
+  refuseNotFound,
   refuseQuota,
+  sequenceVersionId,
+  versionSequence,
 } from '@memdir/core/driver';
 import { applyEditLocked, editLocked } from './edit.js';
 import { closedFailure, filesystemFailure } from './errors.js';
 import { type Access, createFoldersNow, type Folder, openFolderOf } from './folder.js';
 import type { Generation } from './generation.js';
 import type { LockWait } from './lock.js';
+import { Recorder, settlePending } from './history.js';
 import { kindOfPath } from './lookup.js';
 import { moveLocked } from './move.js';
 import { removeLocked } from './remove.js';
@@ -81,8 +98,22 @@ export interface FsDriverOptions {
   logger?: MemdirLogger | undefined;
 }
 
-/** The optional methods of the contract the filesystem driver has (all but history and admin). */
-type FsMethods = Required<Pick<MemoryDriver, 'stat' | 'describe' | 'edit' | 'update'>>;
+/** The optional methods of the contract the filesystem driver has. */
+type FsMethods = Required<
+  Pick<
+    MemoryDriver,
+    | 'stat'
+    | 'describe'
+    | 'edit'
+    | 'update'
+    | 'listVersions'
+    | 'readVersion'
+    | 'restoreVersion'
+    | 'redactVersion'
+    | 'treeAt'
+    | 'importVersions'
+  >
+>;
 
 /** The filesystem driver (see {@link createFsDriver}): a memory driver with {@link FsMethods}. */
 export type FsDriver = Omit<MemoryDriver, keyof FsMethods | 'namespace'> &
@@ -125,7 +156,16 @@ class Backend {
   }
 }
 
-const CAPABILITIES = { atomicRename: true, quotas: true } as const;
+const CAPABILITIES = { atomicRename: true, quotas: true, history: true } as const;
+
+/** What a change call carries that the locked step uses. */
+type ChangeOptions = DriverCallOptions & {
+  readonly quota?: DriverQuota | undefined;
+  readonly record?: ChangeRecord | undefined;
+  readonly op?: string | undefined;
+  /** `write`'s: the file id of a file it creates. */
+  readonly fileId?: string | undefined;
+};
 
 /** The driver over one store folder: `{root}`, or `{root}/namespaces/{name}` (and deeper). */
 class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
@@ -245,16 +285,11 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
 
   remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean> {
     const log = this.#backend.log;
-    return this.#guard('remove', true, () => {
-      const { deadline, started } = this.#times(options);
-      return this.#folder.use(this.#access(true, options), async (generation) => {
-        const removal = await generation.lock!.run(
-          () => {
-            checkTime({ deadline });
-            return removeLocked(generation, path, { quota: options.quota, log });
-          },
-          this.#backend.lockWait(deadline, started),
-        );
+    return this.#change(
+      'remove',
+      options,
+      (generation, call) => removeLocked(generation, path, call),
+      async (generation, removal) => {
         // The folder left every listing with the rename; its files go now, outside the lock. The
         // delete is done either way: trash that stays is swept by the next process that writes.
         if (removal.trash) {
@@ -263,12 +298,99 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
           });
         }
         return removal.removed;
-      });
-    });
+      },
+    );
   }
 
   move(from: DriverPath, to: DriverPath, options: DriverChangeOptions): Promise<void> {
     return this.#change('move', options, (generation, call) => moveLocked(generation, from, to, call));
+  }
+
+  // --- history -------------------------------------------------------------------------------------
+  // Read under the lock too: the index is brought up to date from the file, and a change a dead
+  // process left pending is settled before anyone sees the history.
+
+  listVersions(query: DriverVersionQuery, options?: DriverCallOptions): Promise<DriverVersionPage> {
+    return this.#change('listVersions', options ?? {}, async (generation) => generation.history.index.list(query));
+  }
+
+  readVersion(id: string, options?: DriverCallOptions): Promise<DriverVersionWithContent | null> {
+    return this.#change('readVersion', options ?? {}, async (generation) => generation.history.read(id));
+  }
+
+  treeAt(at: DriverPointInTime, options?: DriverTreeOptions): Promise<readonly DriverTreeEntry[]> {
+    return this.#change('treeAt', options ?? {}, async (generation) =>
+      generation.history.index.treeAt(at, options?.path ?? ''),
+    );
+  }
+
+  restoreVersion(id: string, options: DriverRestoreOptions): Promise<DriverVersion> {
+    if (!options?.record) throw new TypeError('restoreVersion: options.record is required (history on)');
+    // The record is the restore's own (a restored version, its file id by the restore rule).
+    const { record, ...rest } = options;
+    return this.#change('restoreVersion', { ...rest, signal: options.signal }, async (generation, call) => {
+      const history = generation.history;
+      const source = history.read(id);
+      if (!source || source.content === null) throw refuseNotFound(options.to ?? '');
+      const to = options.to ?? (source.path as DriverPath);
+      // A deleted file comes back as itself where it was deleted; anywhere else it is a copy.
+      const latest = history.index.latestOf(source.fileId);
+      const comesBack = latest?.operation === 'deleted' && latest.path === to;
+      const recorder = new Recorder(history, record, options.op, undefined, {
+        restoredFrom: id,
+        fileIdIfNew: comesBack ? source.fileId : newFileId(),
+      });
+      const expect = options.expectSha256 === undefined ? undefined : { sha256: options.expectSha256 };
+      try {
+        await writeLocked(generation, to, source.content, expect, { ...call, history: recorder }, options.maxFileBytes);
+      } finally {
+        if (recorder.finish()) await this.#compact(generation);
+      }
+      const { content: _content, ...version } = recorder.last!;
+      return version;
+    });
+  }
+
+  redactVersion(id: string, options: DriverChangeOptions): Promise<DriverVersion | null> {
+    const { record: _record, ...rest } = options;
+    return this.#change('redactVersion', rest, async (generation) => {
+      const history = generation.history;
+      const entry = history.index.get(id);
+      if (!entry) return null;
+      if (entry.version.redactedAt === null) {
+        const redactedAt = Date.now();
+        // The whole file is rewritten without the content: gone for good, not only hidden.
+        await history.rewrite(generation.newTemp(), (version) =>
+          version.id === id
+            ? { ...version, content: null, path: null, previousPath: null, size: null, sha256: null, redactedAt }
+            : version,
+        );
+      }
+      return history.index.get(id)!.version;
+    });
+  }
+
+  importVersions(versions: readonly DriverVersionWithContent[], options: DriverCallOptions): Promise<void> {
+    let previous = -1;
+    for (const version of versions) {
+      const sequence = versionSequence(version.id);
+      if (!(sequence > previous)) {
+        return Promise.reject(
+          new MemoryToolError(
+            'INVALID_INPUT',
+            `importVersions: version ids must be ascending ids made by sequenceVersionId, got ${JSON.stringify(version.id).slice(0, 80)} after ${previous === -1 ? 'nothing' : sequenceVersionId(previous)}`,
+          ),
+        );
+      }
+      previous = sequence;
+    }
+    return this.#change('importVersions', options ?? {}, async (generation) => {
+      if (versions.length === 0) return;
+      const history = generation.history;
+      const last = history.index.last;
+      if (last !== undefined && last >= versions[0]!.id) throw refuseConflict('');
+      history.import(versions);
+    });
   }
 
   async close(): Promise<void> {
@@ -308,26 +430,48 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
     return this.#guard(method, false, () => this.#folder.use(this.#access(false, options), task, looksEmpty));
   }
 
-  /** Runs a change under the folder's lock, on a folder made ready for writing. */
-  #change<T>(
+  /**
+   * Runs a change under the folder's lock, on a folder made ready for writing: history brought up
+   * to date first (what a dead process left pending settled), the change's versions recorded in
+   * its locked step when the call carries a record. `after` runs outside the lock.
+   */
+  #change<T, R = T>(
     method: string,
-    options: DriverChangeOptions,
+    options: ChangeOptions,
     task: (generation: Generation, call: ChangeCall) => Promise<T>,
-  ): Promise<T> {
-    const call: ChangeCall = { quota: options.quota, log: this.#backend.log };
+    after?: (generation: Generation, result: T) => Promise<R>,
+  ): Promise<R> {
     return this.#guard(method, true, () => {
       const { deadline, started } = this.#times(options);
-      return this.#folder.use(this.#access(true, options), (generation) =>
-        generation.lock!.run(
-          () => {
+      return this.#folder.use(this.#access(true, options), async (generation) => {
+        const result = await generation.lock!.run(
+          async () => {
             // Waited until the deadline (behind commands of this process, say): nobody waits for
             // the answer, so nothing is changed.
             checkTime({ deadline });
-            return task(generation, call);
+            const history = generation.history;
+            await history.refresh();
+            if (history.pending) await settlePending(history, generation.memories);
+            const { record } = options;
+            const recorder = record && new Recorder(history, record, options.op ?? '', options.fileId);
+            try {
+              return await task(generation, { quota: options.quota, log: this.#backend.log, history: recorder });
+            } finally {
+              if (recorder?.finish()) await this.#compact(generation);
+            }
           },
           this.#backend.lockWait(deadline, started),
-        ),
-      );
+        );
+        return after ? after(generation, result) : (result as unknown as R);
+      });
+    });
+  }
+
+  /** Rewrites the history file when pruning left it mostly dead (under the lock). */
+  async #compact(generation: Generation): Promise<void> {
+    if (!generation.history.wasteful) return;
+    await generation.history.rewrite(generation.newTemp()).catch((error: unknown) => {
+      this.#backend.log.warn('history could not be compacted', { code: (error as NodeJS.ErrnoException).code });
     });
   }
 

@@ -9,6 +9,11 @@ import type {
   DriverCallOptions,
   DriverChangeOptions,
   DriverDescribeOptions,
+  DriverDropOptions,
+  DriverNamespacePage,
+  DriverNamespaceQuery,
+  DriverSweepOptions,
+  DriverUsage,
   DriverEdit,
   DriverEditOptions,
   DriverEditOutcome,
@@ -40,12 +45,16 @@ import {
   optionError,
   positiveInteger,
   newFileId,
+  prunable,
+  validateNamespace,
   refuseConflict,
   refuseNotFound,
   refuseQuota,
   sequenceVersionId,
   versionSequence,
 } from '@memdir/core/driver';
+import { dropNamespace, listNamespaces, staleFiles } from './admin.js';
+import type { Dir } from './dir.js';
 import { applyEditLocked, editLocked } from './edit.js';
 import { closedFailure, filesystemFailure } from './errors.js';
 import { type Access, createFoldersNow, type Folder, openFolderOf } from './folder.js';
@@ -112,6 +121,10 @@ type FsMethods = Required<
     | 'redactVersion'
     | 'treeAt'
     | 'importVersions'
+    | 'listNamespaces'
+    | 'usage'
+    | 'dropNamespace'
+    | 'sweep'
   >
 >;
 
@@ -156,7 +169,7 @@ class Backend {
   }
 }
 
-const CAPABILITIES = { atomicRename: true, quotas: true, history: true } as const;
+const CAPABILITIES = { atomicRename: true, quotas: true, history: true, admin: true } as const;
 
 /** What a change call carries that the locked step uses. */
 type ChangeOptions = DriverCallOptions & {
@@ -195,7 +208,7 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
   }
 
   read(path: DriverPath, options?: DriverCallOptions): Promise<DriverFile | { kind: 'directory' } | null> {
-    return this.#read('read', options, (generation) => readAt(generation, path), isNull);
+    return this.#read('read', options, (generation) => readAt(generation, path, options?.touch === true), isNull);
   }
 
   stat(path: DriverPath, options?: DriverCallOptions): Promise<'file' | 'directory' | null> {
@@ -393,6 +406,91 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
     });
   }
 
+  // --- admin ---------------------------------------------------------------------------------------
+
+  listNamespaces(query: DriverNamespaceQuery, _options?: DriverCallOptions): Promise<DriverNamespacePage> {
+    return this.#guard('listNamespaces', false, () =>
+      this.#onBase({ names: [], next: null }, (base) => listNamespaces(base, query)),
+    );
+  }
+
+  usage(options?: DriverCallOptions): Promise<DriverUsage> {
+    return this.#change('usage', options ?? {}, async (generation) => {
+      const totals = await generation.totals!.current(generation.memories!, this.#backend.log);
+      return {
+        files: totals.files,
+        bytes: totals.bytes,
+        versions: generation.history.index.size,
+        lastChangeAt: generation.totals!.lastChangeAt(),
+      };
+    });
+  }
+
+  dropNamespace(name: string, options: DriverDropOptions): Promise<{ removed: number; done: boolean }> {
+    try {
+      validateNamespace(name);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#guard('dropNamespace', true, () =>
+      this.#onBase({ removed: 0, done: true }, (base) => dropNamespace(base, name, options.batch)),
+    );
+  }
+
+  sweep(options: DriverSweepOptions): Promise<{ expired: number; pruned: number; done: boolean }> {
+    const { record, ...rest } = options;
+    return this.#change('sweep', rest, async (generation, call) => {
+      let budget = options.batch;
+      let expired = 0;
+      const history = generation.history;
+      if (options.expireBefore !== undefined) {
+        for (const path of await staleFiles(generation.memories!, options.expireBefore, budget)) {
+          // Each expiry is a removal of its own, recorded as one, by the service.
+          const recorder = record && new Recorder(history, record, options.op);
+          let removal: Awaited<ReturnType<typeof removeLocked>>;
+          try {
+            removal = await removeLocked(generation, path, { ...call, history: recorder });
+          } finally {
+            recorder?.finish();
+          }
+          if (removal.removed) expired++;
+          budget--;
+        }
+      }
+      let pruned = 0;
+      if (options.retention && budget > 0) {
+        const now = options.now ?? Date.now();
+        const doomed: string[] = [];
+        for (const fileId of history.index.fileIds()) {
+          if (doomed.length >= budget) break;
+          const versions = history.index.versionsOf(fileId);
+          for (const index of prunable(versions, options.retention, now, budget - doomed.length)) {
+            doomed.push(versions[index]!.id);
+          }
+        }
+        if (doomed.length > 0) {
+          history.begin({ versions: [], pruned: doomed });
+          history.end(true);
+          await this.#compact(generation);
+        }
+        pruned = doomed.length;
+        budget -= pruned;
+      }
+      return { expired, pruned, done: budget > 0 };
+    });
+  }
+
+  /** Runs `task` on this driver's base folder (`{root}` or the namespace's), or gives `none` without one. */
+  async #onBase<T>(none: T, task: (base: Dir) => Promise<T>): Promise<T> {
+    const base = await this.#folder.openBase(false);
+    if (!base) return none;
+    try {
+      return await task(base);
+    } finally {
+      base.close();
+    }
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -417,6 +515,7 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
       stats: options?.stats,
       log: this.#backend.log,
       underLock: lock && ((task) => lock.run(task, this.#backend.lockWait(deadline, started))),
+      touch: options?.touch,
     };
   }
 
@@ -455,7 +554,8 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
             const { record } = options;
             const recorder = record && new Recorder(history, record, options.op ?? '', options.fileId);
             try {
-              return await task(generation, { quota: options.quota, log: this.#backend.log, history: recorder });
+              const call = { quota: options.quota, log: this.#backend.log, history: recorder, touch: options.touch };
+              return await task(generation, call);
             } finally {
               if (recorder?.finish()) await this.#compact(generation);
             }

@@ -35,7 +35,7 @@ export async function editLocked(
   let failed = true;
   let found: Found = null;
   try {
-    found = await find(generation.memories!, path);
+    found = await find(generation.memories!, path, call.touch);
     if (found === null) return { outcome: 'missing', kind: null };
     if (found.kind === 'folder') {
       return { outcome: 'missing', kind: (await closeHoldsFile(found.folder)) ? 'directory' : null };

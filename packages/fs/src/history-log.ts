@@ -57,8 +57,12 @@ export class HistoryLog {
   index = new VersionIndex();
   #deadBytes = 0;
 
-  constructor(memdir: Dir) {
+  /** Read-only: for a look from outside the lock (an admin listing), which never cuts a torn line. */
+  readonly #readOnly: boolean;
+
+  constructor(memdir: Dir, readOnly = false) {
     this.#memdir = memdir;
+    this.#readOnly = readOnly;
   }
 
   get path(): string {
@@ -120,12 +124,14 @@ export class HistoryLog {
     }
     this.#offset += start;
     // What follows the last whole line is torn: written by a process that died mid-append.
-    if (this.#offset < size) fs.ftruncateSync(this.#fd, this.#offset);
+    if (this.#offset < size && !this.#readOnly) fs.ftruncateSync(this.#fd, this.#offset);
   }
 
   /** Opens (or makes) the file, never through a link. */
   #open(): void {
-    this.#fd = fs.openSync(this.path, O_RDWR | O_CREAT | O_NOFOLLOW, FILE_MODE);
+    this.#fd = this.#readOnly
+      ? fs.openSync(this.path, fs.constants.O_RDONLY | O_NOFOLLOW)
+      : fs.openSync(this.path, O_RDWR | O_CREAT | O_NOFOLLOW, FILE_MODE);
     this.#ino = fs.fstatSync(this.#fd).ino;
   }
 

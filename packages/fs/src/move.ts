@@ -103,6 +103,7 @@ export async function moveLocked(
       throw error;
     });
     call.history?.happened();
+    generation.totals!.markChanged();
     failed = false;
     moved = true;
     // Clearing the mark and removing the folders the move emptied overlap. The move is done: a mark

@@ -24,6 +24,8 @@ import type { HistoryHook } from './history.js';
 export interface ChangeCall {
   readonly quota: DriverQuota | undefined;
   readonly log: DriverLog;
+  /** Record reads of the file changed, for expiry (`touch`: `edit` and `update`). */
+  readonly touch?: boolean | undefined;
   /** Told about the visible step when history is on. */
   readonly history?: HistoryHook | undefined;
 }

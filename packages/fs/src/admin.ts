@@ -70,7 +70,11 @@ export async function holdsAnything(dir: Dir): Promise<boolean> {
 /** The namespaces in `base/namespaces` that hold anything, a page at a time (see the driver contract). */
 export async function listNamespaces(
   base: Dir,
-  query: { readonly prefix?: string | undefined; readonly after?: string | undefined; readonly limit: number },
+  query: {
+    readonly prefix?: string | undefined;
+    readonly after?: string | undefined;
+    readonly limit: number;
+  },
 ): Promise<{ names: string[]; next: string | null }> {
   const spaces = await openFolder(base, 'namespaces');
   if (typeof spaces === 'string') return { names: [], next: null };
@@ -107,7 +111,11 @@ export async function listNamespaces(
  * Removes at most `budget` entries (files, links, emptied folders) of the tree `name` in `dir`,
  * deepest first, the tree's own folder last. Returns how many it removed and whether it is gone.
  */
-async function removeSome(dir: Dir, name: string, budget: number): Promise<{ removed: number; gone: boolean }> {
+async function removeSome(
+  dir: Dir,
+  name: string,
+  budget: number,
+): Promise<{ removed: number; gone: boolean }> {
   const inner = await openFolder(dir, name);
   if (inner === 'missing') return { removed: 0, gone: true };
   if (typeof inner === 'string') {
@@ -196,7 +204,8 @@ export async function staleFiles(memories: Dir, before: number, limit: number): 
       if (child.isFile()) {
         const info = await lstat(folder.at(child.name)).catch(() => null);
         // In whole milliseconds, as the server's clock (Date.now()) counts.
-        if (info?.isFile() && Math.floor(Math.max(info.ctimeMs, info.mtimeMs)) < before) found.push(childPath);
+        if (info?.isFile() && Math.floor(Math.max(info.ctimeMs, info.mtimeMs)) < before)
+          found.push(childPath);
       } else if (child.isDirectory()) {
         const inner = await openFolder(folder, child.name);
         if (typeof inner === 'string') continue;

@@ -3,17 +3,12 @@
 // The work of each method lives in a module of its own (snapshot, write, edit, remove, move).
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
-import { MemoryToolError } from '@memdir/core';
 import type {
   ChangeRecord,
   DriverCallOptions,
   DriverChangeOptions,
   DriverDescribeOptions,
   DriverDropOptions,
-  DriverNamespacePage,
-  DriverNamespaceQuery,
-  DriverSweepOptions,
-  DriverUsage,
   DriverEdit,
   DriverEditOptions,
   DriverEditOutcome,
@@ -21,12 +16,16 @@ import type {
   DriverFile,
   DriverListing,
   DriverListOptions,
+  DriverNamespacePage,
+  DriverNamespaceQuery,
   DriverPath,
   DriverPointInTime,
   DriverQuota,
   DriverRestoreOptions,
+  DriverSweepOptions,
   DriverTreeEntry,
   DriverTreeOptions,
+  DriverUsage,
   DriverVersion,
   DriverVersionPage,
   DriverVersionQuery,
@@ -35,6 +34,7 @@ import type {
   MemdirLogger,
   MemoryDriver,
 } from '@memdir/core';
+import { MemoryToolError } from '@memdir/core';
 import {
   AbstractMemoryDriver,
   checkTime,
@@ -42,15 +42,15 @@ import {
   deadlineOf,
   driverLog,
   foldListing,
+  newFileId,
   optionError,
   positiveInteger,
-  newFileId,
   prunable,
-  validateNamespace,
   refuseConflict,
   refuseNotFound,
   refuseQuota,
   sequenceVersionId,
+  validateNamespace,
   versionSequence,
 } from '@memdir/core/driver';
 import { dropNamespace, listNamespaces, staleFiles } from './admin.js';
@@ -59,8 +59,8 @@ import { applyEditLocked, editLocked } from './edit.js';
 import { closedFailure, filesystemFailure } from './errors.js';
 import { type Access, createFoldersNow, type Folder, openFolderOf } from './folder.js';
 import type { Generation } from './generation.js';
-import type { LockWait } from './lock.js';
 import { Recorder, settlePending } from './history.js';
+import type { LockWait } from './lock.js';
 import { kindOfPath } from './lookup.js';
 import { moveLocked } from './move.js';
 import { removeLocked } from './remove.js';
@@ -208,7 +208,12 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
   }
 
   read(path: DriverPath, options?: DriverCallOptions): Promise<DriverFile | { kind: 'directory' } | null> {
-    return this.#read('read', options, (generation) => readAt(generation, path, options?.touch === true), isNull);
+    return this.#read(
+      'read',
+      options,
+      (generation) => readAt(generation, path, options?.touch === true),
+      isNull,
+    );
   }
 
   stat(path: DriverPath, options?: DriverCallOptions): Promise<'file' | 'directory' | null> {
@@ -324,7 +329,9 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
   // process left pending is settled before anyone sees the history.
 
   listVersions(query: DriverVersionQuery, options?: DriverCallOptions): Promise<DriverVersionPage> {
-    return this.#change('listVersions', options ?? {}, async (generation) => generation.history.index.list(query));
+    return this.#change('listVersions', options ?? {}, async (generation) =>
+      generation.history.index.list(query),
+    );
   }
 
   readVersion(id: string, options?: DriverCallOptions): Promise<DriverVersionWithContent | null> {
@@ -355,7 +362,14 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
       });
       const expect = options.expectSha256 === undefined ? undefined : { sha256: options.expectSha256 };
       try {
-        await writeLocked(generation, to, source.content, expect, { ...call, history: recorder }, options.maxFileBytes);
+        await writeLocked(
+          generation,
+          to,
+          source.content,
+          expect,
+          { ...call, history: recorder },
+          options.maxFileBytes,
+        );
       } finally {
         if (recorder.finish()) await this.#compact(generation);
       }
@@ -375,7 +389,15 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
         // The whole file is rewritten without the content: gone for good, not only hidden.
         await history.rewrite(generation.newTemp(), (version) =>
           version.id === id
-            ? { ...version, content: null, path: null, previousPath: null, size: null, sha256: null, redactedAt }
+            ? {
+                ...version,
+                content: null,
+                path: null,
+                previousPath: null,
+                size: null,
+                sha256: null,
+                redactedAt,
+              }
             : version,
         );
       }
@@ -554,7 +576,12 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
             const { record } = options;
             const recorder = record && new Recorder(history, record, options.op ?? '', options.fileId);
             try {
-              const call = { quota: options.quota, log: this.#backend.log, history: recorder, touch: options.touch };
+              const call = {
+                quota: options.quota,
+                log: this.#backend.log,
+                history: recorder,
+                touch: options.touch,
+              };
               return await task(generation, call);
             } finally {
               if (recorder?.finish()) await this.#compact(generation);
@@ -571,7 +598,9 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
   async #compact(generation: Generation): Promise<void> {
     if (!generation.history.wasteful) return;
     await generation.history.rewrite(generation.newTemp()).catch((error: unknown) => {
-      this.#backend.log.warn('history could not be compacted', { code: (error as NodeJS.ErrnoException).code });
+      this.#backend.log.warn('history could not be compacted', {
+        code: (error as NodeJS.ErrnoException).code,
+      });
     });
   }
 

@@ -89,7 +89,8 @@ export class VersionIndex {
     }
     ids.push(version.id);
     const { path, previousPath, fileId } = version;
-    if (previousPath !== null && this.#livePaths.get(previousPath) === fileId) this.#livePaths.delete(previousPath);
+    if (previousPath !== null && this.#livePaths.get(previousPath) === fileId)
+      this.#livePaths.delete(previousPath);
     if (path === null) return;
     if (version.operation === 'deleted') {
       if (this.#livePaths.get(path) === fileId) this.#livePaths.delete(path);

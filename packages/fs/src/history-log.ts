@@ -20,7 +20,18 @@ import type { DriverVersion, DriverVersionWithContent } from '@memdir/core';
 import { sequenceVersionId, versionSequence } from '@memdir/core/driver';
 import type { Dir } from './dir.js';
 import { VersionIndex } from './history-index.js';
-import { closeNow, errno, FILE_MODE, fstat, lstat, O_CREAT, O_NOFOLLOW, O_RDWR, preadNow, pwriteNow } from './sys.js';
+import {
+  closeNow,
+  errno,
+  FILE_MODE,
+  fstat,
+  lstat,
+  O_CREAT,
+  O_NOFOLLOW,
+  O_RDWR,
+  preadNow,
+  pwriteNow,
+} from './sys.js';
 import type { Temp } from './temp.js';
 
 /** What a pending group holds: its versions and the ids it prunes. */
@@ -208,7 +219,8 @@ export class HistoryLog {
     const entry = this.index.get(id);
     if (!entry) return null;
     const line = this.#readLine(entry.offset, entry.length);
-    const found = 'k' in line ? line.k : 'g' in line ? line.g.find((version) => version.id === id) : undefined;
+    const found =
+      'k' in line ? line.k : 'g' in line ? line.g.find((version) => version.id === id) : undefined;
     if (!found) throw new Error('history file does not hold an indexed version');
     return { ...found, ...entry.version, content: entry.version.redactedAt === null ? found.content : null };
   }
@@ -228,7 +240,10 @@ export class HistoryLog {
    * Rewrites the file with the live versions only (and `change` applied to each, for redaction):
    * through `temp`, fsynced and renamed over the file, so a crash leaves the old file or the new.
    */
-  async rewrite(temp: Temp, change?: (version: DriverVersionWithContent) => DriverVersionWithContent): Promise<void> {
+  async rewrite(
+    temp: Temp,
+    change?: (version: DriverVersionWithContent) => DriverVersionWithContent,
+  ): Promise<void> {
     const parts = [`${JSON.stringify({ s: this.#sequence })}\n`];
     for (const entry of this.index.ordered()) {
       let version = this.read(entry.version.id)!;

@@ -57,7 +57,9 @@ export class Recorder implements HistoryHook {
   #fileIdOf(change: FileChange): string {
     const index = this.log.index;
     if (this.restore) {
-      return change.operation === 'created' ? this.restore.fileIdIfNew : (index.fileIdAt(change.path) ?? newFileId());
+      return change.operation === 'created'
+        ? this.restore.fileIdIfNew
+        : (index.fileIdAt(change.path) ?? newFileId());
     }
     if (change.operation === 'created') return this.newFileIdOption ?? newFileId();
     return index.fileIdAt(change.previousPath ?? change.path) ?? newFileId();

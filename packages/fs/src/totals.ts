@@ -18,11 +18,12 @@
 // What the totals cannot see: files that another program adds, changes or removes beneath
 // `memories` while the record says `clean`. They count from the next recompute (the README says how
 // to force one).
+
+import { futimesSync, openSync } from 'node:fs';
 import type { DriverLog } from '@memdir/core/driver';
 import type { Dir } from './dir.js';
 import { listFiles } from './list-files.js';
 import { KERNEL } from './liveness.js';
-import { futimesSync, openSync } from 'node:fs';
 import {
   closeNow,
   FILE_MODE,

@@ -14,11 +14,11 @@ import {
 } from '@memdir/core/driver';
 import { type Dir, entryAt, openEntry, openFolder } from './dir.js';
 import type { Generation } from './generation.js';
+import type { HistoryHook } from './history.js';
 import { closeHoldsFile, prefix, stopRefusal } from './lookup.js';
 import { closeNow, errno, FOLDER_MODE, mkdir, rmdir } from './sys.js';
 import { closeWalk, type FileText, FOLDER, readText, removeEmptyFolders, walk } from './tree.js';
 import { contentVersion } from './version.js';
-import type { HistoryHook } from './history.js';
 
 /** What a change under the lock knows of its call. */
 export interface ChangeCall {
@@ -142,7 +142,9 @@ export async function writeLocked(
       if (expect && 'sha256' in expect) {
         const current = kind === 'file' ? await readIn(walked.parent, name) : null;
         const holds =
-          expect.sha256 === null ? kind !== 'file' : current !== null && sha256Hex(current.content) === expect.sha256;
+          expect.sha256 === null
+            ? kind !== 'file'
+            : current !== null && sha256Hex(current.content) === expect.sha256;
         if (!holds) throw refuseConflict(path);
       }
     } else if (expect && ('version' in expect || ('sha256' in expect && expect.sha256 !== null))) {

@@ -17,7 +17,8 @@ async function filesOnDisk(dir: string, path = '/memories'): Promise<Map<string,
   const found = new Map<string, string>();
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const child = join(dir, entry.name);
-    if (entry.isDirectory()) for (const [key, value] of await filesOnDisk(child, `${path}/${entry.name}`)) found.set(key, value);
+    if (entry.isDirectory())
+      for (const [key, value] of await filesOnDisk(child, `${path}/${entry.name}`)) found.set(key, value);
     else if (entry.isFile()) found.set(`${path}/${entry.name}`, await readFile(child, 'utf8'));
   }
   return found;

@@ -9,7 +9,7 @@
 //   {"a":1}                    the pending group above did not happen
 //   {"k":version}              a version, committed (a rewrite writes one per line)
 //
-// Crash safety. A change appends its group and syncs it before its own visible step (the rename or
+// Crash safety. A change appends its group before its own visible step (the rename or
 // unlink that makes it happen), then appends `{"c":1}`. A process that dies in between leaves a
 // pending group: the next call under the lock settles it by looking at the files (a version whose
 // content is at its path, or a deletion whose path is empty, happened), so history never shows a
@@ -96,12 +96,8 @@ export class HistoryLog {
    * lines parsed, a torn last line (a crash mid-append) cut off.
    */
   async refresh(): Promise<void> {
-    let info: fs.Stats | null = null;
-    try {
-      info = await lstat(this.path);
-    } catch (error) {
-      if (errno(error) !== 'ENOENT') throw error;
-    }
+    // Synchronous lookups, as everywhere in this driver (see the README, "Cost"): every change makes them.
+    const info = fs.lstatSync(this.path, { throwIfNoEntry: false }) ?? null;
     if (info === null) {
       // Never made, or removed by someone: nothing is recorded.
       if (this.#fd !== -1) this.#reset();
@@ -111,7 +107,7 @@ export class HistoryLog {
       this.#reset();
       this.#open();
     }
-    const size = (await fstat(this.#fd)).size;
+    const size = fs.fstatSync(this.#fd).size;
     if (size <= this.#offset) return;
     await this.#parse(size);
   }
@@ -189,11 +185,15 @@ export class HistoryLog {
     return data;
   }
 
-  /** Appends `group` as pending and syncs it: the change may now happen. */
+  /**
+   * Appends `group` as pending: the change may now happen. Not synced, as the change's own rename
+   * or unlink is not: a process that dies leaves the page cache behind it whole, and the next
+   * call settles the group; after a power failure the tail may be lost with the changes it names
+   * (see the README, "History").
+   */
   begin(group: Group): void {
     const line = { g: group.versions, ...(group.pruned.length > 0 ? { x: group.pruned } : {}) };
     const data = this.#append([line]);
-    fs.fdatasyncSync(this.#fd);
     this.#apply(line, this.#offset, data.length);
     this.#offset += data.length;
   }

@@ -54,7 +54,7 @@ import {
   versionSequence,
 } from '@memdir/core/driver';
 import { dropNamespace, listNamespaces, staleFiles } from './admin.js';
-import type { Dir } from './dir.js';
+import { type Dir, openFolder } from './dir.js';
 import { applyEditLocked, editLocked } from './edit.js';
 import { closedFailure, filesystemFailure } from './errors.js';
 import { type Access, createFoldersNow, type Folder, openFolderOf } from './folder.js';
@@ -436,7 +436,16 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
     );
   }
 
-  usage(options?: DriverCallOptions): Promise<DriverUsage> {
+  async usage(options?: DriverCallOptions): Promise<DriverUsage> {
+    // A namespace nothing was ever written to (or one just dropped) has no `.memdir`: it holds
+    // nothing, and looking makes none.
+    const written = await this.#guard('usage', false, () =>
+      this.#onBase(
+        false,
+        async (base) => typeof (await openFolder(base, '.memdir').then(closeDir)) !== 'string',
+      ),
+    );
+    if (!written) return { files: 0, bytes: 0, versions: 0, lastChangeAt: null };
     return this.#change('usage', options ?? {}, async (generation) => {
       const totals = await generation.totals!.current(generation.memories!, this.#backend.log);
       return {
@@ -616,6 +625,12 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
       if (took > SLOW_CALL_MS) this.#backend.log.info('slow call', { call: method, tookMs: took });
     }
   }
+}
+
+/** Closes a folder `openFolder` opened, passing on what it was. */
+function closeDir(opened: Dir | string): Dir | string {
+  if (typeof opened !== 'string') opened.close();
+  return opened;
 }
 
 function isNull(result: unknown): boolean {

@@ -20,18 +20,7 @@ import type { DriverVersion, DriverVersionWithContent } from '@memdir/core';
 import { sequenceVersionId, versionSequence } from '@memdir/core/driver';
 import type { Dir } from './dir.js';
 import { VersionIndex } from './history-index.js';
-import {
-  closeNow,
-  errno,
-  FILE_MODE,
-  fstat,
-  lstat,
-  O_CREAT,
-  O_NOFOLLOW,
-  O_RDWR,
-  preadNow,
-  pwriteNow,
-} from './sys.js';
+import { closeNow, FILE_MODE, O_CREAT, O_NOFOLLOW, O_RDWR, preadNow, pwriteNow } from './sys.js';
 import type { Temp } from './temp.js';
 
 /** What a pending group holds: its versions and the ids it prunes. */

@@ -124,6 +124,13 @@ export class VersionIndex {
     return out;
   }
 
+  /** A file's kept versions: how many, and the oldest (pruning looks no further when it is young). */
+  oldestOf(fileId: string): { readonly count: number; readonly oldest: DriverVersion | undefined } {
+    const ids = this.#byFile.get(fileId);
+    if (!ids || ids.length === 0) return { count: 0, oldest: undefined };
+    return { count: ids.length, oldest: this.#byId.get(ids[0]!)!.version };
+  }
+
   latestOf(fileId: string): DriverVersion | undefined {
     const ids = this.#byFile.get(fileId);
     return ids && ids.length > 0 ? this.#byId.get(ids[ids.length - 1]!)!.version : undefined;

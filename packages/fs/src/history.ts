@@ -5,11 +5,11 @@
 // before the visible step. What a dead process left pending is settled from the files themselves.
 import type { ChangeRecord, DriverVersionWithContent, VersionOperation } from '@memdir/core';
 import { newFileId, PRUNE_PER_CHANGE, prunable, sha256Hex } from '@memdir/core/driver';
-import type { Dir } from './dir.js';
+import { type Dir, openEntry, openFolder } from './dir.js';
 import type { HistoryLog } from './history-log.js';
-import { listFiles } from './list-files.js';
 import { find } from './lookup.js';
-import { closeWalk } from './tree.js';
+import { closeNow, readdir } from './sys.js';
+import { closeWalk, FOLDER, readText } from './tree.js';
 
 const DAY_MS = 86_400_000;
 
@@ -91,9 +91,11 @@ export class Recorder implements HistoryHook {
     });
     const pruned: string[] = [];
     for (const version of versions) {
-      const kept = [version, ...this.log.index.versionsOf(version.fileId)];
+      const { count, oldest } = this.log.index.oldestOf(version.fileId);
       // Times only grow: when the file's oldest version is young, none is old.
-      if (at - kept[kept.length - 1]!.at < this.record.keepDays * DAY_MS) continue;
+      if (count < this.record.keepVersions || !oldest || at - oldest.at < this.record.keepDays * DAY_MS)
+        continue;
+      const kept = [version, ...this.log.index.versionsOf(version.fileId)];
       for (const index of prunable(kept, this.record, at, PRUNE_PER_CHANGE)) pruned.push(kept[index]!.id);
     }
     this.log.begin({ versions, pruned });
@@ -155,19 +157,44 @@ export async function readTree(
   if (!found) return [];
   closeWalk(found.walked);
   if (found.kind === 'file') return [{ path, content: found.text.content }];
-  let entries: Awaited<ReturnType<typeof listFiles>>;
+  const files: { path: string; content: string }[] = [];
   try {
-    entries = await listFiles(found.folder, path, false);
+    await readFolder(found.folder, path, files);
   } finally {
     found.folder.close();
   }
-  const files: { path: string; content: string }[] = [];
-  for (const entry of entries) {
-    const file = await find(memories, entry.path);
-    if (!file) continue;
-    closeWalk(file.walked);
-    if (file.kind === 'folder') file.folder.close();
-    else files.push({ path: entry.path, content: file.text.content });
-  }
   return files;
+}
+
+/** The files beneath the open folder `dir` (driver path `path`), read through its handle, links left out. */
+async function readFolder(dir: Dir, path: string, into: { path: string; content: string }[]): Promise<void> {
+  const children = await readdir(dir.self);
+  // A folder's files are read at once: each read is a trip through the thread pool.
+  const read = await Promise.all(
+    children
+      .filter((child) => child.isFile())
+      .map(async (child) => {
+        const fd = await openEntry(dir, child.name);
+        if (typeof fd !== 'number') return null;
+        try {
+          const text = await readText(fd);
+          return text === null || text === FOLDER
+            ? null
+            : { path: `${path}/${child.name}`, content: text.content };
+        } finally {
+          closeNow(fd);
+        }
+      }),
+  );
+  for (const file of read) if (file) into.push(file);
+  for (const child of children) {
+    if (!child.isDirectory()) continue;
+    const inner = await openFolder(dir, child.name);
+    if (typeof inner === 'string') continue;
+    try {
+      await readFolder(inner, `${path}/${child.name}`, into);
+    } finally {
+      inner.close();
+    }
+  }
 }

@@ -93,6 +93,11 @@ export async function runAdmin(command: string, args: string[], io: CliIo): Prom
   });
 }
 
+/** `1 file`, `2 files`. */
+function count(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`;
+}
+
 function expireFlag(values: Values): number | undefined {
   const value = str(values, 'expire-days');
   if (value === undefined) return undefined;
@@ -217,7 +222,7 @@ async function drop(
       );
     }
     const held = await admin.usage(namespace);
-    const question = `This erases namespace ${namespace} of ${storeShown} for good: ${held.files} files, ${held.bytes} bytes, ${held.versions} versions.\nType the namespace's name to confirm: `;
+    const question = `This erases namespace ${namespace} of ${storeShown} for good: ${count(held.files, 'file')}, ${count(held.bytes, 'byte')}, ${count(held.versions, 'version')}.\nType the namespace's name to confirm: `;
     if (!(await confirmed(io, question, namespace))) {
       await write(io.stderr, 'memdir: drop: not confirmed; nothing was erased\n');
       return EXIT_FAILED;
@@ -228,13 +233,15 @@ async function drop(
   const { removed } = await admin
     .dropNamespace(namespace, {
       onProgress: (state) =>
-        progress.update(`drop ${namespace}: ${state.removed} items removed in ${state.batches} batches`),
+        progress.update(
+          `drop ${namespace}: ${count(state.removed, 'item')} removed in ${count(state.batches, 'batch', 'batches')}`,
+        ),
     })
     .finally(() => progress.end());
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   await write(
     io.stdout,
-    `Dropped namespace ${namespace}: ${removed} items removed in ${seconds}s; nothing is left\n`,
+    `Dropped namespace ${namespace}: ${count(removed, 'item')} removed in ${seconds}s; nothing is left\n`,
   );
   return EXIT_OK;
 }
@@ -246,7 +253,7 @@ async function sweep(admin: MemoryAdmin, values: Values, io: CliIo): Promise<num
     .sweep({
       onProgress: (state) =>
         progress.update(
-          `sweep: ${state.namespaces} namespaces, ${state.expired} files expired, ${state.pruned} versions pruned`,
+          `sweep: ${count(state.namespaces, 'namespace')}, ${count(state.expired, 'file')} expired, ${count(state.pruned, 'version')} pruned`,
         ),
     })
     .finally(() => progress.end());
@@ -254,7 +261,7 @@ async function sweep(admin: MemoryAdmin, values: Values, io: CliIo): Promise<num
     io.stdout,
     values.json
       ? `${JSON.stringify(report)}\n`
-      : `Swept ${report.namespaces} namespaces: ${report.expired} files expired, ${report.pruned} versions pruned\n`,
+      : `Swept ${count(report.namespaces, 'namespace')}: ${count(report.expired, 'file')} expired, ${count(report.pruned, 'version')} pruned\n`,
   );
   return EXIT_OK;
 }

@@ -290,7 +290,7 @@ describe.each(Object.keys(TARGETS))('namespace commands on %s', (target) => {
     const declined = await cli(['drop', '--namespace', 't-a', ...s], { tty: true, input: 'yes\n' });
     expect(declined.code).toBe(1);
     expect(declined.stderr).toContain('This erases namespace t-a of ');
-    expect(declined.stderr).toContain('1 files, 5 bytes');
+    expect(declined.stderr).toContain('1 file, 5 bytes');
     expect(declined.stderr).toContain('memdir: drop: not confirmed; nothing was erased');
     expect(ok(await cli(['namespaces', ...s])).stdout).toBe('t-a\nt-ab\nt-b\n');
 
@@ -299,7 +299,7 @@ describe.each(Object.keys(TARGETS))('namespace commands on %s', (target) => {
     expect(dropped.stdout).toMatch(
       /^Dropped namespace t-a: \d+ items removed in [\d.]+s; nothing is left\n$/,
     );
-    expect(dropped.stderr).toMatch(/^memdir: drop t-a: \d+ items removed in 1 batches\n/);
+    expect(dropped.stderr).toMatch(/^memdir: drop t-a: \d+ items? removed in 1 batch\n/);
     // The neighbour whose name starts with the dropped one's is whole.
     expect(ok(await cli(['namespaces', ...s])).stdout).toBe('t-ab\nt-b\n');
     expect(ok(await cli(['view', '/memories/ab.md', ...s, '--namespace', 't-ab'])).stdout).toContain(
@@ -316,7 +316,7 @@ describe.each(Object.keys(TARGETS))('namespace commands on %s', (target) => {
     expect(kept).toEqual({
       code: 0,
       stdout: 'Swept 2 namespaces: 0 files expired, 0 versions pruned\n',
-      stderr: expect.stringMatching(/^memdir: sweep: 1 namespaces, 0 files expired, 0 versions pruned\n/),
+      stderr: expect.stringMatching(/^memdir: sweep: 1 namespace, 0 files expired, 0 versions pruned\n/),
     });
     const swept = await cli(['sweep', '--expire-days', '1', '--json', ...s]);
     expect(swept.code).toBe(0);

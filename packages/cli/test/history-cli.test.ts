@@ -232,6 +232,11 @@ describe.each(Object.keys(TARGETS))('history commands on %s', (target) => {
     const badTime = await cli(['log', '--since', 'yesterday-ish', ...s]);
     expect(badTime.code).toBe(2);
     expect(badTime.stderr).toContain('log: --since expects an ISO 8601 time');
+    const badAt = await cli(['view', '/memories', '--at', 'last tuesday', ...s]);
+    expect(badAt.code).toBe(2);
+    expect(badAt.stderr).toContain(
+      'view: --at expects an ISO 8601 time (2026-12-01, 2026-12-01T09:30:00Z) or a version id',
+    );
     expect((await cli(['diff', ...s])).code).toBe(2);
     expect((await cli(['restore', created.id, 'extra', ...s])).code).toBe(2);
   }, 30_000);
@@ -274,6 +279,14 @@ describe.each(Object.keys(TARGETS))('namespace commands on %s', (target) => {
     expect(one[1]).toMatch(/^t-ab +2 +14 +\d+ +\d{4}-\d\d-\d\dT[\d:.]+Z$/);
     const usage = JSON.parse(ok(await cli(['usage', '--namespace', 't-ab', '--json', ...s])).stdout);
     expect(usage).toMatchObject({ namespace: 't-ab', files: 2, bytes: 14 });
+    // Without a namespace: the default space, empty here.
+    expect(JSON.parse(ok(await cli(['usage', '--json', ...s])).stdout)).toEqual({
+      namespace: null,
+      files: 0,
+      bytes: 0,
+      versions: 0,
+      lastChangeAt: null,
+    });
     const all = ok(await cli(['usage', '--all', ...s]))
       .stdout.split('\n')
       .filter(Boolean);

@@ -253,7 +253,10 @@ BEGIN
         pg_catalog.sha256(f.content), f.size, v_at, p_record->'actor'->>'type', p_record->'actor'->>'id',
         p_record->>'command', p_op, p_record->>'toolUseId', f.content
       FROM unnest(v_paths, v_ids) WITH ORDINALITY AS u(path, id, i)
-      JOIN ${s}.files f ON f.ns = p_ns AND f.path = u.path;
+      -- One primary-key lookup per file moved (a join could pick a scan of the whole table).
+      CROSS JOIN LATERAL (
+        SELECT content, size FROM ${s}.files WHERE ns = p_ns AND path = u.path
+      ) AS f;
   END IF;
   RETURN v_outcome;
 END

@@ -428,7 +428,9 @@ async function checkTypes(dir, packages) {
         module: 'nodenext',
         moduleResolution: 'nodenext',
         target: 'es2022',
-        lib: ['es2022', 'esnext.disposable'],
+        // What a Node project gets without a lib setting (the DOM's types: the MCP SDK's declarations use
+        // HeadersInit), plus the disposables that `await using` needs.
+        lib: ['es2022', 'dom', 'esnext.disposable'],
         noEmit: true,
         skipLibCheck: false,
         types: ['node'],

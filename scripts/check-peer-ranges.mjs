@@ -343,7 +343,7 @@ try {
     project.install.code === 0
       ? await runAsync(process.execPath, ['old-sdk.mjs'], { cwd: project.dir })
       : project.install;
-  const expected = `BACKEND The memory store is unavailable: @aws-sdk/client-s3 ${version} does not send If-Match and If-None-Match on PutObject, which memdir needs to keep files safe: upgrade it to ${floor} or later. Try again.`;
+  const expected = `BACKEND The memory store is unavailable: @aws-sdk/client-s3 ${version} does not send If-Match and If-None-Match on PutObject, which memdir needs to keep files safe: upgrade it to ${floor} or later. Trying again will not help until the store's configuration is fixed.`;
   const ok = result.stdout.trim() === expected;
   if (!ok) failed = true;
   return `${ok ? 'ok  ' : 'FAIL'} @memdir/s3 with @aws-sdk/client-s3@${version} (below the range) says the SDK drops the conditions and names ${floor}${ok ? '' : `\n${indent(`expected: ${expected}\n${result.output.slice(-2000)}`)}`}`;

@@ -31,3 +31,36 @@ export function errorText(error: unknown): string {
   // message is still the best text to show.
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * What an operator needs to hear about a store's failure, in the store's own words: the innermost
+ * cause of a `BACKEND` error (`password authentication failed for user "app"`, `connect ECONNREFUSED
+ * 127.0.0.1:6379`), or `undefined` when the error carries none. The model never reads this text;
+ * the CLI scrubs the secrets of its store URLs from it before printing.
+ */
+export function operatorCause(error: unknown): string | undefined {
+  if (!isMemoryToolError(error) || error.code !== 'BACKEND') return undefined;
+  let cause: unknown = error.cause;
+  let words: string | undefined;
+  // A bounded walk: a cause chain is a few links long, and a cycle must not hang the CLI.
+  for (let depth = 0; depth < 8 && cause !== undefined && cause !== null; depth++) {
+    words = plainWords(cause) ?? words;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return words;
+}
+
+function plainWords(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return typeof error === 'string' && error !== '' ? error : undefined;
+  // An SDK's placeholder ("UnknownError" for an answer without a body) says less than the store did.
+  if (error.message !== '' && error.message !== error.name && !/^unknown ?error$/i.test(error.message)) {
+    return error.message.split('\n', 1)[0];
+  }
+  // Node's connection attempt to each address of a host fails as an AggregateError with no message.
+  if (error instanceof AggregateError && error.errors.length > 0) {
+    const each = error.errors.map(plainWords).filter((words) => words !== undefined);
+    if (each.length > 0) return [...new Set(each)].join('; ');
+  }
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}

@@ -12,6 +12,7 @@ const STORE_OPTIONS = `Store options (every command but conformance):
       --overwrite          let create replace an existing file (the default)
       --max-file-bytes N   largest file create/str_replace/insert may write (default: 1048576)
       --max-view-chars N   most characters one view shows before truncating (default: 16000)
+      --verbose            print what the store reports (connections, retries, lock waits) on stderr
   -h, --help               show this help`;
 
 const OUTPUT = `Output: the result text, exactly as the model reads it, then a newline, on stdout (exit 0).

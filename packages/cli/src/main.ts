@@ -9,7 +9,7 @@ import {
   toMemoryToolError,
   validateNamespace,
 } from '@memdir/core';
-import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
+import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, operatorCause } from './errors.js';
 import { runExec } from './exec.js';
 import { COMMAND_HELP, MAIN_HELP } from './help.js';
 import { type CliIo, processIo, readAll, write } from './io.js';
@@ -24,6 +24,7 @@ import {
   scrubSecrets,
 } from './store-url.js';
 import { escapeControls, isTerminal } from './terminal.js';
+import { stderrLogger } from './verbose.js';
 import { VERSION } from './version.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -35,6 +36,7 @@ const STORE_OPTIONS = {
   'no-overwrite': { type: 'boolean' },
   'max-file-bytes': { type: 'string' },
   'max-view-chars': { type: 'string' },
+  verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } satisfies Options;
 
@@ -71,9 +73,14 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
     // Whatever the message, and wherever it comes from, no secret of a store URL of this run in it.
     const urls = storeUrlsOf(argv, io);
     if (error instanceof CliUsageError) {
+      // MEMDIR_DEBUG: where a store's failure came from, for a bug report (never by default).
+      const stack = io.env.MEMDIR_DEBUG && error.cause !== undefined ? `${stackOf(error.cause)}\n` : '';
       await write(
         io.stderr,
-        scrubSecrets(`memdir: ${error.message}\n${error.hint === undefined ? '' : `${error.hint}\n`}`, urls),
+        scrubSecrets(
+          `memdir: ${error.message}\n${error.hint === undefined ? '' : `${error.hint}\n`}${stack}`,
+          urls,
+        ),
       );
       return EXIT_USAGE;
     }
@@ -182,8 +189,20 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       // the fixed BACKEND text here too; MEMDIR_DEBUG shows the original.
       const toolError = toMemoryToolError(error);
       await write(io.stderr, `${memoryErrorText(toolError)}\n`);
-      if (io.env.MEMDIR_DEBUG && toolError !== error)
-        await write(io.stderr, `${String((error as Error)?.stack ?? error)}\n`);
+      // The operator also hears why, in the store's words (the model's text above never says).
+      const cause = operatorCause(toolError);
+      if (cause !== undefined) {
+        const urls = storeUrlsOf([...args], io);
+        await write(
+          io.stderr,
+          scrubSecrets(`memdir: the store failed (${toolError.reason}): ${cause}\n`, urls),
+        );
+      }
+      if (io.env.MEMDIR_DEBUG)
+        await write(
+          io.stderr,
+          `${stackOf(toolError === error ? ((error as Error).cause ?? error) : error)}\n`,
+        );
       return EXIT_FAILED;
     }
     // On a terminal, what the model wrote is shown with its control characters escaped (--raw:
@@ -221,7 +240,7 @@ async function serveOverHttp(values: Values, io: CliIo): Promise<number> {
     });
   }
   const { serveHttp } = await import('./serve-http.js');
-  const options = storeOptions(values);
+  const options = storeOptions(values, io);
   const url = storeUrl(values, io);
   return withStore(values, io, 'write', (store) =>
     serveHttp(config, {
@@ -411,7 +430,7 @@ async function toolInput(command: string, values: Values, positionals: string[],
 }
 
 /** The store options given on the command line. */
-function storeOptions(values: Values): MemoryStoreOptions {
+function storeOptions(values: Values, io: CliIo): MemoryStoreOptions {
   if (values.overwrite && values['no-overwrite']) {
     throw new CliUsageError('--overwrite and --no-overwrite contradict each other');
   }
@@ -424,6 +443,8 @@ function storeOptions(values: Values): MemoryStoreOptions {
       throw new CliUsageError((error as Error).message);
     }
   }
+  // --verbose: the driver's own reports on stderr (connections, retries, lock waits, setup).
+  if (values.verbose) options.logger = stderrLogger(io, [storeUrl(values, io), io.env.MEMDIR_STORE]);
   if (values.overwrite) options.overwrite = true;
   if (values['no-overwrite']) options.overwrite = false;
   for (const [flag, key] of [
@@ -463,7 +484,7 @@ async function withStore(
   mode: 'existing' | 'write',
   body: (store: MemoryStore) => Promise<number>,
 ): Promise<number> {
-  const options = storeOptions(values);
+  const options = storeOptions(values, io);
   const url = storeUrl(values, io);
   if (/^file:/i.test(url)) {
     const state = await checkFileStore(url, io.cwd, options.namespace);
@@ -479,4 +500,15 @@ async function withStore(
   } finally {
     await store.close().catch(() => {});
   }
+}
+
+/** A stack for MEMDIR_DEBUG, with each cause's under it. */
+function stackOf(error: unknown): string {
+  const lines: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
+    lines.push(`${depth === 0 ? '' : 'caused by: '}${(current as Error).stack ?? String(current)}`);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return lines.join('\n');
 }

@@ -8,7 +8,7 @@ import {
   type MemoryStore,
   type MemoryStoreOptions,
 } from '@memdir/core';
-import { CliUsageError, errorText } from './errors.js';
+import { CliUsageError, errorText, operatorCause } from './errors.js';
 import { checkStoreUrl, redactStoreUrl, scrubSecrets } from './store-url-shown.js';
 
 export { redactStoreUrl, scrubSecrets } from './store-url-shown.js';
@@ -121,7 +121,10 @@ export async function openStore(
   } catch (error) {
     if (error instanceof CliUsageError) throw error;
     // An adapter's or a server's message may repeat part of the URL: its secrets are taken out.
-    const message = scrubSecrets(error instanceof Error ? error.message : String(error), [url]);
+    const message = scrubSecrets(
+      operatorCause(error) ?? (error instanceof Error ? error.message : String(error)),
+      [url],
+    );
     throw new CliUsageError(`Cannot open store ${shown}: ${message}`, { cause: error });
   }
 }
@@ -358,11 +361,10 @@ export async function probeStore(store: MemoryStore, url: string): Promise<void>
     await store.execute({ command: 'view', path: PROBE_PATH });
   } catch (error) {
     if (isMemoryToolError(error) && error.code !== 'BACKEND') return;
-    throw new CliUsageError(
-      `Cannot open store ${redactStoreUrl(url)}: ${scrubSecrets(errorText(error), [url])}`,
-      {
-        cause: error,
-      },
-    );
+    // The store's own words when it has them (operators fix a password, not "try again").
+    const problem = operatorCause(error) ?? errorText(error);
+    throw new CliUsageError(`Cannot open store ${redactStoreUrl(url)}: ${scrubSecrets(problem, [url])}`, {
+      cause: error,
+    });
   }
 }

@@ -1,6 +1,7 @@
 // `memdir copy`, `memdir export` and `memdir import`: a store's files moved between stores, or to
 // and from a tar archive, over core's `copyStore`, with progress on stderr and exit codes that say
 // whether everything was copied and verified.
+
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import {
   type CopyReport,
@@ -28,6 +29,7 @@ import {
 import { schemeOf } from './store-url-shown.js';
 import { isTerminal } from './terminal.js';
 import { COPY_HELP, EXPORT_HELP, IMPORT_HELP } from './transfer-help.js';
+import { verboseOptions } from './verbose.js';
 
 /** The exit code of a copy stopped by Ctrl-C (128 + SIGINT): run it again to resume. */
 export const EXIT_INTERRUPTED = 130;
@@ -217,6 +219,7 @@ export async function runCopy(args: string[], io: CliIo): Promise<number> {
     'dry-run': { type: 'boolean' },
     'max-file-bytes': { type: 'string' },
     concurrency: { type: 'string' },
+    verbose: { type: 'boolean' },
   });
   if (values.help) {
     await write(io.stdout, `${COPY_HELP}\n`);
@@ -231,9 +234,10 @@ export async function runCopy(args: string[], io: CliIo): Promise<number> {
   const mapping = namespaceMapping(values.namespace as string | undefined);
   const limit = maxFileBytes(values['max-file-bytes'] as string | undefined);
   const parallel = concurrency(values.concurrency as string | undefined, concurrencyInto(to));
+  const logged = verboseOptions(values, io, [from, to]);
   const source = await openDriver(
     from,
-    mapping.from === undefined ? {} : { namespace: mapping.from },
+    { ...logged, ...(mapping.from === undefined ? {} : { namespace: mapping.from }) },
     io,
     'source',
   );
@@ -241,6 +245,7 @@ export async function runCopy(args: string[], io: CliIo): Promise<number> {
     const target = await openDriver(
       to,
       {
+        ...logged,
         ...(mapping.to === undefined ? {} : { namespace: mapping.to }),
         ...(limit === undefined ? {} : { maxFileBytes: limit }),
       },
@@ -307,6 +312,7 @@ export async function runExport(args: string[], io: CliIo): Promise<number> {
     store: { type: 'string', short: 's' },
     namespace: { type: 'string' },
     concurrency: { type: 'string' },
+    verbose: { type: 'boolean' },
   });
   if (values.help) {
     await write(io.stdout, `${EXPORT_HELP}\n`);
@@ -321,7 +327,12 @@ export async function runExport(args: string[], io: CliIo): Promise<number> {
   const namespace = namespaceOption(values.namespace as string | undefined);
   // Reads only: the default holds for every store.
   const parallel = concurrency(values.concurrency as string | undefined, DEFAULT_CONCURRENCY);
-  const { store, driver } = await openDriver(url, namespace === undefined ? {} : { namespace }, io, 'source');
+  const { store, driver } = await openDriver(
+    url,
+    { ...verboseOptions(values, io, [url]), ...(namespace === undefined ? {} : { namespace }) },
+    io,
+    'source',
+  );
   try {
     const progress = new ProgressReporter(io.stderr, { tty: isTerminal(io.stderr) });
     const manifest = await writeArchive(countingReads(driver, collectAsBytesMove()), io.stdout, {
@@ -348,6 +359,7 @@ export async function runImport(args: string[], io: CliIo): Promise<number> {
     'dry-run': { type: 'boolean' },
     'max-file-bytes': { type: 'string' },
     concurrency: { type: 'string' },
+    verbose: { type: 'boolean' },
   });
   if (values.help) {
     await write(io.stdout, `${IMPORT_HELP}\n`);
@@ -378,6 +390,7 @@ export async function runImport(args: string[], io: CliIo): Promise<number> {
     const { store, driver } = await openDriver(
       url,
       {
+        ...verboseOptions(values, io, [url]),
         ...(namespace === undefined ? {} : { namespace }),
         ...(limit === undefined ? {} : { maxFileBytes: limit }),
       },

@@ -26,8 +26,66 @@ describe('store URLs', () => {
     expect(await memdir(['view', '--store', 'redis://127.0.0.1:1'])).toEqual({
       code: 2,
       stdout: '',
+      stderr: 'memdir: Cannot open store redis://127.0.0.1:1: connect ECONNREFUSED 127.0.0.1:1\n',
+    });
+  });
+
+  it("a store that refuses the login is named with the server's own words; MEMDIR_DEBUG adds the stacks", async () => {
+    const url = new URL(databaseUrl());
+    url.username = 'memdir_nobody';
+    url.password = 'not-the-password';
+    const shown = `${url.protocol}//memdir_nobody:***@${url.host}${url.pathname}`;
+    expect(await memdir(['view', '--store', url.href])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `memdir: Cannot open store ${shown}: role "memdir_nobody" does not exist\n`,
+    });
+    const debug = await runCli(['view', '--store', url.href], {
+      cwd: folder.path,
+      env: { MEMDIR_DEBUG: '1' },
+    });
+    expect(debug.code).toBe(2);
+    const lines = debug.stderr.split('\n');
+    expect(lines[0]).toBe(`memdir: Cannot open store ${shown}: role "memdir_nobody" does not exist`);
+    expect(lines[1]).toMatch(
+      /^MemoryToolError: The memory store is unavailable: PostgreSQL refused the login\./,
+    );
+    expect(debug.stderr).toMatch(/\ncaused by: error: role "memdir_nobody" does not exist\n {4}at /);
+    expect(debug.stderr).not.toContain('not-the-password');
+  });
+
+  it('a command the store fails prints the text the model reads, then the cause for the operator', async () => {
+    const adapter = join(folder.path, 'node_modules', 'memdir-store-flaky');
+    await mkdir(adapter, { recursive: true });
+    await writeFile(
+      join(adapter, 'package.json'),
+      JSON.stringify({ name: 'memdir-store-flaky', type: 'module', exports: { './cli': './cli.js' } }),
+    );
+    // The probe's view answers; the command itself fails with a cause that names the URL's secret.
+    await writeFile(
+      join(adapter, 'cli.js'),
+      `export function openStore(url) {
+        return {
+          async execute(input) {
+            if (input.path === '/memories/.memdir-cli-probe') {
+              const missing = new Error('The path /memories/.memdir-cli-probe does not exist. Please provide a valid path.');
+              throw Object.assign(missing, { name: 'MemoryToolError', code: 'NOT_FOUND' });
+            }
+            const error = new Error('The memory store is unavailable: the storage backend did not answer in time. Try again.', {
+              cause: new Error('read timed out after 1000 ms talking to ' + url),
+            });
+            throw Object.assign(error, { name: 'MemoryToolError', code: 'BACKEND', reason: 'timeout' });
+          },
+          async close() {},
+        };
+      }`,
+    );
+    expect(await memdir(['view', '/memories', '--store', 'flaky://op:hunter2@db:1/x'])).toEqual({
+      code: 1,
+      stdout: '',
       stderr:
-        'memdir: Cannot open store redis://127.0.0.1:1: The memory store is unavailable: cannot connect to Redis. Try again.\n',
+        'Error: The memory store is unavailable: the storage backend did not answer in time. Try again.\n' +
+        'memdir: the store failed (timeout): read timed out after 1000 ms talking to flaky://op:***@db:1/x\n',
     });
   });
 

@@ -39,7 +39,7 @@ describe.each([1_000, 12_000])('timeoutMs %i', (timeoutMs) => {
       ),
       slowStore
         .create({ command: 'create', path: '/memories/slow.md', file_text: 'waited' })
-        .then((text) => ({ text, after: Date.now() - started })),
+        .then((text) => ({ text, at: Date.now() })),
     ]);
     for (const { error, after } of busy) {
       expect(error).toMatchObject({ code: 'BACKEND', message: BUSY, reason: 'busy', outcome: 'not-applied' });
@@ -48,7 +48,9 @@ describe.each([1_000, 12_000])('timeoutMs %i', (timeoutMs) => {
       expect(after).toBeGreaterThanOrEqual(timeoutMs * 0.7);
     }
     expect(waited.text).toBe('File created successfully at: /memories/slow.md');
-    expect(waited.after).toBeGreaterThanOrEqual(timeoutMs * 0.55);
+    // It waited for the holder to let go: from the holder's own clock (this test's `started` comes
+    // later, by however long a loaded machine takes to pass the holder's word on).
+    expect(waited.at - slow.heldAt).toBeGreaterThanOrEqual(timeoutMs * 0.6);
     expect(await readFile(join(roots.slow, 'memories', 'slow.md'), 'utf8')).toBe('waited');
     // Reads never wait for the lock.
     const read = Date.now();

@@ -127,12 +127,17 @@ export function startHolder(root: string, namespace: 'none' | 'pid1' = 'none', h
     stderr += chunk;
   });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  // When the lock was taken, on the holder's clock (Date.now(), the same clock as this process's).
+  let heldAt = Number.NaN;
   const held = new Promise<number>((resolve, reject) => {
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk;
-      const match = /held (\d+)/.exec(stdout);
-      if (match) resolve(Number(match[1]));
+      const match = /held (\d+) (\d+)\n/.exec(stdout);
+      if (match) {
+        heldAt = Number(match[2]);
+        resolve(Number(match[1]));
+      }
     });
     child.on('exit', (code, signal) =>
       reject(new Error(`holder exited early (${code ?? signal}): ${stderr}`)),
@@ -140,7 +145,12 @@ export function startHolder(root: string, namespace: 'none' | 'pid1' = 'none', h
   });
   held.catch(() => {});
   return {
+    /** The holder's pid once it holds the lock. */
     held,
+    /** When it took the lock (ms since the epoch), once {@link held} resolved. */
+    get heldAt() {
+      return heldAt;
+    },
     exited,
     async kill() {
       child.kill('SIGKILL');

@@ -1,14 +1,16 @@
 // Spans and metrics from real stores through the real OpenTelemetry SDK: every command gives an
-// `execute_tool memory` span with a CLIENT child per driver call, and the metrics, on the in-memory,
-// filesystem and Redis stores; BACKEND failures (a stalled and a dropped Redis, through the fault
-// proxy) carry their reason.
+// `execute_tool memory` span with a CLIENT child per driver call, and the metrics, on all five
+// stores (in-memory, filesystem, Redis, PostgreSQL, S3 on their real servers); BACKEND failures (a
+// stalled and a dropped Redis and PostgreSQL, through the fault proxy) carry their reason.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInMemoryStore, type MemoryStore } from '@memdir/core';
 import { createFsStore } from '@memdir/fs';
+import { createPostgresStore } from '@memdir/postgres';
 import { createRedisStore } from '@memdir/redis';
-import { redisUrl, startFaultProxy } from '@memdir/test-support';
+import { createS3Store } from '@memdir/s3';
+import { databaseUrl, redisUrl, s3Server, startFaultProxy } from '@memdir/test-support';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Otel, startOtel } from './otel-setup.js';
@@ -37,20 +39,34 @@ async function stores(): Promise<Array<[string, MemoryStore]>> {
   const prefix = `otel-${Math.random().toString(36).slice(2, 8)}:`;
   const fs = createFsStore({ root: folder });
   const redis = createRedisStore({ url: redisUrl(), keyPrefix: prefix });
+  // The session deletes what it wrote: a namespace and a prefix of their own leave nothing behind.
+  const postgres = createPostgresStore({ connectionString: databaseUrl(), namespace: prefix.slice(0, -1) });
+  const { bucket, clientConfig } = s3Server();
+  const s3 = createS3Store({
+    bucket,
+    prefix: `test/${prefix.slice(0, -1)}`,
+    endpoint: clientConfig.endpoint,
+    region: clientConfig.region,
+    credentials: clientConfig.credentials,
+  });
   cleanups.push(async () => {
     await fs.close();
     await redis.close();
+    await postgres.close();
+    await s3.close();
     await rm(folder, { recursive: true, force: true });
   });
   return [
     ['memory', createInMemoryStore()],
     ['fs', fs],
     ['redis', redis],
+    ['postgres', postgres],
+    ['s3', s3],
   ];
 }
 
 describe('a span per command, a child per driver call, and the metrics', () => {
-  it('on the in-memory, filesystem and Redis stores, for all six commands', async () => {
+  it('on the in-memory, filesystem, Redis, PostgreSQL and S3 stores, for all six commands', async () => {
     for (const [kind, store] of await stores()) {
       otel = startOtel();
       for (const input of SESSION)
@@ -104,7 +120,13 @@ describe('a span per command, a child per driver call, and the metrics', () => {
         },
       ]);
       const operations = await otel.points('db.client.operation.duration');
-      const system = { memory: 'memdir.memory', fs: 'memdir.fs', redis: 'redis' }[kind];
+      const system = {
+        memory: 'memdir.memory',
+        fs: 'memdir.fs',
+        redis: 'redis',
+        postgres: 'postgresql',
+        s3: 'aws.s3',
+      }[kind];
       expect(
         operations.every((point) => point.attributes['db.system.name'] === system),
         kind,
@@ -123,14 +145,33 @@ describe('a span per command, a child per driver call, and the metrics', () => {
   });
 });
 
-describe('BACKEND failures carry their reason', () => {
-  it('a stalled Redis: timeout; a dropped one: the reason the store gives, on the span and the error metric', async () => {
-    const proxy = await startFaultProxy({ target: redisUrl() });
-    const store = createRedisStore({
-      url: proxy.url,
-      keyPrefix: `otel-f-${Math.random().toString(36).slice(2, 8)}:`,
-      timeoutMs: 800,
-    });
+const THROUGH_PROXY: Array<[string, () => string, (url: string) => MemoryStore]> = [
+  [
+    'Redis',
+    redisUrl,
+    (url) =>
+      createRedisStore({
+        url,
+        keyPrefix: `otel-f-${Math.random().toString(36).slice(2, 8)}:`,
+        timeoutMs: 800,
+      }),
+  ],
+  [
+    'PostgreSQL',
+    databaseUrl,
+    (url) =>
+      createPostgresStore({
+        connectionString: url,
+        namespace: `otel-f-${Math.random().toString(36).slice(2, 8)}`,
+        timeoutMs: 800,
+      }),
+  ],
+];
+
+describe.each(THROUGH_PROXY)('BACKEND failures carry their reason, on %s', (_name, target, open) => {
+  it('a stalled server: timeout; a dropped one: the reason the store gives, on the span and the error metric', async () => {
+    const proxy = await startFaultProxy({ target: target() });
+    const store = open(proxy.url);
     cleanups.push(async () => {
       await store.close();
       await proxy.close();

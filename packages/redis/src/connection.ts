@@ -66,8 +66,6 @@ interface ServerState {
 /** The state of each client passed in, shared by every store made on it. */
 const sharedStates = new WeakMap<RedisClient, ServerState>();
 
-const ignore = () => {};
-
 function isCluster(client: RedisClient): client is Cluster {
   return (client as { isCluster?: boolean }).isCluster === true;
 }
@@ -138,6 +136,8 @@ export class Connection {
   readonly #state: ServerState;
   readonly #log: DriverLog;
   #closed = false;
+  /** What the socket last said on a client the store made: the cause an operator needs. */
+  #socketError: Error | undefined;
 
   constructor(options: ConnectionOptions, log: DriverLog) {
     this.#options = options;
@@ -195,7 +195,9 @@ export class Connection {
   /** Logs what happens to a client the store made (a client passed in gets no listener). */
   #watch(client: RedisClient): void {
     let lost = false;
-    client.on('error', ignore);
+    client.on('error', (error: Error) => {
+      this.#socketError = error;
+    });
     client.on('reconnecting', () => {
       if (!lost && !this.#closed) this.#log.warn('connection lost, reconnecting');
       lost = true;
@@ -281,7 +283,8 @@ export class Connection {
         failure.name === 'ReplyError' ||
         failure.message === TIMED_OUT
         ? redisFailure(error, false)
-        : storeUnavailable('cannot connect to Redis', error);
+        : // ioredis gives up with "max retries per request"; the socket's own error says why.
+          storeUnavailable('cannot connect to Redis', this.#socketError ?? error);
     }
     // The server read its clock at some moment between `started` and now: taking the latest, the
     // offset is never overestimated, so a fence (the deadline on the server's clock) is never late.

@@ -155,8 +155,9 @@ describe('the startup probe', () => {
     );
     expect(error).toBeInstanceOf(MemoryToolError);
     expect((error as MemoryToolError).code).toBe('BACKEND');
+    expect((error as MemoryToolError).reason).toBe('misconfigured');
     expect((error as MemoryToolError).message).toMatch(
-      /^The memory store is unavailable: @aws-sdk\/client-s3 3\.\d+\.\d+ does not send If-Match and If-None-Match on PutObject, which memdir needs to keep files safe: upgrade it to 3\.917\.0 or later\. Try again\.$/,
+      /^The memory store is unavailable: @aws-sdk\/client-s3 3\.\d+\.\d+ does not send If-Match and If-None-Match on PutObject, which memdir needs to keep files safe: upgrade it to 3\.917\.0 or later\. Trying again will not help until the store's configuration is fixed\.$/,
     );
     client.destroy();
   });

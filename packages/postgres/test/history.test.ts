@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import type { DriverPath } from '@memdir/core';
+import type pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createPostgresAdmin, createPostgresDriver, createPostgresStore } from '../src/index.js';
 import { databaseUrl, dropSchema, freshSchema, testPool, WORKER } from './helpers.js';
@@ -24,8 +25,22 @@ function schemaForTest(): string {
 
 const sha = (content: Buffer) => createHash('sha256').update(content).digest('hex');
 
-/** Every file's newest version by path matches it, and the totals' counters match the rows. */
+/**
+ * Every file's newest version by path matches it, and the totals' counters match the rows: read in
+ * one snapshot (repeatable read), so a change committing meanwhile cannot fall between two reads.
+ */
 async function checkHistory(schema: string): Promise<void> {
+  const client = await admin.connect();
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+    await checkSnapshot(client, schema);
+  } finally {
+    await client.query('ROLLBACK').catch(() => {});
+    client.release();
+  }
+}
+
+async function checkSnapshot(admin: pg.PoolClient, schema: string): Promise<void> {
   const s = `"${schema}"`;
   const files = await admin.query(`SELECT ns, path, content, file_id FROM ${s}.files ORDER BY ns, path`);
   for (const file of files.rows) {
@@ -64,8 +79,8 @@ async function checkHistory(schema: string): Promise<void> {
   }
 }
 
-/** Starts a worker that runs `commands` all at once on one store, and kills it after `ms`. */
-async function killedWorker(schema: string, commands: unknown[], ms: number): Promise<void> {
+/** Starts a worker that runs `commands` all at once on one store; resolves with its process once it is ready. */
+async function startWorker(schema: string, commands: unknown[]) {
   const child = spawn(process.execPath, [WORKER, databaseUrl(), schema, 'run', JSON.stringify(commands)], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -74,10 +89,16 @@ async function killedWorker(schema: string, commands: unknown[], ms: number): Pr
     child.once('exit', () => reject(new Error('a worker exited before it was ready')));
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.stdin.end('go\n');
-  await new Promise((resolve) => setTimeout(resolve, ms));
-  child.kill('SIGKILL');
-  await exited;
+  return { child, exited };
+}
+
+/** Waits until the namespace holds more than `count` versions (or 20 s pass). */
+async function versionsPast(schema: string, count: number): Promise<void> {
+  for (let tries = 0; tries < 400; tries++) {
+    const { rows } = await admin.query(`SELECT count(*)::int AS n FROM "${schema}".versions`);
+    if (rows[0].n > count) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 describe('history on the real rows', () => {
@@ -112,11 +133,19 @@ describe('history on the real rows', () => {
             return { command: 'create', path: `/memories/d${index % 2}/x${who}.md`, file_text: 'x' };
         }
       });
-    await Promise.all([0, 1, 2].map((who) => killedWorker(schema, commands(who), 150 + who * 100)));
-    // The server rolls back what the killed processes left open once it sees their sockets close.
-    for (let tries = 0; tries < 50; tries++) {
+    const workers = await Promise.all([0, 1, 2].map((who) => startWorker(schema, commands(who))));
+    for (const { child } of workers) child.stdin.end('go\n');
+    // Each is killed once the writers have got some way (however loaded the machine is).
+    for (const [index, { child, exited }] of workers.entries()) {
+      await versionsPast(schema, 6 + 20 * (index + 1));
+      child.kill('SIGKILL');
+      await exited;
+    }
+    // A killed process's backend finishes the call it was running (and commits it, as it would
+    // for a client that lost its connection), or rolls back what it left open: wait for both.
+    for (let tries = 0; tries < 100; tries++) {
       const { rows } = await admin.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'memdir' AND state LIKE 'idle in transaction%'`,
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'memdir' AND state <> 'idle'`,
       );
       if (rows[0].n === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 100));

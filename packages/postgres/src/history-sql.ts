@@ -101,7 +101,11 @@ DECLARE
   v_bound bigint;
   v_cut bigint := ${NOW_MS} - ((p_record->>'keepDays')::float8 * 86400000)::bigint;
   v_count bigint;
+  v_oldest bigint;
 BEGIN
+  -- Times grow with ids: while the file's oldest version is younger than keepDays, none is old.
+  SELECT at INTO v_oldest FROM ${s}.versions WHERE ns = p_ns AND file_id = p_file ORDER BY seq LIMIT 1;
+  IF v_oldest IS NULL OR v_oldest > v_cut THEN RETURN 0; END IF;
   SELECT seq INTO v_bound FROM ${s}.versions WHERE ns = p_ns AND file_id = p_file
     ORDER BY seq DESC OFFSET greatest(1, (p_record->>'keepVersions')::integer) - 1 LIMIT 1;
   IF v_bound IS NULL THEN RETURN 0; END IF;

@@ -116,7 +116,7 @@ describe('runBench', () => {
     );
     expect(report).toMatch(/\| mixed: .* \| >= 1\.00x \| (PASS|BELOW) \|/);
     expect(report).toMatch(
-      /\| listing: view \/memories of 12 files in 3 dirs \| .* \| >= 3\.00x \| (PASS|BELOW) \|/,
+      /\| listing: view \/memories of 12 files in 3 dirs \| .* \| >= 10\.00x \| (PASS|BELOW) \|/,
     );
     expect(await readdir(workDir)).toEqual([]);
   });

@@ -4,9 +4,11 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import type {
+  ChangeRecord,
   DriverCallOptions,
   DriverChangeOptions,
   DriverDescribeOptions,
+  DriverDropOptions,
   DriverEdit,
   DriverEditOptions,
   DriverEditOutcome,
@@ -14,11 +16,25 @@ import type {
   DriverFile,
   DriverListing,
   DriverListOptions,
+  DriverNamespacePage,
+  DriverNamespaceQuery,
   DriverPath,
+  DriverPointInTime,
+  DriverQuota,
+  DriverRestoreOptions,
+  DriverSweepOptions,
+  DriverTreeEntry,
+  DriverTreeOptions,
+  DriverUsage,
+  DriverVersion,
+  DriverVersionPage,
+  DriverVersionQuery,
+  DriverVersionWithContent,
   DriverWriteOptions,
   MemdirLogger,
   MemoryDriver,
 } from '@memdir/core';
+import { MemoryToolError } from '@memdir/core';
 import {
   AbstractMemoryDriver,
   checkTime,
@@ -26,14 +42,24 @@ import {
   deadlineOf,
   driverLog,
   foldListing,
+  newFileId,
   optionError,
   positiveInteger,
+  prunable,
+  refuseConflict,
+  refuseNotFound,
   refuseQuota,
+  sequenceVersionId,
+  validateNamespace,
+  versionSequence,
 } from '@memdir/core/driver';
+import { dropNamespace, listNamespaces, staleFiles } from './admin.js';
+import { type Dir, openFolder } from './dir.js';
 import { applyEditLocked, editLocked } from './edit.js';
 import { closedFailure, filesystemFailure } from './errors.js';
 import { type Access, createFoldersNow, type Folder, openFolderOf } from './folder.js';
 import type { Generation } from './generation.js';
+import { Recorder, settlePending } from './history.js';
 import type { LockWait } from './lock.js';
 import { kindOfPath } from './lookup.js';
 import { moveLocked } from './move.js';
@@ -81,8 +107,26 @@ export interface FsDriverOptions {
   logger?: MemdirLogger | undefined;
 }
 
-/** The optional methods of the contract the filesystem driver has (all but history and admin). */
-type FsMethods = Required<Pick<MemoryDriver, 'stat' | 'describe' | 'edit' | 'update'>>;
+/** The optional methods of the contract the filesystem driver has. */
+type FsMethods = Required<
+  Pick<
+    MemoryDriver,
+    | 'stat'
+    | 'describe'
+    | 'edit'
+    | 'update'
+    | 'listVersions'
+    | 'readVersion'
+    | 'restoreVersion'
+    | 'redactVersion'
+    | 'treeAt'
+    | 'importVersions'
+    | 'listNamespaces'
+    | 'usage'
+    | 'dropNamespace'
+    | 'sweep'
+  >
+>;
 
 /** The filesystem driver (see {@link createFsDriver}): a memory driver with {@link FsMethods}. */
 export type FsDriver = Omit<MemoryDriver, keyof FsMethods | 'namespace'> &
@@ -125,7 +169,16 @@ class Backend {
   }
 }
 
-const CAPABILITIES = { atomicRename: true, quotas: true } as const;
+const CAPABILITIES = { atomicRename: true, quotas: true, history: true, admin: true } as const;
+
+/** What a change call carries that the locked step uses. */
+type ChangeOptions = DriverCallOptions & {
+  readonly quota?: DriverQuota | undefined;
+  readonly record?: ChangeRecord | undefined;
+  readonly op?: string | undefined;
+  /** `write`'s: the file id of a file it creates. */
+  readonly fileId?: string | undefined;
+};
 
 /** The driver over one store folder: `{root}`, or `{root}/namespaces/{name}` (and deeper). */
 class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
@@ -155,7 +208,12 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
   }
 
   read(path: DriverPath, options?: DriverCallOptions): Promise<DriverFile | { kind: 'directory' } | null> {
-    return this.#read('read', options, (generation) => readAt(generation, path), isNull);
+    return this.#read(
+      'read',
+      options,
+      (generation) => readAt(generation, path, options?.touch === true),
+      isNull,
+    );
   }
 
   stat(path: DriverPath, options?: DriverCallOptions): Promise<'file' | 'directory' | null> {
@@ -245,16 +303,11 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
 
   remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean> {
     const log = this.#backend.log;
-    return this.#guard('remove', true, () => {
-      const { deadline, started } = this.#times(options);
-      return this.#folder.use(this.#access(true, options), async (generation) => {
-        const removal = await generation.lock!.run(
-          () => {
-            checkTime({ deadline });
-            return removeLocked(generation, path, { quota: options.quota, log });
-          },
-          this.#backend.lockWait(deadline, started),
-        );
+    return this.#change(
+      'remove',
+      options,
+      (generation, call) => removeLocked(generation, path, call),
+      async (generation, removal) => {
         // The folder left every listing with the rename; its files go now, outside the lock. The
         // delete is done either way: trash that stays is swept by the next process that writes.
         if (removal.trash) {
@@ -263,12 +316,210 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
           });
         }
         return removal.removed;
-      });
-    });
+      },
+    );
   }
 
   move(from: DriverPath, to: DriverPath, options: DriverChangeOptions): Promise<void> {
     return this.#change('move', options, (generation, call) => moveLocked(generation, from, to, call));
+  }
+
+  // --- history -------------------------------------------------------------------------------------
+  // Read under the lock too: the index is brought up to date from the file, and a change a dead
+  // process left pending is settled before anyone sees the history.
+
+  listVersions(query: DriverVersionQuery, options?: DriverCallOptions): Promise<DriverVersionPage> {
+    return this.#change('listVersions', options ?? {}, async (generation) =>
+      generation.history.index.list(query),
+    );
+  }
+
+  readVersion(id: string, options?: DriverCallOptions): Promise<DriverVersionWithContent | null> {
+    return this.#change('readVersion', options ?? {}, async (generation) => generation.history.read(id));
+  }
+
+  treeAt(at: DriverPointInTime, options?: DriverTreeOptions): Promise<readonly DriverTreeEntry[]> {
+    return this.#change('treeAt', options ?? {}, async (generation) =>
+      generation.history.index.treeAt(at, options?.path ?? ''),
+    );
+  }
+
+  restoreVersion(id: string, options: DriverRestoreOptions): Promise<DriverVersion> {
+    if (!options?.record) throw new TypeError('restoreVersion: options.record is required (history on)');
+    // The record is the restore's own (a restored version, its file id by the restore rule).
+    const { record, ...rest } = options;
+    return this.#change('restoreVersion', { ...rest, signal: options.signal }, async (generation, call) => {
+      const history = generation.history;
+      const source = history.read(id);
+      if (!source || source.content === null) throw refuseNotFound(options.to ?? '');
+      const to = options.to ?? (source.path as DriverPath);
+      // A deleted file comes back as itself where it was deleted; anywhere else it is a copy.
+      const latest = history.index.latestOf(source.fileId);
+      const comesBack = latest?.operation === 'deleted' && latest.path === to;
+      const recorder = new Recorder(history, record, options.op, undefined, {
+        restoredFrom: id,
+        fileIdIfNew: comesBack ? source.fileId : newFileId(),
+      });
+      const expect = options.expectSha256 === undefined ? undefined : { sha256: options.expectSha256 };
+      try {
+        await writeLocked(
+          generation,
+          to,
+          source.content,
+          expect,
+          { ...call, history: recorder },
+          options.maxFileBytes,
+        );
+      } finally {
+        if (recorder.finish()) await this.#compact(generation);
+      }
+      const { content: _content, ...version } = recorder.last!;
+      return version;
+    });
+  }
+
+  redactVersion(id: string, options: DriverChangeOptions): Promise<DriverVersion | null> {
+    const { record: _record, ...rest } = options;
+    return this.#change('redactVersion', rest, async (generation) => {
+      const history = generation.history;
+      const entry = history.index.get(id);
+      if (!entry) return null;
+      if (entry.version.redactedAt === null) {
+        const redactedAt = Date.now();
+        // The whole file is rewritten without the content: gone for good, not only hidden.
+        await history.rewrite(generation.newTemp(), (version) =>
+          version.id === id
+            ? {
+                ...version,
+                content: null,
+                path: null,
+                previousPath: null,
+                size: null,
+                sha256: null,
+                redactedAt,
+              }
+            : version,
+        );
+      }
+      return history.index.get(id)!.version;
+    });
+  }
+
+  importVersions(versions: readonly DriverVersionWithContent[], options: DriverCallOptions): Promise<void> {
+    let previous = -1;
+    for (const version of versions) {
+      const sequence = versionSequence(version.id);
+      if (!(sequence > previous)) {
+        return Promise.reject(
+          new MemoryToolError(
+            'INVALID_INPUT',
+            `importVersions: version ids must be ascending ids made by sequenceVersionId, got ${JSON.stringify(version.id).slice(0, 80)} after ${previous === -1 ? 'nothing' : sequenceVersionId(previous)}`,
+          ),
+        );
+      }
+      previous = sequence;
+    }
+    return this.#change('importVersions', options ?? {}, async (generation) => {
+      if (versions.length === 0) return;
+      const history = generation.history;
+      const last = history.index.last;
+      if (last !== undefined && last >= versions[0]!.id) throw refuseConflict('');
+      history.import(versions);
+    });
+  }
+
+  // --- admin ---------------------------------------------------------------------------------------
+
+  listNamespaces(query: DriverNamespaceQuery, _options?: DriverCallOptions): Promise<DriverNamespacePage> {
+    return this.#guard('listNamespaces', false, () =>
+      this.#onBase({ names: [], next: null }, (base) => listNamespaces(base, query)),
+    );
+  }
+
+  async usage(options?: DriverCallOptions): Promise<DriverUsage> {
+    // A namespace nothing was ever written to (or one just dropped) has no `.memdir`: it holds
+    // nothing, and looking makes none.
+    const written = await this.#guard('usage', false, () =>
+      this.#onBase(
+        false,
+        async (base) => typeof (await openFolder(base, '.memdir').then(closeDir)) !== 'string',
+      ),
+    );
+    if (!written) return { files: 0, bytes: 0, versions: 0, lastChangeAt: null };
+    return this.#change('usage', options ?? {}, async (generation) => {
+      const totals = await generation.totals!.current(generation.memories!, this.#backend.log);
+      return {
+        files: totals.files,
+        bytes: totals.bytes,
+        versions: generation.history.index.size,
+        lastChangeAt: generation.totals!.lastChangeAt(),
+      };
+    });
+  }
+
+  dropNamespace(name: string, options: DriverDropOptions): Promise<{ removed: number; done: boolean }> {
+    try {
+      validateNamespace(name);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#guard('dropNamespace', true, () =>
+      this.#onBase({ removed: 0, done: true }, (base) => dropNamespace(base, name, options.batch)),
+    );
+  }
+
+  sweep(options: DriverSweepOptions): Promise<{ expired: number; pruned: number; done: boolean }> {
+    const { record, ...rest } = options;
+    return this.#change('sweep', rest, async (generation, call) => {
+      let budget = options.batch;
+      let expired = 0;
+      const history = generation.history;
+      if (options.expireBefore !== undefined) {
+        for (const path of await staleFiles(generation.memories!, options.expireBefore, budget)) {
+          // Each expiry is a removal of its own, recorded as one, by the service.
+          const recorder = record && new Recorder(history, record, options.op);
+          let removal: Awaited<ReturnType<typeof removeLocked>>;
+          try {
+            removal = await removeLocked(generation, path, { ...call, history: recorder });
+          } finally {
+            recorder?.finish();
+          }
+          if (removal.removed) expired++;
+          budget--;
+        }
+      }
+      let pruned = 0;
+      if (options.retention && budget > 0) {
+        const now = options.now ?? Date.now();
+        const doomed: string[] = [];
+        for (const fileId of history.index.fileIds()) {
+          if (doomed.length >= budget) break;
+          const versions = history.index.versionsOf(fileId);
+          for (const index of prunable(versions, options.retention, now, budget - doomed.length)) {
+            doomed.push(versions[index]!.id);
+          }
+        }
+        if (doomed.length > 0) {
+          history.begin({ versions: [], pruned: doomed });
+          history.end(true);
+          await this.#compact(generation);
+        }
+        pruned = doomed.length;
+        budget -= pruned;
+      }
+      return { expired, pruned, done: budget > 0 };
+    });
+  }
+
+  /** Runs `task` on this driver's base folder (`{root}` or the namespace's), or gives `none` without one. */
+  async #onBase<T>(none: T, task: (base: Dir) => Promise<T>): Promise<T> {
+    const base = await this.#folder.openBase(false);
+    if (!base) return none;
+    try {
+      return await task(base);
+    } finally {
+      base.close();
+    }
   }
 
   async close(): Promise<void> {
@@ -295,6 +546,7 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
       stats: options?.stats,
       log: this.#backend.log,
       underLock: lock && ((task) => lock.run(task, this.#backend.lockWait(deadline, started))),
+      touch: options?.touch,
     };
   }
 
@@ -308,26 +560,56 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
     return this.#guard(method, false, () => this.#folder.use(this.#access(false, options), task, looksEmpty));
   }
 
-  /** Runs a change under the folder's lock, on a folder made ready for writing. */
-  #change<T>(
+  /**
+   * Runs a change under the folder's lock, on a folder made ready for writing: history brought up
+   * to date first (what a dead process left pending settled), the change's versions recorded in
+   * its locked step when the call carries a record. `after` runs outside the lock.
+   */
+  #change<T, R = T>(
     method: string,
-    options: DriverChangeOptions,
+    options: ChangeOptions,
     task: (generation: Generation, call: ChangeCall) => Promise<T>,
-  ): Promise<T> {
-    const call: ChangeCall = { quota: options.quota, log: this.#backend.log };
+    after?: (generation: Generation, result: T) => Promise<R>,
+  ): Promise<R> {
     return this.#guard(method, true, () => {
       const { deadline, started } = this.#times(options);
-      return this.#folder.use(this.#access(true, options), (generation) =>
-        generation.lock!.run(
-          () => {
+      return this.#folder.use(this.#access(true, options), async (generation) => {
+        const result = await generation.lock!.run(
+          async () => {
             // Waited until the deadline (behind commands of this process, say): nobody waits for
             // the answer, so nothing is changed.
             checkTime({ deadline });
-            return task(generation, call);
+            const history = generation.history;
+            await history.refresh();
+            if (history.pending) await settlePending(history, generation.memories);
+            const { record } = options;
+            const recorder = record && new Recorder(history, record, options.op ?? '', options.fileId);
+            try {
+              const call = {
+                quota: options.quota,
+                log: this.#backend.log,
+                history: recorder,
+                touch: options.touch,
+              };
+              return await task(generation, call);
+            } finally {
+              if (recorder?.finish()) await this.#compact(generation);
+            }
           },
           this.#backend.lockWait(deadline, started),
-        ),
-      );
+        );
+        return after ? after(generation, result) : (result as unknown as R);
+      });
+    });
+  }
+
+  /** Rewrites the history file when pruning left it mostly dead (under the lock). */
+  async #compact(generation: Generation): Promise<void> {
+    if (!generation.history.wasteful) return;
+    await generation.history.rewrite(generation.newTemp()).catch((error: unknown) => {
+      this.#backend.log.warn('history could not be compacted', {
+        code: (error as NodeJS.ErrnoException).code,
+      });
     });
   }
 
@@ -343,6 +625,12 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
       if (took > SLOW_CALL_MS) this.#backend.log.info('slow call', { call: method, tookMs: took });
     }
   }
+}
+
+/** Closes a folder `openFolder` opened, passing on what it was. */
+function closeDir(opened: Dir | string): Dir | string {
+  if (typeof opened !== 'string') opened.close();
+  return opened;
 }
 
 function isNull(result: unknown): boolean {

@@ -35,7 +35,7 @@ export async function editLocked(
   let failed = true;
   let found: Found = null;
   try {
-    found = await find(generation.memories!, path);
+    found = await find(generation.memories!, path, call.touch);
     if (found === null) return { outcome: 'missing', kind: null };
     if (found.kind === 'folder') {
       return { outcome: 'missing', kind: (await closeHoldsFile(found.folder)) ? 'directory' : null };
@@ -58,8 +58,10 @@ export async function editLocked(
       { bytes: added, files: 0 },
       async () => {
         await temp.write(data);
+        call.history?.before([{ path, operation: 'modified', content: applied.content! }]);
         // Into the folder the file was read from, through its handle: never through a link.
         await temp.commit(parent.at(path.split('/').at(-1)!));
+        call.history?.happened();
       },
       call.log,
     );

@@ -8,6 +8,7 @@ import { type DriverLog, refuseLink } from '@memdir/core/driver';
 import { type Dir, openFolder } from './dir.js';
 import { folderInTheWay } from './errors.js';
 import type { Folder } from './folder.js';
+import { HistoryLog } from './history-log.js';
 import { Liveness } from './liveness.js';
 import { Lock } from './lock.js';
 import {
@@ -89,6 +90,8 @@ export class Generation {
   liveness: Liveness | undefined;
   /** The namespace's totals (`.memdir/totals`), read and changed under the lock only. */
   totals: TotalsFile | undefined;
+  /** The namespace's versions (`.memdir/history`), opened by the first call that needs them. */
+  #history: HistoryLog | undefined;
   /** Identities of `memories` and `.memdir` when opened, for the recheck. */
   ids = { memories: 'none', memdir: 'none' };
   checkedAt = Date.now();
@@ -139,6 +142,7 @@ export class Generation {
       await this.liveness?.close();
     } finally {
       this.totals?.close();
+      this.#history?.close();
       for (const dir of [this.memories, this.memdir, this.tmp, this.base]) dir?.close();
       this.#whenDisposed?.();
     }
@@ -193,6 +197,12 @@ export class Generation {
     this.lock ??= new Lock(this.memdir!, this.liveness);
     const swept = await sweepLeftovers(this.tmp!, this.memdir!, this.liveness, staleMs);
     if (swept > 0) log.info('cleared leftovers of dead processes', { count: swept });
+  }
+
+  /** The history file's log (under the lock only; after {@link prepareWriting}). */
+  get history(): HistoryLog {
+    this.#history ??= new HistoryLog(this.memdir!);
+    return this.#history;
   }
 
   /** Whether a folder this generation holds was removed (a removed folder has no links left). */

@@ -1,5 +1,5 @@
-import type { MemdirStore, MemoryStoreOptions } from '@memdir/core';
-import { createOwningStore, splitStoreOptions } from '@memdir/core/driver';
+import type { MemdirStore, MemoryAdmin, MemoryAdminOptions, MemoryStoreOptions } from '@memdir/core';
+import { createOwningAdmin, createOwningStore, splitStoreOptions } from '@memdir/core/driver';
 import { createFsDriver, type FsDriverOptions } from './driver.js';
 
 export {
@@ -28,4 +28,23 @@ export interface FsStoreOptions extends FsDriverOptions, MemoryStoreOptions {}
 export function createFsStore(options: FsStoreOptions): MemdirStore {
   const { store, driver } = splitStoreOptions(options);
   return createOwningStore(createFsDriver(driver), store);
+}
+
+/** Options of {@link createFsAdmin}: where the folder is (as for the store), plus the admin's options. */
+export interface FsAdminOptions extends FsDriverOptions, MemoryAdminOptions {}
+
+/**
+ * An admin over the namespaces of the folder at `options.root` (`listNamespaces`, `usage`,
+ * `dropNamespace`, `sweep`; see `createMemoryAdmin` in `@memdir/core`). It owns the driver it makes
+ * and closes it with itself.
+ *
+ * @example
+ * const admin = createFsAdmin({ root: './memory', expire: { afterDays: 90 } });
+ * await admin.sweep();
+ * await admin.close();
+ * @throws TypeError for invalid options.
+ */
+export function createFsAdmin(options: FsAdminOptions): MemoryAdmin {
+  const { root, lockTimeoutMs, staleLockMs, logger, ...admin } = options ?? ({} as FsAdminOptions);
+  return createOwningAdmin(createFsDriver({ root, lockTimeoutMs, staleLockMs, logger }), admin);
 }

@@ -1,5 +1,6 @@
 // Finding what is at a driver path, through folder handles one name at a time: a file with its
 // content, an open folder, or nothing; and the refusal a walk that stopped short calls for.
+import * as fs from 'node:fs';
 import type { MemoryToolError } from '@memdir/core';
 import { refuseLink, refusePathConflict } from '@memdir/core/driver';
 import { type Dir, kindAt, openEntry, openFolder } from './dir.js';
@@ -32,7 +33,7 @@ export type Found =
  * nothing there (or a file where a folder would have to be, or something that is not a file).
  * The caller closes what it gets (`walked`, `folder`).
  */
-export async function find(root: Dir, path: string): Promise<Found> {
+export async function find(root: Dir, path: string, touch = false): Promise<Found> {
   const segments = path.split('/');
   const walked = await walk(root, segments);
   const refusal = stopRefusal(walked, segments);
@@ -60,12 +61,28 @@ export async function find(root: Dir, path: string): Promise<Found> {
   }
   if (text === FOLDER)
     return { kind: 'folder', folder: walked.parent!.child(entry, segments.at(-1)!), walked };
+  if (touch && text !== null) touchOpen(entry);
   closeNow(entry);
   if (text === null) {
     closeWalk(walked);
     return null;
   }
   return { kind: 'file', text, walked };
+}
+
+/**
+ * Records a read of the open file for expiry (`touch`): its times are set to what they are, which
+ * moves its change time (ctime) to now. The kernel's own access-time updates never move ctime, so
+ * a read that does not touch does not count. Best effort: a file that cannot be touched is read all
+ * the same.
+ */
+function touchOpen(fd: number): void {
+  try {
+    const info = fs.fstatSync(fd);
+    fs.futimesSync(fd, info.atime, info.mtime);
+  } catch {
+    // Not ours to change (another owner): the read stands.
+  }
 }
 
 /** Whether the open folder holds a file (a directory, SPEC section 3); closes it. */

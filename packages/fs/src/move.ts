@@ -4,6 +4,7 @@ import { MemoryToolError } from '@memdir/core';
 import { refuseAlreadyExists, refuseLink, refuseNotFound } from '@memdir/core/driver';
 import { kindAt, openFolder } from './dir.js';
 import type { Generation } from './generation.js';
+import { readTree } from './history.js';
 import { closeHoldsFile, stopRefusal } from './lookup.js';
 import { errno, rename, settleAll } from './sys.js';
 import { closeWalk, pruneEmpty, removeEmptyFolders, type Walk, walk } from './tree.js';
@@ -83,6 +84,17 @@ export async function moveLocked(
     if (states[1] === 'empty folder' && !(await removeEmptyFolders(parent, toName))) {
       throw refuseAlreadyExists(to);
     }
+    if (call.history) {
+      const files = await readTree(root, from);
+      call.history.before(
+        files.map((file) => ({
+          path: to + file.path.slice(from.length),
+          previousPath: file.path,
+          operation: 'renamed' as const,
+          content: file.content,
+        })),
+      );
+    }
     await moving;
     await rename(source.parent!.at(fromSegments.at(-1)!), parent.at(toName)).catch((error) => {
       const code = errno(error);
@@ -90,6 +102,8 @@ export async function moveLocked(
       if (code === 'ENOENT') throw refuseNotFound(from);
       throw error;
     });
+    call.history?.happened();
+    generation.totals!.markChanged();
     failed = false;
     moved = true;
     // Clearing the mark and removing the folders the move emptied overlap. The move is done: a mark

@@ -38,7 +38,11 @@ export async function removeLocked(generation: Generation, path: string, call: C
         await generation.totals!.counted(
           totals,
           { bytes: -entry.size, files: -1 },
-          () => unlink(parent.at(name)),
+          async () => {
+            call.history?.before([{ path, operation: 'deleted', content: null }]);
+            await unlink(parent.at(name));
+            call.history?.happened();
+          },
           call.log,
         );
       } catch (error) {
@@ -71,7 +75,13 @@ export async function removeLocked(generation: Generation, path: string, call: C
         await generation.totals!.counted(
           totals,
           { bytes: -bytes, files: -files.length },
-          () => rename(parent.at(name), generation.tmp!.at(into)),
+          async () => {
+            call.history?.before(
+              files.map((file) => ({ path: file.path, operation: 'deleted' as const, content: null })),
+            );
+            await rename(parent.at(name), generation.tmp!.at(into));
+            call.history?.happened();
+          },
           call.log,
         );
         trash = into;

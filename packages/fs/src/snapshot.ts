@@ -25,16 +25,19 @@ export interface SnapshotCall extends Deadlined {
    * folder cannot be written (then the listing keeps looking until the deadline).
    */
   readonly underLock?: (<T>(task: () => Promise<T>) => Promise<T>) | undefined;
+  /** Record a read of the file found, for expiry (`touch`). */
+  readonly touch?: boolean | undefined;
 }
 
 /** The file at `path`, or whether the folder there holds a file; null for nothing. One walk, no listing. */
 export async function readAt(
   generation: Generation,
   path: string,
+  touch = false,
 ): Promise<DriverFile | { kind: 'directory' } | null> {
   if (path === '') return { kind: 'directory' };
   const root = generation.memories;
-  const found = root ? await find(root, path) : null;
+  const found = root ? await find(root, path, touch) : null;
   if (found === null) return null;
   closeWalk(found.walked);
   if (found.kind === 'file') return versioned(found.text.content);
@@ -55,7 +58,7 @@ export async function snapshot(
     const root = generation.memories;
     if (!root) return path === '' ? [] : null;
     if (path === '') return listFiles(root, path, skipHidden);
-    const found = await find(root, path);
+    const found = await find(root, path, call.touch);
     if (found === null) return null;
     closeWalk(found.walked);
     // One file is read in one call: no move can split it.

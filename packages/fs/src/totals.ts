@@ -18,11 +18,24 @@
 // What the totals cannot see: files that another program adds, changes or removes beneath
 // `memories` while the record says `clean`. They count from the next recompute (the README says how
 // to force one).
+
+import { futimesSync, openSync } from 'node:fs';
 import type { DriverLog } from '@memdir/core/driver';
 import type { Dir } from './dir.js';
 import { listFiles } from './list-files.js';
 import { KERNEL } from './liveness.js';
-import { closeNow, FILE_MODE, O_CREAT, O_NOFOLLOW, O_RDWR, open, preadNow, pwriteNow } from './sys.js';
+import {
+  closeNow,
+  FILE_MODE,
+  lstatNow,
+  O_CREAT,
+  O_NOFOLLOW,
+  O_RDWR,
+  O_WRONLY,
+  open,
+  preadNow,
+  pwriteNow,
+} from './sys.js';
 
 /** What a namespace holds. */
 export interface Totals {
@@ -56,9 +69,38 @@ export class TotalsFile {
   /** The `memories` folder counted (`dev:ino:birth`): totals of another folder are not this one's. */
   readonly #folder: string;
 
-  private constructor(fd: number, folder: string) {
+  readonly #memdir: Dir;
+  /** `.memdir/changed`, whose mtime is the time of the last change (made by the first one). */
+  #changedFd: number | undefined;
+
+  private constructor(fd: number, folder: string, memdir: Dir) {
     this.#fd = fd;
     this.#folder = folder;
+    this.#memdir = memdir;
+  }
+
+  /**
+   * Marks the time of a change (`usage`'s `lastChangeAt`): the mtime of `.memdir/changed`, made by
+   * the first change, so a namespace nobody changed has none. Best effort: a change stays done.
+   */
+  markChanged(): void {
+    try {
+      this.#changedFd ??= openSync(this.#memdir.at('changed'), O_WRONLY | O_CREAT | O_NOFOLLOW, FILE_MODE);
+      const now = Date.now() / 1000;
+      futimesSync(this.#changedFd, now, now);
+    } catch {
+      // The next change marks it again.
+    }
+  }
+
+  /** The time of the last change (ms), or null when nothing was ever changed here. */
+  lastChangeAt(): number | null {
+    try {
+      // Set from a whole millisecond: rounding undoes the float seconds' error.
+      return Math.round(lstatNow(this.#memdir.at('changed')).mtimeMs);
+    } catch {
+      return null;
+    }
   }
 
   /**
@@ -68,7 +110,7 @@ export class TotalsFile {
    */
   static async open(memdir: Dir, folder: string): Promise<TotalsFile> {
     const fd = await open(memdir.at('totals'), O_RDWR | O_CREAT | O_NOFOLLOW, FILE_MODE);
-    return new TotalsFile(fd, folder);
+    return new TotalsFile(fd, folder, memdir);
   }
 
   /**
@@ -105,7 +147,11 @@ export class TotalsFile {
     work: () => Promise<void>,
     log: DriverLog,
   ): Promise<void> {
-    if (change.bytes === 0 && change.files === 0) return work();
+    if (change.bytes === 0 && change.files === 0) {
+      await work();
+      this.markChanged();
+      return;
+    }
     const after = { bytes: before.bytes + change.bytes, files: before.files + change.files };
     // Marked first; when the mark cannot be written the change must not happen: nobody could tell
     // that it had. A changing record's numbers mean nothing (they are the intended result, so a
@@ -118,6 +164,7 @@ export class TotalsFile {
       throw error;
     }
     this.#end(after, log);
+    this.markChanged();
   }
 
   /**
@@ -138,6 +185,7 @@ export class TotalsFile {
   }
 
   close(): void {
+    if (this.#changedFd !== undefined) closeNow(this.#changedFd);
     closeNow(this.#fd);
   }
 

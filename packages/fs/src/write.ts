@@ -9,9 +9,12 @@ import {
   refuseLink,
   refusePathConflict,
   refuseQuota,
+  refuseTooLarge,
+  sha256Hex,
 } from '@memdir/core/driver';
 import { type Dir, entryAt, openEntry, openFolder } from './dir.js';
 import type { Generation } from './generation.js';
+import type { HistoryHook } from './history.js';
 import { closeHoldsFile, prefix, stopRefusal } from './lookup.js';
 import { closeNow, errno, FOLDER_MODE, mkdir, rmdir } from './sys.js';
 import { closeWalk, type FileText, FOLDER, readText, removeEmptyFolders, walk } from './tree.js';
@@ -21,7 +24,14 @@ import { contentVersion } from './version.js';
 export interface ChangeCall {
   readonly quota: DriverQuota | undefined;
   readonly log: DriverLog;
+  /** Record reads of the file changed, for expiry (`touch`: `edit` and `update`). */
+  readonly touch?: boolean | undefined;
+  /** Told about the visible step when history is on. */
+  readonly history?: HistoryHook | undefined;
 }
+
+/** What a write expects of the file it replaces: the contract's, or a restore's content hash. */
+export type Expectation = WriteExpectation | { readonly sha256: string | null };
 
 /** A folder this command made, to remove again if the command fails (a failed write leaves no folder). */
 export interface Made {
@@ -85,8 +95,10 @@ export async function writeLocked(
   generation: Generation,
   path: string,
   content: string,
-  expect: WriteExpectation | undefined,
+  expect: Expectation | undefined,
   call: ChangeCall,
+  /** A restore's `maxFileBytes`: content over it is TOO_LARGE (after CONFLICT, before the quota). */
+  maxBytes?: number,
 ): Promise<void> {
   const segments = path.split('/');
   const name = segments.at(-1)!;
@@ -127,9 +139,18 @@ export async function writeLocked(
         }
         replaced = current.bytes;
       }
-    } else if (expect && 'version' in expect) {
+      if (expect && 'sha256' in expect) {
+        const current = kind === 'file' ? await readIn(walked.parent, name) : null;
+        const holds =
+          expect.sha256 === null
+            ? kind !== 'file'
+            : current !== null && sha256Hex(current.content) === expect.sha256;
+        if (!holds) throw refuseConflict(path);
+      }
+    } else if (expect && ('version' in expect || ('sha256' in expect && expect.sha256 !== null))) {
       throw refuseConflict(path);
     }
+    if (maxBytes !== undefined && data.length > maxBytes) throw refuseTooLarge(path);
     const totals = await generation.totals!.current(generation.memories!, call.log);
     const change = { bytes: data.length - (replaced ?? 0), files: replaced === undefined ? 1 : 0 };
     const breach = judgeQuota(call.quota, {
@@ -149,10 +170,12 @@ export async function writeLocked(
         const parent =
           walked.parent ?? (await makeFolders(walked.folders.at(-1)!, segments, walked.stop!.depth, made));
         if (replaceEmptyFolder && !(await removeEmptyFolders(parent, name))) throw refusePathConflict(path);
+        call.history?.before([{ path, operation: replaced === undefined ? 'created' : 'modified', content }]);
         await temp.commit(parent.at(name)).catch((error) => {
           if (errno(error) === 'EISDIR' || errno(error) === 'ENOTEMPTY') throw refusePathConflict(path);
           throw error;
         });
+        call.history?.happened();
       },
       call.log,
     );

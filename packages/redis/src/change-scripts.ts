@@ -1,181 +1,23 @@
 // The change scripts: write, remove and move, each one atomic step that checks everything before
 // its first write, records its operation id with its outcome (replays answer from it), refuses to
-// apply past its fence, and keeps the namespace's totals (KEYS[7]) with which it judges the quota.
-// KEYS: files, versions, index, sizes, receipts, receipt times, totals (see scripts.ts).
+// apply past its fence, keeps the namespace's totals (KEYS[7]) with which it judges the quota, and
+// records a version of every file it changes when history is on (see change-prelude.ts).
+import { CHANGE_PRELUDE } from './change-prelude.js';
 import { script } from './scripts.js';
 
-/** What the change scripts share: receipts, the fence, totals and quotas, the walk up a path, sizes. */
-export const CHANGE_PRELUDE = String.raw`
-local R, Q, T = KEYS[5], KEYS[6], KEYS[7]
-local RECEIPT_MS = 600000
-
-local function now_ms()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-
-local function receipt(op, now, outcome)
-  redis.call('HSET', R, op, outcome)
-  redis.call('ZADD', Q, now, op)
-  -- Trim on one change in 8 (by the clock), up to 128 at a time: more than the 8 added meanwhile.
-  if now % 8 ~= 0 then return end
-  local old = redis.call('ZRANGEBYSCORE', Q, '-inf', now - RECEIPT_MS, 'LIMIT', 0, 128)
-  if #old > 0 then
-    redis.call('HDEL', R, unpack(old))
-    redis.call('ZREM', Q, unpack(old))
-  end
-end
-
--- The namespace's bytes, all files counted (hidden ones too); its files are the fields of V. Every
--- change keeps the total; a namespace written before totals were kept gets it from the sizes once.
-local function total_bytes()
-  local bytes = redis.call('HGET', T, 'bytes')
-  if bytes then return tonumber(bytes) end
-  local sum, paths = 0, redis.call('HKEYS', V)
-  for i = 1, #paths, 500 do
-    for _, size in ipairs(redis.call('HMGET', S, unpack(paths, i, math.min(i + 499, #paths)))) do
-      sum = sum + (tonumber(size) or 0)
-    end
-  end
-  redis.call('HSET', T, 'bytes', sum)
-  return sum
-end
-
-local function add_bytes(delta)
-  if delta ~= 0 then redis.call('HINCRBY', T, 'bytes', delta) end
-end
-
--- The quota a change would pass (ARGV max bytes and max files, '' for none), as the kit's
--- judgeQuota says: only a change that adds bytes can pass maxBytes, only a new file maxFiles, and
--- the bytes breach is the one reported when both would be passed.
-local function quota_breach(max_bytes, max_files, added, new_file)
-  if max_bytes ~= '' and added > 0 then
-    local total = total_bytes() + added
-    if total > tonumber(max_bytes) then return { 'E', 'QUOTA', 'bytes', total, tonumber(max_bytes) } end
-  end
-  if max_files ~= '' and new_file then
-    local files = redis.call('HLEN', V)
-    if files + 1 > tonumber(max_files) then return { 'E', 'QUOTA', 'files', files, tonumber(max_files) } end
-  end
-  return nil
-end
-
--- A path's segments, its ancestors (anc[0] = '' is the root, anc[k] the path) and the index
--- member of each (mem[i] is anc[i]'s).
-local function walk(path)
-  local segs, anc, mem, k = {}, { [0] = '' }, {}, 0
-  for seg in string.gmatch(path, '[^/]+') do
-    k = k + 1
-    segs[k] = seg
-    mem[k] = anc[k - 1] .. '\0' .. seg
-    if k == 1 then anc[k] = seg else anc[k] = anc[k - 1] .. '/' .. seg end
-  end
-  return { segs = segs, anc = anc, mem = mem, k = k }
-end
-
--- For a new node at node.anc[k]: the deepest existing ancestor (0 for the root), or the ancestor
--- that is a file. Walking up, the first directory found settles it: no file lies above a directory.
-local function settle(node)
-  for i = node.k - 1, 1, -1 do
-    if redis.call('ZSCORE', I, '\1' .. node.mem[i]) then return i, nil end
-    if redis.call('HEXISTS', V, node.anc[i]) == 1 then return i, node.anc[i] end
-  end
-  return 0, nil
-end
-
--- Adds the missing directories above node (those deeper than existing) to the index.
-local function add_parents(node, existing)
-  for i = node.k - 1, existing + 1, -1 do
-    redis.call('ZADD', I, 0, node.mem[i], 0, '\1' .. node.mem[i])
-  end
-end
-
--- Adds delta bytes to the size of each ancestor that sees the file or folder at node (those at or
--- below its deepest hidden segment).
-local function add_size(node, delta)
-  if delta == 0 then return end
-  local h = 0
-  for i = 1, node.k do
-    if hidden(node.segs[i]) then h = i end
-  end
-  for i = h, node.k - 1 do
-    redis.call('HINCRBY', S, node.anc[i], delta)
-  end
-end
-
--- Removes the directories above node that hold nothing any more, deepest first.
-local function prune(node)
-  for i = node.k - 1, 1, -1 do
-    local dir = node.anc[i]
-    if redis.call('ZLEXCOUNT', I, '[' .. dir .. '\0', '(' .. dir .. '\1') > 0 then return end
-    redis.call('ZREM', I, node.mem[i], '\1' .. node.mem[i])
-    redis.call('HDEL', S, dir)
-  end
-end
-
--- The two index ranges of everything beneath dir (children, then deeper), in a region.
-local function subtree(region, dir)
-  local p = region .. dir
-  return { { '[' .. p .. '\0', '(' .. p .. '\1' }, { '[' .. p .. '/', '(' .. p .. '0' } }
-end
-
-local function count_beneath(dir)
-  local n = 0
-  for _, range in ipairs(subtree('', dir)) do
-    n = n + redis.call('ZLEXCOUNT', I, range[1], range[2])
-  end
-  return n
-end
-
-local function members_beneath(region, dir)
-  local all = {}
-  for _, range in ipairs(subtree(region, dir)) do
-    local found = redis.call('ZRANGEBYLEX', I, range[1], range[2])
-    for i = 1, #found do all[#all + 1] = found[i] end
-  end
-  return all
-end
-
-local function remove_beneath(dir)
-  for _, region in ipairs({ '', '\1' }) do
-    for _, range in ipairs(subtree(region, dir)) do
-      redis.call('ZREMRANGEBYLEX', I, range[1], range[2])
-    end
-  end
-end
-
--- Runs command key item... over items in chunks (Lua's unpack has a limit).
-local function chunked(command, key, items)
-  for i = 1, #items, 1000 do
-    redis.call(command, key, unpack(items, i, math.min(i + 999, #items)))
-  end
-end
-
--- ZADD key 0 member... in chunks.
-local function index_add(members)
-  for i = 1, #members, 500 do
-    local args = {}
-    for j = i, math.min(i + 499, #members) do
-      args[#args + 1] = 0
-      args[#args + 1] = members[j]
-    end
-    redis.call('ZADD', I, unpack(args))
-  end
-end
-`;
-
 /**
- * `write`. ARGV: path, content, new version, op, fence, expect ('' | 'absent' | 'version'),
- * expected version, max bytes, max files, receipt ('' records the version). Returns
- * {'ok', version or receipt, 'new'} ({'ok', recorded} for a replay) or {'E', code, path}
- * ({'E', 'QUOTA', kind, n, max} past the quota).
+ * `write`. ARGV: path, content, new version (without history), op, fence, expect ('' | 'absent' |
+ * 'version'), expected version, max bytes, max files, receipt ('' records the version), file id
+ * for a new file ('' for a new one), SHA-256 of the content (base64, with history), then the
+ * history block (13 on). Returns {'ok', version or receipt, 'new'} ({'ok', recorded} for a replay)
+ * or {'E', code, path} ({'E', 'QUOTA', kind, n, max} past the quota).
  */
 export const WRITE = script(
   'write',
   '',
   String.raw`
 ${CHANGE_PRELUDE}
-local path, content, version, op = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local path, content, op = ARGV[1], ARGV[2], ARGV[4]
 local done = redis.call('HGET', R, op)
 if done then return { 'ok', done } end
 local now = now_ms()
@@ -187,8 +29,9 @@ if file then return { 'E', 'PATH_CONFLICT', file } end
 local m = node.mem[node.k]
 if redis.call('ZSCORE', I, '\1' .. m) then return { 'E', 'PATH_CONFLICT', path } end
 local current = redis.call('HGET', V, path)
+local current_key = current and entry_of(current)
 local expect = ARGV[6]
-if (expect == 'absent' and current) or (expect == 'version' and current ~= ARGV[7]) then
+if (expect == 'absent' and current) or (expect == 'version' and current_key ~= ARGV[7]) then
   return { 'E', 'CONFLICT', path }
 end
 local delta = #content
@@ -197,24 +40,43 @@ total_bytes() -- made first when missing, so that add_bytes adds to the right to
 local breach = quota_breach(ARGV[8], ARGV[9], delta, not current)
 if breach then return breach end
 
-if current then redis.call('HDEL', F, current) end
-redis.call('HSET', F, version, content)
-redis.call('HSET', V, path, version)
+local h = history_args(13, op)
+h.at = change_time(now)
+local seq = h.on and next_seq()
+-- With history the content is keyed by its version's sequence number, which the version shares.
+local key = seq and int(seq) or ARGV[3]
+local id
+if current then
+  local _, found = file_id_of(path, current, key)
+  id = found
+  release(current_key)
+else
+  id = ARGV[11] ~= '' and ARGV[11] or new_file_id(path, key)
+end
+redis.call('HSET', F, key, content)
+redis.call('HSET', V, path, key .. '\t' .. id)
 redis.call('HSET', S, path, #content)
 if not current then
   redis.call('ZADD', I, 0, m)
   add_parents(node, existing)
 end
+redis.call('ZADD', E, h.at, path)
 add_size(node, delta)
 add_bytes(delta)
-local outcome = ARGV[10] ~= '' and ARGV[10] or version
+if seq then
+  retain(key)
+  record(h, seq, id, current and OP_MODIFIED or OP_CREATED, path, false, ARGV[12], false, false)
+end
+changed(h)
+local outcome = ARGV[10] ~= '' and ARGV[10] or key
 receipt(op, now, outcome)
 return { 'ok', outcome, 'new' }
 `,
 );
 
 /**
- * `remove`. ARGV: path, op, fence, most entries. Returns 1, 0 (nothing there), or {'E', code, x}.
+ * `remove`. ARGV: path, op, fence, most entries, then the history block (5 on). Returns 1, 0
+ * (nothing there), or {'E', code, x}.
  */
 export const REMOVE = script(
   'remove',
@@ -227,17 +89,23 @@ if done then return tonumber(done) end
 local now = now_ms()
 if now > tonumber(ARGV[3]) then return { 'E', 'LATE', now } end
 
+local h = history_args(5, op)
+h.at = change_time(now)
 local node = walk(path)
 local m = node.mem[node.k]
 local weight, removed
+local gone = {} -- { path, file id } of each file removed
 if redis.call('HEXISTS', V, path) == 1 then
   total_bytes() -- made first when missing, so that add_bytes takes from the right total
   weight = tonumber(redis.call('HGET', S, path) or '0')
   removed = weight
-  redis.call('HDEL', F, redis.call('HGET', V, path))
+  local key, id = file_id_of(path, redis.call('HGET', V, path), h.at)
+  gone[1] = { path, id }
+  release(key)
   redis.call('HDEL', V, path)
   redis.call('HDEL', S, path)
   redis.call('ZREM', I, m)
+  redis.call('ZREM', E, path)
 elseif redis.call('ZSCORE', I, '\1' .. m) then
   local n = count_beneath(path)
   if n > tonumber(ARGV[4]) then return { 'E', 'TOO_MANY', n } end
@@ -245,7 +113,7 @@ elseif redis.call('ZSCORE', I, '\1' .. m) then
   weight = tonumber(redis.call('HGET', S, path) or '0')
   local paths = {}
   for _, entry in ipairs(members_beneath('', path)) do paths[#paths + 1] = path_of(entry) end
-  local versions = {}
+  local keys, files = {}, {}
   removed = 0
   for i = 1, #paths, 500 do
     local last = math.min(i + 499, #paths)
@@ -253,14 +121,19 @@ elseif redis.call('ZSCORE', I, '\1' .. m) then
     local sizes = redis.call('HMGET', S, unpack(paths, i, last))
     for j = 1, #found do
       if found[j] then
-        versions[#versions + 1] = found[j]
+        local file = paths[i + j - 1]
+        local key, id = file_id_of(file, found[j], h.at)
+        keys[#keys + 1] = key
+        files[#files + 1] = file
+        gone[#gone + 1] = { file, id }
         removed = removed + (tonumber(sizes[j]) or 0)
       end
     end
   end
-  chunked('HDEL', F, versions)
+  release_all(keys)
   chunked('HDEL', V, paths)
   chunked('HDEL', S, paths)
+  chunked('ZREM', E, files)
   remove_beneath(path)
   redis.call('HDEL', S, path)
   redis.call('ZREM', I, m, '\1' .. m)
@@ -270,13 +143,18 @@ end
 add_size(node, -weight)
 add_bytes(-removed)
 prune(node)
+if h.on then
+  for _, file in ipairs(gone) do record(h, next_seq(), file[2], OP_DELETED, file[1], false, false, false, false) end
+end
+changed(h)
 receipt(op, now, '1')
 return 1
 `,
 );
 
 /**
- * `move`. ARGV: from, to, op, fence, most entries. Returns {'ok'} or {'E', code, x}.
+ * `move`. ARGV: from, to, op, fence, most entries, then the history block (6 on). Returns {'ok'}
+ * or {'E', code, x}.
  */
 export const MOVE = script(
   'move',
@@ -300,10 +178,15 @@ if redis.call('HEXISTS', V, to) == 1 or redis.call('ZSCORE', I, '\1' .. tm) then
   return { 'E', 'ALREADY_EXISTS', to }
 end
 
+local h = history_args(6, op)
+h.at = change_time(now)
 local weight
+local files = {} -- { old path, new path, content key, file id } of each file moved
 if file then
   weight = tonumber(redis.call('HGET', S, from) or '0')
-  redis.call('HSET', V, to, redis.call('HGET', V, from))
+  local key, id = file_id_of(from, redis.call('HGET', V, from), h.at)
+  files[1] = { from, to, key, id }
+  redis.call('HSET', V, to, key .. '\t' .. id)
   redis.call('HSET', S, to, redis.call('HGET', S, from))
   redis.call('HDEL', V, from)
   redis.call('HDEL', S, from)
@@ -324,20 +207,27 @@ else
   for i, entry in ipairs(directories) do moved_dirs[i] = '\1' .. to .. string.sub(entry, cut + 1) end
   -- Versions and sizes move in chunks of one HMGET and one HSET per hash (a directory has no
   -- version); the contents stay where they are, keyed by version.
-  for _, hash in ipairs({ V, S }) do
-    for i = 1, #old, 500 do
-      local last = math.min(i + 499, #old)
-      local values = redis.call('HMGET', hash, unpack(old, i, last))
-      local fields = {}
-      for j = i, last do
-        local value = values[j - i + 1]
-        if value then
-          fields[#fields + 1] = to .. string.sub(old[j], cut)
-          fields[#fields + 1] = value
-        end
+  for i = 1, #old, 500 do
+    local last = math.min(i + 499, #old)
+    local values = redis.call('HMGET', V, unpack(old, i, last))
+    local sizes = redis.call('HMGET', S, unpack(old, i, last))
+    local version_fields, size_fields = {}, {}
+    for j = i, last do
+      local now_at = to .. string.sub(old[j], cut)
+      local value, size = values[j - i + 1], sizes[j - i + 1]
+      if value then
+        local key, id = file_id_of(old[j], value, h.at)
+        files[#files + 1] = { old[j], now_at, key, id }
+        version_fields[#version_fields + 1] = now_at
+        version_fields[#version_fields + 1] = key .. '\t' .. id
       end
-      if #fields > 0 then redis.call('HSET', hash, unpack(fields)) end
+      if size then
+        size_fields[#size_fields + 1] = now_at
+        size_fields[#size_fields + 1] = size
+      end
     end
+    if #version_fields > 0 then redis.call('HSET', V, unpack(version_fields)) end
+    if #size_fields > 0 then redis.call('HSET', S, unpack(size_fields)) end
   end
   chunked('HDEL', V, old)
   chunked('HDEL', S, old)
@@ -356,6 +246,18 @@ add_parents(target, existing)
 add_size(source, -weight)
 add_size(target, weight)
 prune(source)
+-- A move is a change of each file it moves (expiry counts from it); a renamed version shares the
+-- file's content, and its hash is that of the file's newest version when it has that content.
+for _, moved in ipairs(files) do
+  redis.call('ZREM', E, moved[1])
+  redis.call('ZADD', E, h.at, moved[2])
+  if h.on then
+    local sha = known_sha(moved[4], moved[3]) or ''
+    retain(moved[3])
+    record(h, next_seq(), moved[4], OP_RENAMED, moved[2], moved[1], sha, moved[3], false)
+  end
+end
+changed(h)
 receipt(op, now, 'ok')
 return { 'ok' }
 `,

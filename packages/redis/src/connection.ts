@@ -238,6 +238,26 @@ export class Connection {
     }
   }
 
+  /**
+   * Runs `script` with no keys on one node of its own choosing (the one server, or a Cluster
+   * master: the registry scripts read keys of that node's slots), bounded as {@link run} is.
+   */
+  runOnNode(node: Redis, script: Script, args: readonly string[], bounds: CallBounds): Promise<unknown> {
+    const send = (name: string, rest: ReadonlyArray<string | number>) =>
+      node.sendCommand(request(name, rest, bounds)) as Promise<unknown>;
+    const fail = (error: unknown) => {
+      throw this.#failure(error, false);
+    };
+    try {
+      return send('evalsha', [script.sha, 0, ...args]).catch((error: unknown) => {
+        if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) return fail(error);
+        return send('eval', [script.source, 0, ...args]).catch(fail);
+      });
+    } catch (error) {
+      return Promise.reject(this.#failure(error, false));
+    }
+  }
+
   #send(name: string, args: ReadonlyArray<string | number>, bounds: CallBounds): Promise<unknown> {
     return this.#client.sendCommand(request(name, args, bounds)) as Promise<unknown>;
   }

@@ -4,6 +4,7 @@ import type {
   DriverChangeOptions,
   DriverDescribeOptions,
   DriverDirectory,
+  DriverDropOptions,
   DriverEdit,
   DriverEditOptions,
   DriverEditOutcome,
@@ -11,9 +12,20 @@ import type {
   DriverFile,
   DriverListing,
   DriverListingEntry,
+  DriverNamespacePage,
+  DriverNamespaceQuery,
   DriverPath,
+  DriverPointInTime,
+  DriverRestoreOptions,
+  DriverSweepOptions,
+  DriverTreeEntry,
+  DriverTreeOptions,
+  DriverUsage,
+  DriverVersion,
+  DriverVersionPage,
+  DriverVersionQuery,
+  DriverVersionWithContent,
   DriverWriteOptions,
-  MemdirLogger,
   MemoryDriver,
 } from '@memdir/core';
 import {
@@ -25,36 +37,30 @@ import {
   driverLog,
   isRefusal,
   positiveInteger,
-  refuseAlreadyExists,
-  refuseConflict,
-  refuseNotFound,
-  refusePathConflict,
-  refuseQuota,
   sleep,
 } from '@memdir/core/driver';
-import type { ClusterOptions, RedisOptions } from 'ioredis';
+import * as admin from './admin.js';
 import { MOVE, REMOVE, WRITE } from './change-scripts.js';
-import { Connection, type RedisClient } from './connection.js';
+import { Connection } from './connection.js';
 import { EDIT } from './edit-script.js';
-import {
-  editArgs,
-  editHere,
-  editOutcome,
-  editsOnServer,
-  quotaArgs,
-  quotaBreach,
-  receiptOutcome,
-} from './edits.js';
-import { arrivedTooLate, subtreeTooLarge, unexpectedReply } from './errors.js';
+import { editArgs, editHere, editOutcome, editsOnServer, quotaArgs, receiptOutcome } from './edits.js';
+import { arrivedTooLate } from './errors.js';
+import * as history from './history.js';
 import {
   checkKeyPrefix,
   childChain,
   DEFAULT_KEY_PREFIX,
   fromStored,
+  type NamespaceKeys,
   namespaceKeys,
+  scriptKeys,
   toStored,
 } from './layout.js';
-import { DESCRIBE, LIST, READ, type Script } from './scripts.js';
+import type { RedisDriverOptions } from './options.js';
+import { contentHash, historyBlock } from './records.js';
+import { refusalOf } from './refusals.js';
+import { registrationOf, registryKeyOf } from './registry.js';
+import { DESCRIBE, DESCRIBE_TOUCH, LIST, READ, READ_TOUCH, type Script } from './scripts.js';
 
 /** Default of `maxSubtreeEntries`. */
 export const DEFAULT_MAX_SUBTREE_ENTRIES = 20_000;
@@ -64,58 +70,6 @@ const REDIS_MAX_VALUE_BYTES = 512 * 1024 * 1024;
 
 /** A call slower than this is logged (it held a command for most of the default deadline). */
 const SLOW_CALL_MS = 1_000;
-
-/** Options of {@link createRedisDriver}. */
-export interface RedisDriverOptions {
-  /**
-   * Your own ioredis client: a `Redis` or a `Cluster`. The store never closes it and adds no
-   * listener to it. Give either this or `url`.
-   * @default undefined (a client is made from `url`)
-   */
-  client?: RedisClient | undefined;
-  /**
-   * Where the store connects when it makes its own client (closed by the store's `close()`):
-   * `redis://[user:password@]host[:port][/db]`, or `rediss://` for TLS. When the server is a
-   * Cluster node the store connects to the whole Cluster through it.
-   * @default 'redis://127.0.0.1:6379'
-   */
-  url?: string | undefined;
-  /**
-   * Prepended to every key the store uses. No `{` or `}`, no glob character, whitespace or control
-   * character (see the README's key prefix rule).
-   * @default 'memdir:'
-   */
-  keyPrefix?: string | undefined;
-  /**
-   * ioredis options for the client made from `url`, over memdir's defaults (2 s connect timeout,
-   * one retry per command after a reconnect, reconnects capped at 1 s apart; each request waits at
-   * most until its command's deadline).
-   * @default undefined
-   */
-  redisOptions?: RedisOptions | undefined;
-  /**
-   * ioredis Cluster options, when the server at `url` turns out to be a Cluster node (`natMap`,
-   * `scaleReads`...), over memdir's defaults.
-   * @default undefined
-   */
-  clusterOptions?: ClusterOptions | undefined;
-  /**
-   * The most files and folders one `rename` or `delete` of a folder may move or delete. Each is
-   * one script, during which Redis serves nobody else: a rename costs about 15 microseconds per
-   * entry whatever the files hold (contents are not copied), a delete about 5 (measured on a busy
-   * 2-core machine), so the default keeps either under half a second, a tenth of Redis's 5 s busy
-   * threshold. Larger folders are refused with a `BACKEND` error asking to move or delete their
-   * subfolders one at a time.
-   * @default 20000
-   */
-  maxSubtreeEntries?: number | undefined;
-  /**
-   * Where the driver reports connections lost and regained, retries, the server check and slow
-   * calls (never a path or content). `createRedisStore` passes the store's `logger`.
-   * @default `NODE_DEBUG=memdir` output
-   */
-  logger?: MemdirLogger | undefined;
-}
 
 /** The memdir driver over Redis (see {@link createRedisDriver}). */
 export interface RedisDriver extends MemoryDriver {
@@ -150,6 +104,8 @@ const CAPABILITIES = {
   maxFileBytes: REDIS_MAX_VALUE_BYTES,
   replaySafe: true,
   quotas: true,
+  history: true,
+  admin: true,
 } as const;
 
 /**
@@ -161,9 +117,14 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
   readonly #backend: Backend;
   readonly #chain: string;
   readonly #root: boolean;
+  readonly #keys: NamespaceKeys;
   readonly #readKeys: string[];
   readonly #describeKeys: string[];
-  readonly #changeKeys: string[];
+  /** The namespace's keys, then its registry key (KEYS[12]), once the server is known. */
+  #allKeys: string[] | undefined;
+  /** The namespace's registry members (registry.ts). */
+  readonly #registration: string;
+  readonly #calls: admin.AdminCalls;
 
   constructor(backend: Backend, chain: string, root: boolean) {
     super();
@@ -171,9 +132,44 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
     this.#chain = chain;
     this.#root = root;
     const keys = namespaceKeys(backend.prefix, chain);
+    this.#keys = keys;
     this.#readKeys = [keys.files, keys.versions, keys.index];
     this.#describeKeys = [...this.#readKeys, keys.sizes];
-    this.#changeKeys = [...this.#describeKeys, keys.receipts, keys.receiptTimes, keys.totals];
+    this.#registration = registrationOf(chain);
+    this.#calls = {
+      read: (script, args, call, change) => this.#runAll(script, args, call, change),
+      change: (script, args, call) => this.#change(script, args, call),
+      registration: this.#registration,
+      refusal: (reply, path) => this.#refusal(reply, path),
+      prefix: backend.prefix,
+      chain,
+      client: async (call) => {
+        await backend.connection.ready({ deadline: deadlineOf(call) });
+        return backend.connection.client;
+      },
+      runOn: (script, keys, args, call) => this.#run(script, keys, args, call, true),
+      onNode: (node, script, args, call) =>
+        backend.connection.runOnNode(node, script, args, { deadline: deadlineOf(call), stats: call?.stats }),
+    };
+  }
+
+  /**
+   * Every key of the namespace, and the registry key of its slot: which one that is depends on
+   * whether the server is a Cluster, known once the connection is checked.
+   */
+  async #keysOfAll(call: DriverCallOptions | undefined): Promise<string[]> {
+    if (this.#allKeys) return this.#allKeys;
+    const { connection, prefix } = this.#backend;
+    await connection.ready({ deadline: deadlineOf(call) });
+    const cluster = (connection.client as { isCluster?: boolean }).isCluster === true;
+    this.#allKeys = [...scriptKeys(this.#keys), registryKeyOf(prefix, this.#keys.base, cluster)];
+    return this.#allKeys;
+  }
+
+  /** A script on every key of the namespace. */
+  async #runAll(script: Script, args: string[], call: DriverCallOptions | undefined, change: boolean) {
+    const keys = this.#allKeys ?? (await this.#keysOfAll(call));
+    return this.#run(script, keys, args, call, change);
   }
 
   /** For telemetry: `redis` and a hash of the address and key prefix (no secret). */
@@ -224,9 +220,10 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
   ): Promise<unknown[]> {
     const { connection } = this.#backend;
     const deadline = deadlineOf(call);
+    const keys = this.#allKeys ?? (await this.#keysOfAll(call));
     for (let attempt = 0; ; attempt++) {
       const fence = String(Math.floor(deadline + connection.clockOffsetMs));
-      const reply = await this.#run(script, this.#changeKeys, args(fence), call, true, deadline);
+      const reply = await this.#run(script, keys, args(fence), call, true, deadline);
       if (!Array.isArray(reply) || reply[0] !== 'E' || reply[1] !== 'LATE') return reply as unknown[];
       const received = Date.now();
       if (attempt > 0 || received >= deadline) throw arrivedTooLate();
@@ -240,9 +237,11 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
   }
 
   async read(path: DriverPath, options?: DriverCallOptions): Promise<DriverFile | DriverDirectory | null> {
-    const reply = (await this.#run(READ, this.#readKeys, [toStored(path), '1'], options, false)) as
-      | string[]
-      | null;
+    const reply = (
+      options?.touch
+        ? await this.#runAll(READ_TOUCH, [toStored(path), '1', '1'], options, true)
+        : await this.#run(READ, this.#readKeys, [toStored(path), '1'], options, false)
+    ) as string[] | null;
     if (reply === null) return null;
     if (reply[0] === 'd') return { kind: 'directory' };
     return { kind: 'file', version: reply[1]!, content: reply[2]! };
@@ -261,10 +260,11 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
     options: DriverDescribeOptions,
   ): Promise<DriverFile | DriverListing | null> {
     const args = [toStored(path), String(Math.max(0, Math.floor(options.limit)))];
-    const reply = (await this.#run(DESCRIBE, this.#describeKeys, args, options, false)) as
-      | [string, string, string]
-      | [string, string, number, string]
-      | null;
+    const reply = (
+      options.touch
+        ? await this.#runAll(DESCRIBE_TOUCH, [...args, '1'], options, true)
+        : await this.#run(DESCRIBE, this.#describeKeys, args, options, false)
+    ) as [string, string, string] | [string, string, number, string] | null;
     if (reply === null) return null;
     if (reply[0] === 'f') return { kind: 'file', version: reply[1], content: reply[2] as string };
     const entries: DriverListingEntry[] = [];
@@ -311,9 +311,27 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
     const kind = expect === undefined ? '' : 'absent' in expect ? 'absent' : 'version';
     const expected = expect !== undefined && 'version' in expect ? expect.version : '';
     const quota = quotaArgs(options.quota);
+    const { record } = options;
+    // Lua has no SHA-256: the hash of what a version records is sent with it.
+    const hash = record ? contentHash(content) : '';
+    const block = historyBlock(record, this.#registration);
+    const fileId = options.fileId ?? '';
     const reply = await this.#change(
       WRITE,
-      (fence) => [stored, content, version, op, fence, kind, expected, ...quota, receipt],
+      (fence) => [
+        stored,
+        content,
+        version,
+        op,
+        fence,
+        kind,
+        expected,
+        ...quota,
+        receipt,
+        fileId,
+        hash,
+        ...block,
+      ],
       options,
     );
     if (reply[0] === 'ok') return { recorded: reply[1] as string, replayed: reply[2] !== 'new' };
@@ -330,13 +348,15 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
     const stored = toStored(path);
     const quota = quotaArgs(options.quota);
     const max = String(options.maxFileBytes);
+    const touch = options.touch ? '1' : '';
+    const block = historyBlock(options.record, this.#registration);
     let onServer = editsOnServer(edit);
     for (let attempt = 0; ; attempt++) {
       const args = editArgs(edit, onServer);
       const version = newVersion();
       const reply = await this.#change(
         EDIT,
-        (fence) => [stored, ...args, max, options.op, fence, version, ...quota],
+        (fence) => [stored, ...args, max, options.op, fence, version, ...quota, touch, ...block],
         options,
       );
       const outcome = editOutcome(edit, reply);
@@ -351,6 +371,7 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
         deadline: options.deadline,
         stats: options.stats,
         quota: options.quota,
+        record: options.record,
         expect: { version: outcome.version },
       };
       try {
@@ -371,7 +392,13 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
     const { maxSubtreeEntries } = this.#backend;
     const reply = await this.#change(
       REMOVE,
-      (fence) => [toStored(path), options.op, fence, String(maxSubtreeEntries)],
+      (fence) => [
+        toStored(path),
+        options.op,
+        fence,
+        String(maxSubtreeEntries),
+        ...historyBlock(options.record, this.#registration),
+      ],
       options,
     );
     if (Array.isArray(reply)) throw this.#refusal(reply, path);
@@ -382,31 +409,65 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
     const { maxSubtreeEntries } = this.#backend;
     const reply = await this.#change(
       MOVE,
-      (fence) => [toStored(from), toStored(to), options.op, fence, String(maxSubtreeEntries)],
+      (fence) => [
+        toStored(from),
+        toStored(to),
+        options.op,
+        fence,
+        String(maxSubtreeEntries),
+        ...historyBlock(options.record, this.#registration),
+      ],
       options,
     );
     if (reply[0] !== 'ok') throw this.#refusal(reply, from);
   }
 
+  // --- history (history.ts) ----------------------------------------------------------------------
+
+  listVersions(query: DriverVersionQuery, options?: DriverCallOptions): Promise<DriverVersionPage> {
+    return history.listVersions(this.#calls, query, options);
+  }
+
+  readVersion(id: string, options?: DriverCallOptions): Promise<DriverVersionWithContent | null> {
+    return history.readVersion(this.#calls, id, options);
+  }
+
+  restoreVersion(id: string, options: DriverRestoreOptions): Promise<DriverVersion> {
+    return history.restoreVersion(this.#calls, id, options);
+  }
+
+  redactVersion(id: string, options: DriverChangeOptions): Promise<DriverVersion | null> {
+    return history.redactVersion(this.#calls, id, options);
+  }
+
+  treeAt(at: DriverPointInTime, options?: DriverTreeOptions): Promise<readonly DriverTreeEntry[]> {
+    return history.treeAt(this.#calls, at, options);
+  }
+
+  importVersions(versions: readonly DriverVersionWithContent[], options: DriverCallOptions): Promise<void> {
+    return history.importVersions(this.#calls, versions, options);
+  }
+
+  // --- admin (admin.ts) --------------------------------------------------------------------------
+
+  listNamespaces(query: DriverNamespaceQuery, options?: DriverCallOptions): Promise<DriverNamespacePage> {
+    return admin.listNamespaces(this.#calls, query, options);
+  }
+
+  usage(options?: DriverCallOptions): Promise<DriverUsage> {
+    return admin.usage(this.#calls, options);
+  }
+
+  dropNamespace(name: string, options: DriverDropOptions): Promise<{ removed: number; done: boolean }> {
+    return admin.dropNamespace(this.#calls, name, options);
+  }
+
+  sweep(options: DriverSweepOptions): Promise<{ expired: number; pruned: number; done: boolean }> {
+    return admin.sweep(this.#calls, options);
+  }
+
   #refusal(reply: unknown[], path: DriverPath): Error {
-    const [, code, subject] = reply;
-    const at = typeof subject === 'string' ? fromStored(subject) : '';
-    switch (code) {
-      case 'PATH_CONFLICT':
-        return refusePathConflict(at);
-      case 'CONFLICT':
-        return refuseConflict(at);
-      case 'NOT_FOUND':
-        return refuseNotFound(at);
-      case 'ALREADY_EXISTS':
-        return refuseAlreadyExists(at);
-      case 'QUOTA':
-        return refuseQuota(path, quotaBreach(reply.slice(2)));
-      case 'TOO_MANY':
-        return subtreeTooLarge(Number(subject), this.#backend.maxSubtreeEntries);
-      default:
-        return unexpectedReply(code);
-    }
+    return refusalOf(reply, path, this.#backend.maxSubtreeEntries);
   }
 
   async close(): Promise<void> {

@@ -20,7 +20,7 @@
 //   writing anything and answers SLOW; the driver then applies that edit in JavaScript (applyEdit,
 //   two round trips). Only text built to defeat the head (tens of thousands of near matches) gets
 //   there.
-import { CHANGE_PRELUDE } from './change-scripts.js';
+import { CHANGE_PRELUDE } from './change-prelude.js';
 import { script } from './scripts.js';
 
 /** The occurrence finder, on its own so that tests can time it. Defines `occurrences(hay, needle)`. */
@@ -126,12 +126,14 @@ end
 
 /**
  * `edit`. ARGV: path, kind ('s' str_replace | 'i' insert | 'x' none: the edit is applied in
- * JavaScript), old string | line, new string | text, max file bytes, op, fence, new version, max
- * bytes, max files. Returns {'ok', first line, snippet} (for an insert: {'ok', 0, ''}), or
+ * JavaScript), old string | line, new string | text, max file bytes, op, fence, new version
+ * (without history), max bytes, max files, touch ('1' records the read for expiry), then the
+ * history block (12 on). Returns {'ok', first line, snippet} (for an insert: {'ok', 0, ''}), or
  * {'E', code, ...}: MISSING (kind: 'directory' or ''), NO_MATCH, MULTIPLE (count, lines...),
  * INVALID_LINE (lines), TOO_LARGE (bytes), QUOTA (kind, n, max), LATE (server time), SLOW
  * (version, content: the file, for an edit in JavaScript; nothing was written). A replay answers
  * the recorded outcome whatever the kind, so an edit applied in JavaScript is replay-safe too.
+ * The version it records has no hash yet (change-prelude.ts).
  */
 export const EDIT = script(
   'edit',
@@ -230,8 +232,11 @@ if done then return replayed(done) end
 local now = now_ms()
 if now > tonumber(ARGV[7]) then return { 'E', 'LATE', now } end
 
-local current = redis.call('HGET', V, path)
-if not current then return { 'E', 'MISSING', is_dir(path) and 'directory' or '' } end
+local value = redis.call('HGET', V, path)
+if not value then return { 'E', 'MISSING', is_dir(path) and 'directory' or '' } end
+-- A read for expiry (refreshOnRead) even when the edit is refused: the model looked at the file.
+if ARGV[11] == '1' then redis.call('ZADD', E, 'GT', now, path) end
+local current = entry_of(value)
 local content = redis.call('HGET', F, current)
 if ARGV[2] == 'x' then return { 'E', 'SLOW', current, content } end
 local updated, first, snippet, start
@@ -268,13 +273,23 @@ total_bytes() -- made first when missing, so that add_bytes adds to the right to
 local breach = quota_breach(ARGV[9], ARGV[10], delta, false)
 if breach then return breach end
 
-local version = ARGV[8]
-redis.call('HDEL', F, current)
+local h = history_args(12, op)
+h.at = change_time(now)
+local seq = h.on and next_seq()
+local version = seq and int(seq) or ARGV[8]
+local _, id = file_id_of(path, value, version)
+release(current)
 redis.call('HSET', F, version, updated)
-redis.call('HSET', V, path, version)
+redis.call('HSET', V, path, version .. '\t' .. id)
 redis.call('HSET', S, path, #updated)
+redis.call('ZADD', E, h.at, path)
 add_size(walk(path), delta)
 add_bytes(delta)
+if seq then
+  retain(version)
+  record(h, seq, id, OP_MODIFIED, path, false, '', false, false)
+end
+changed(h)
 if #snippet <= SNIPPET_RECEIPT then
   receipt(op, now, '#' .. first .. '\n' .. snippet)
 else

@@ -1,6 +1,7 @@
-import type { MemdirStore, MemoryStoreOptions } from '@memdir/core';
-import { createOwningStore, splitStoreOptions } from '@memdir/core/driver';
-import { createRedisDriver, type RedisDriverOptions } from './driver.js';
+import type { MemdirStore, MemoryAdmin, MemoryAdminOptions, MemoryStoreOptions } from '@memdir/core';
+import { createOwningAdmin, createOwningStore, splitStoreOptions } from '@memdir/core/driver';
+import { createRedisDriver } from './driver.js';
+import type { RedisDriverOptions } from './options.js';
 
 export type { RedisClient } from './connection.js';
 export { DEFAULT_REDIS_URL } from './connection.js';
@@ -8,10 +9,10 @@ export {
   createRedisDriver,
   DEFAULT_MAX_SUBTREE_ENTRIES,
   type RedisDriver,
-  type RedisDriverOptions,
   RedisMemoryDriver,
 } from './driver.js';
 export { DEFAULT_KEY_PREFIX } from './layout.js';
+export type { RedisDriverOptions } from './options.js';
 
 /** Options of {@link createRedisStore}: where Redis is, plus the store options of SPEC section 3. */
 export interface RedisStoreOptions extends RedisDriverOptions, MemoryStoreOptions {}
@@ -31,4 +32,26 @@ export interface RedisStoreOptions extends RedisDriverOptions, MemoryStoreOption
 export function createRedisStore(options: RedisStoreOptions = {}): MemdirStore {
   const { store, driver } = splitStoreOptions(options);
   return createOwningStore(createRedisDriver(driver), store);
+}
+
+/** Options of {@link createRedisAdmin}: where Redis is, plus the admin options (expiry, retention, batches). */
+export interface RedisAdminOptions extends RedisDriverOptions, MemoryAdminOptions {}
+
+/**
+ * The admin of the memory stores on a Redis server or Cluster (every namespace under the key
+ * prefix): list namespaces, read their usage from the counters (one script), drop one in bounded
+ * batches, and sweep (expiry and retention). It closes the client it made from `url`, never a
+ * `client` you passed.
+ *
+ * @example
+ * const admin = createRedisAdmin({ url: 'redis://127.0.0.1:6379', expire: { afterDays: 90 } });
+ * console.log(await admin.usage('user-42'));
+ * await admin.sweep();
+ * await admin.close();
+ *
+ * @throws TypeError for invalid options.
+ */
+export function createRedisAdmin(options: RedisAdminOptions = {}): MemoryAdmin {
+  const { expire, history, batch, timeoutMs, ...driver } = options;
+  return createOwningAdmin(createRedisDriver(driver), { expire, history, batch, timeoutMs });
 }

@@ -9,9 +9,9 @@ export const DEFAULT_KEY_PREFIX = 'memdir:';
  * carry the hash tag `{chain}`, so they share one Cluster slot and one script can reach them all.
  */
 export interface NamespaceKeys {
-  /** Hash: version -> content (a move leaves contents where they are). */
+  /** Hash: content key -> content (a move leaves contents where they are; versions share them). */
   readonly files: string;
-  /** Hash: stored path -> version, for every file. */
+  /** Hash: stored path -> `{content key}\t{file id}`, for every file. */
   readonly versions: string;
   /** Sorted set, every score 0: the index of files and directories (see the scripts). */
   readonly index: string;
@@ -21,8 +21,18 @@ export interface NamespaceKeys {
   readonly receipts: string;
   /** Sorted set: operation id, scored by the server time (ms) it was recorded at. */
   readonly receiptTimes: string;
-  /** Hash: the namespace's totals (`bytes`: of all its files), kept by every change. */
+  /** Hash: the namespace's totals and counters (`bytes`, `seq`, `at`, `reg`, `sc`), kept by every change. */
   readonly totals: string;
+  /** Hash: content key -> how many references it has beyond one (history shares contents). */
+  readonly references: string;
+  /** Sorted set: every version kept, scored by its sequence number, the member its record. */
+  readonly history: string;
+  /** Sorted set, every score 0: `{stored path} NUL {16-digit sequence}` for each version's paths. */
+  readonly historyPaths: string;
+  /** Sorted set: stored path -> the time of its last change or touched read (expiry). */
+  readonly expiry: string;
+  /** What every key of the namespace starts with; `{base}:h:{file id}` is a file's versions. */
+  readonly base: string;
 }
 
 /**
@@ -36,10 +46,11 @@ export function childChain(chain: string, name: string): string {
 }
 
 /**
- * The keys of namespace `chain` under `prefix`: `{prefix}{{prefix}{chain}}:{f|v|i|s|r|q|t}`. The key
- * prefix comes first (so `SCAN MATCH memdir:*` and ACL key patterns such as `~memdir:*` cover the
- * store) and again inside the hash tag, so that stores with different prefixes on one Cluster,
- * each with its default namespace, do not all land in the slot of `{/}`.
+ * The keys of namespace `chain` under `prefix`: `{prefix}{{prefix}{chain}}:{f|v|i|s|r|q|t|n|o|p|e}`,
+ * and one `...:h:{file id}` per file with versions. The key prefix comes first (so `SCAN MATCH
+ * memdir:*` and ACL key patterns such as `~memdir:*` cover the store) and again inside the hash tag,
+ * so that stores with different prefixes on one Cluster, each with its default namespace, do not
+ * all land in the slot of `{/}`.
  */
 export function namespaceKeys(prefix: string, chain: string): NamespaceKeys {
   const base = `${prefix}{${prefix}${chain}}`;
@@ -51,7 +62,29 @@ export function namespaceKeys(prefix: string, chain: string): NamespaceKeys {
     receipts: `${base}:r`,
     receiptTimes: `${base}:q`,
     totals: `${base}:t`,
+    references: `${base}:n`,
+    history: `${base}:o`,
+    historyPaths: `${base}:p`,
+    expiry: `${base}:e`,
+    base,
   };
+}
+
+/** The keys of a namespace in script order: `KEYS[1]` to `KEYS[11]` (the registry is `KEYS[12]`). */
+export function scriptKeys(keys: NamespaceKeys): string[] {
+  return [
+    keys.files,
+    keys.versions,
+    keys.index,
+    keys.sizes,
+    keys.receipts,
+    keys.receiptTimes,
+    keys.totals,
+    keys.references,
+    keys.history,
+    keys.historyPaths,
+    keys.expiry,
+  ];
 }
 
 /** The rule for key prefixes, as the error states it. */

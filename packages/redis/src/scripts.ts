@@ -14,9 +14,11 @@
 //   [P NUL ., (P NUL /   the children of P whose name starts with "." (hidden, skipped as a block)
 // Paths and names are in their stored form (layout.ts), so byte order is JavaScript's order.
 //
-// Contents (KEYS[1]) are keyed by version, and the versions (KEYS[2]) by path: a move renames the
-// short version fields and leaves the contents where they are, so moving a folder costs the same
-// whatever its files hold.
+// Contents (KEYS[1]) are keyed by a content key (the file's version), and the versions (KEYS[2]) by
+// path, each `{content key}\t{file id}`: a move renames the short version fields and leaves the
+// contents where they are, so moving a folder costs the same whatever its files hold. History
+// (history-scripts.ts) keeps the contents of past versions in the same hash, shared with the live
+// file where they are the same.
 //
 // Sizes (KEYS[4]): for a file, its bytes; for directory D, the total bytes of the files beneath D
 // with no hidden segment below D. A file's size change is added to each ancestor at or below the file's deepest hidden
@@ -41,7 +43,12 @@ export interface Script {
 
 /** A script of the given `#!lua` flags: the shared prelude, then `body`. */
 export function script(name: string, flags: string, body: string): Script {
-  const source = `#!lua${flags}\n${PRELUDE}\n${body}`;
+  return rawScript(name, flags, `${PRELUDE}\n${body}`);
+}
+
+/** A script of the given `#!lua` flags and source, without the prelude. */
+export function rawScript(name: string, flags: string, body: string): Script {
+  const source = `#!lua${flags}\n${body}`;
   return { name, source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
@@ -63,6 +70,21 @@ local function member(path)
   local slash = string.find(path, '/[^/]*$')
   if slash == nil then return '\0' .. path end
   return string.sub(path, 1, slash - 1) .. '\0' .. string.sub(path, slash + 1)
+end
+
+-- A file's entry in V: its content key (the version readers see) and its file id (none for a file
+-- written before ids were kept).
+local function entry_of(value)
+  local tab = string.find(value, '\t', 1, true)
+  if not tab then return value, nil end
+  return string.sub(value, 1, tab - 1), string.sub(value, tab + 1)
+end
+
+-- Records a read of the file at path for expiry (refreshOnRead): its time in the expiry index
+-- (KEYS[11]), never earlier than its last change.
+local function touch(path)
+  local t = redis.call('TIME')
+  redis.call('ZADD', KEYS[11], 'GT', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), path)
 end
 
 -- The path of an index member.
@@ -106,39 +128,38 @@ local function visible_count(dir)
 end
 `;
 
-/**
- * `read` and `stat`. ARGV: path, '1' to include the content.
- * Returns {'f', version[, content]}, {'d'} or nil.
- */
-export const READ = script(
-  'read',
-  ' flags=no-writes',
-  `
+const READ_BODY = `
 local path = ARGV[1]
 if path == '' then return { 'd' } end
-local version = redis.call('HGET', V, path)
-if version then
+local value = redis.call('HGET', V, path)
+if value then
+  local version = entry_of(value)
+  if ARGV[3] == '1' then touch(path) end
   if ARGV[2] == '1' then return { 'f', version, redis.call('HGET', F, version) } end
   return { 'f', version }
 end
 if is_dir(path) then return { 'd' } end
 return false
-`,
-);
+`;
 
 /**
- * `describe`. ARGV: path, limit.
- * Returns {'f', version, content}, nil, or {'d', size, count, entries} where entries holds one
- * line per entry, "{d|f}{size}\t{relative path}", in listing order, at most `limit` of them.
+ * `read` and `stat`. ARGV: path, '1' to include the content. Returns {'f', version[, content]},
+ * {'d'} or nil.
  */
-export const DESCRIBE = script(
-  'describe',
-  ' flags=no-writes',
-  String.raw`
+export const READ = script('read', ' flags=no-writes', READ_BODY);
+
+/** `read` that records the read (ARGV[3] '1'), for expiry with `refreshOnRead`: KEYS up to 11. */
+export const READ_TOUCH = script('read-touch', '', READ_BODY);
+
+const DESCRIBE_BODY = String.raw`
 local dir, limit = ARGV[1], tonumber(ARGV[2])
 if dir ~= '' then
-  local version = redis.call('HGET', V, dir)
-  if version then return { 'f', version, redis.call('HGET', F, version) } end
+  local value = redis.call('HGET', V, dir)
+  if value then
+    local version = entry_of(value)
+    if ARGV[3] == '1' then touch(dir) end
+    return { 'f', version, redis.call('HGET', F, version) }
+  end
   if not is_dir(dir) then return false end
 end
 
@@ -169,8 +190,17 @@ each_child('', dir, function(name)
   end
 end)
 return { 'd', redis.call('HGET', S, dir) or '0', count, table.concat(lines, '\n') }
-`,
-);
+`;
+
+/**
+ * `describe`. ARGV: path, limit.
+ * Returns {'f', version, content}, nil, or {'d', size, count, entries} where entries holds one
+ * line per entry, "{d|f}{size}\t{relative path}", in listing order, at most `limit` of them.
+ */
+export const DESCRIBE = script('describe', ' flags=no-writes', DESCRIBE_BODY);
+
+/** `describe` that records the read of a file (ARGV[3] '1'), for `refreshOnRead`: KEYS up to 11. */
+export const DESCRIBE_TOUCH = script('describe-touch', '', DESCRIBE_BODY);
 
 /**
  * `list`. ARGV: directory. Returns one line per file beneath it, "{size}\t{path}", in any order

@@ -3,7 +3,7 @@
 // and paused. Every failure is a BACKEND error within the deadline, in plain words; nothing is
 // applied twice or late; the same store works again once the fault is gone.
 
-import { isMemoryToolError, type MemoryStore, type MemoryToolError } from '@memdir/core';
+import { isMemoryToolError, type MemoryHistory, type MemoryStore, type MemoryToolError } from '@memdir/core';
 import {
   type FaultProxy,
   type PrivateServer,
@@ -14,7 +14,14 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_DEFAULTS } from '../src/connection.js';
 import { createRedisStore } from '../src/index.js';
-import { checkLayout, deleteUnder, newRedis, redisUrl, uniquePrefix } from './helpers.js';
+import {
+  checkLayout,
+  deleteUnder,
+  expectHistoryMatches,
+  newRedis,
+  redisUrl,
+  uniquePrefix,
+} from './helpers.js';
 
 const DEADLINE_SLACK_MS = 250;
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -235,6 +242,14 @@ describe('through the fault proxy', () => {
     expect(lines.slice(1).sort()).toEqual(Array.from({ length: 100 }, (_, index) => `line ${index}`).sort());
     // Most replies were resent by ioredis and answered from the receipt, without bothering the model.
     expect(unknown).toBeLessThan(50);
+    // History saw each insert once: a resent script answers from its receipt and records nothing.
+    const history = store as MemoryStore & MemoryHistory;
+    const versions = (await history.history({ path: '/memories/log.md', limit: 1_000 })).versions;
+    expect(versions.map((version) => version.operation)).toEqual([
+      ...Array.from({ length: 100 }, () => 'modified'),
+      'created',
+    ]);
+    await expectHistoryMatches(history, new Map([['/memories/log.md', lines.join('\n')]]));
     await store.close();
     own.disconnect();
   }, 120_000);

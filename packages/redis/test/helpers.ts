@@ -2,6 +2,8 @@
 // (test/servers.ts: REDIS_URL, and REDIS_CLUSTER_URLS for the Cluster's masters); a missing server
 // fails the run, never skips it.
 
+import { createHash } from 'node:crypto';
+import type { DriverPath, MemoryDriver, MemoryHistory, MemoryStore, MemoryVersion } from '@memdir/core';
 import { redisClusterNodes, redisUrl } from '@memdir/test-support';
 import { Cluster, Redis } from 'ioredis';
 import { expect } from 'vitest';
@@ -72,17 +74,44 @@ function member(path: string): string {
   return slash === -1 ? `\0${path}` : `${path.slice(0, slash)}\0${path.slice(slash + 1)}`;
 }
 
+/** A file's entry in the versions hash: its content key, and its file id. */
+function entryOf(value: string): [key: string, fileId: string | undefined] {
+  const tab = value.indexOf('\t');
+  return tab === -1 ? [value, undefined] : [value.slice(0, tab), value.slice(tab + 1)];
+}
+
+// For each version record (cmsgpack, unpacked on the server): its sequence number, file id, path,
+// previous path and content key ('' for none: a deletion, or redacted).
+const VERSION_RECORDS = String.raw`
+local out = {}
+for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local rec = cmsgpack.unpack(member)
+  local key = ''
+  if not rec[13] and rec[5] ~= 4 then key = rec[15] or string.format('%d', rec[1]) end
+  out[#out + 1] = { string.format('%d', rec[1]), rec[2], rec[3] or '', rec[4] or '', key }
+end
+return out
+`;
+
 /**
- * Checks every namespace under `prefix` against the layout's invariants: one content per version,
- * each file's size, the namespace's total bytes; the index exactly the files, their ancestors, and the ancestors again in the directory
- * region; each directory's size the total of the files visible from it; receipts and their times
- * in step; on a Cluster, every key of a namespace in one slot.
+ * Checks every namespace under `prefix` against the layout's invariants: each live file's content
+ * there, every content referenced by a live file or a kept version (and counted so), each file's
+ * size, the namespace's total bytes; the index exactly the files, their ancestors, and the ancestors
+ * again in the directory region; each directory's size the total of the files visible from it;
+ * receipts and their times in step; versions in their per-file and per-path indexes; the registry
+ * listing exactly the namespaces that hold something; on a Cluster, every key of a namespace in one
+ * slot.
  */
 export async function checkLayout(client: Redis | Cluster, prefix: string): Promise<void> {
   const keys = await keysUnder(client, prefix);
   const chains = new Map<string, string[]>();
+  const registries: string[] = [];
   for (const key of keys) {
-    const match = /^(.*?)\{([^}]*)\}:([fvisrqt])$/.exec(key);
+    if (/^.*?\{[^}]*#\d*\}:g$/.test(key)) {
+      registries.push(key);
+      continue;
+    }
+    const match = /^(.*?)\{([^}]*)\}:([fvisrqtnope]|h:mem_[A-Za-z0-9_-]+)$/.exec(key);
     expect(match, `unexpected key ${key}`).not.toBeNull();
     expect(match![1]).toBe(prefix);
     expect(match![2]!.startsWith(`${prefix}/`), `the tag of ${key} starts with the prefix`).toBe(true);
@@ -91,21 +120,63 @@ export async function checkLayout(client: Redis | Cluster, prefix: string): Prom
     list.push(key);
     chains.set(chain, list);
   }
+  const registered = new Set<string>();
+  for (const key of registries) {
+    for (const entry of await client.zrange(key, 0, -1)) registered.add(entry.split('\u0000')[2]!);
+  }
+  const holding = new Set<string>();
   for (const [chain, chainKeys] of chains) {
     const base = `${prefix}{${prefix}${chain}}`;
     // All at once (one round trip): this runs after every conformance test.
-    const [files, versions, sizes, index, receipts, receiptTimes, totalBytes] = await Promise.all([
-      client.hgetall(`${base}:f`),
-      client.hgetall(`${base}:v`),
-      client.hgetall(`${base}:s`),
-      client.zrange(`${base}:i`, 0, -1),
-      client.hkeys(`${base}:r`),
-      client.zrange(`${base}:q`, 0, -1),
-      client.hget(`${base}:t`, 'bytes'),
-    ]);
-    expect(Object.values(versions).sort(), `contents of ${chain}, by version`).toEqual(
-      Object.keys(files).sort(),
+    const [files, entries, sizes, index, receipts, receiptTimes, totalBytes, references, records, paths] =
+      await Promise.all([
+        client.hgetall(`${base}:f`),
+        client.hgetall(`${base}:v`),
+        client.hgetall(`${base}:s`),
+        client.zrange(`${base}:i`, 0, -1),
+        client.hkeys(`${base}:r`),
+        client.zrange(`${base}:q`, 0, -1),
+        client.hget(`${base}:t`, 'bytes'),
+        client.hgetall(`${base}:n`),
+        client.eval(VERSION_RECORDS, 1, `${base}:o`) as Promise<string[][]>,
+        client.zrange(`${base}:p`, 0, -1),
+      ]);
+    if (Object.keys(entries).length > 0 || records.length > 0) holding.add(chain);
+    const versions: Record<string, string> = {};
+    const counts = new Map<string, number>();
+    const count = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
+    for (const [path, value] of Object.entries(entries)) {
+      const [key] = entryOf(value);
+      versions[path] = key;
+      expect(files[key], `the content of ${path} in ${chain}`).toBeDefined();
+      count(key);
+    }
+    const expectedPaths: string[] = [];
+    const perFile = new Map<string, string[]>();
+    for (const [seq, fileId, path, previous, key] of records) {
+      if (key !== '') count(key!);
+      const seq16 = seq!.padStart(16, '0');
+      if (path !== '') expectedPaths.push(`${path}\u0000${seq16}`);
+      if (previous !== '') expectedPaths.push(`${previous}\u0000${seq16}`);
+      const list = perFile.get(fileId!) ?? [];
+      list.push(seq!);
+      perFile.set(fileId!, list);
+    }
+    expect(Object.keys(files).sort(), `contents of ${chain}: those of files and versions`).toEqual(
+      [...counts.keys()].sort(),
     );
+    for (const [key, n] of counts) {
+      expect(Number(references[key] ?? 0), `references to content ${key} in ${chain}`).toBe(n - 1);
+    }
+    expect(paths.sort(), `version paths of ${chain}`).toEqual(expectedPaths.sort());
+    for (const key of chainKeys.filter((name) => name.startsWith(`${base}:h:`))) {
+      const fileId = key.slice(base.length + 3);
+      expect((await client.zrange(key, 0, -1)).sort(), `versions of file ${fileId} in ${chain}`).toEqual(
+        (perFile.get(fileId) ?? []).sort(),
+      );
+      perFile.delete(fileId);
+    }
+    expect([...perFile.keys()], `files of ${chain} with versions but no version index`).toEqual([]);
     expect(receipts.sort(), `receipts of ${chain}`).toEqual(receiptTimes.sort());
 
     const expectedIndex = new Set<string>();
@@ -157,4 +228,61 @@ export async function checkLayout(client: Redis | Cluster, prefix: string): Prom
       expect(slots.size, `keys of ${chain} in one slot`).toBe(1);
     }
   }
+  // Every namespace that holds something is registered (the root is no namespace), and only those.
+  holding.delete('/');
+  expect([...registered].sort(), `the registry under ${prefix}`).toEqual([...holding].sort());
+}
+
+/** Lowercase hex SHA-256 of the UTF-8 bytes of `text`, computed here, not by the code under test. */
+export function sha256Of(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * History never shows a change that did not happen and never misses one that did: every live file
+ * under /memories (`contents`: path -> content) has as its newest version (of those at its path,
+ * or leaving it by a rename) one at that path with the hash of its content, and every path with
+ * versions but no file has as its newest a deletion there or a rename away from it.
+ */
+export async function expectHistoryMatches(
+  store: MemoryStore & MemoryHistory,
+  contents: ReadonlyMap<string, string>,
+): Promise<void> {
+  const versions: MemoryVersion[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.history({ limit: 1_000, cursor });
+    versions.push(...page.versions);
+    cursor = page.next ?? undefined;
+  } while (cursor !== undefined);
+  const newest = new Map<string, MemoryVersion>();
+  for (const version of versions) {
+    for (const path of [version.path, version.previousPath]) {
+      if (path !== null && !newest.has(path)) newest.set(path, version);
+    }
+  }
+  for (const [path, content] of contents) {
+    const version = newest.get(path);
+    expect(version, `a version of ${path}`).toBeDefined();
+    expect(version!.path, `the newest version of ${path} is at it`).toBe(path);
+    expect(version!.operation, `the newest version of ${path}`).not.toBe('deleted');
+    expect(version!.sha256, `the newest version of ${path} has its content`).toBe(sha256Of(content));
+  }
+  for (const [path, version] of newest) {
+    if (contents.has(path)) continue;
+    const gone =
+      (version.operation === 'deleted' && version.path === path) ||
+      (version.operation === 'renamed' && version.previousPath === path);
+    expect(gone, `${path} is gone, and its newest version says so (${version.operation})`).toBe(true);
+  }
+}
+
+/** Every file of a namespace and its content, by store path (read through the driver). */
+export async function filesOf(driver: MemoryDriver): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for await (const entry of driver.list('' as DriverPath)) {
+    const file = await driver.read(entry.path);
+    if (file?.kind === 'file') files.set(`/memories/${entry.path}`, file.content);
+  }
+  return files;
 }

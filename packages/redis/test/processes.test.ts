@@ -2,12 +2,15 @@
 // no line applied twice, one winner among racing creators.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { MemoryHistory, MemoryStore } from '@memdir/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisStore } from '../src/index.js';
+import { createRedisDriver, createRedisStore } from '../src/index.js';
 import {
   checkLayout,
   clusterUrl,
   deleteUnder,
+  expectHistoryMatches,
+  filesOf,
   newCluster,
   newRedis,
   redisUrl,
@@ -59,6 +62,40 @@ async function runWorkers(
   for (const child of children) child.stdin.write('go\n');
   return Promise.all(outputs.map((output) => output.done));
 }
+
+/** Starts one worker per command list, lets them all go at once, and kills them all once `due()`. */
+async function killWorkers(
+  url: string,
+  prefix: string,
+  namespace: string,
+  batches: object[][],
+  due: () => Promise<boolean>,
+) {
+  const children = batches.map((batch) =>
+    spawn(process.execPath, [WORKER, url, prefix, namespace, JSON.stringify(batch)]),
+  );
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          let stdout = '';
+          child.stdout.on('data', (chunk) => {
+            stdout += chunk;
+            if (stdout.startsWith('ready\n')) resolve();
+          });
+        }),
+    ),
+  );
+  const closed = children.map((child) => new Promise((resolve) => child.on('close', resolve)));
+  for (const child of children) child.stdin.write('go\n');
+  for (let polls = 0; polls < 2_000 && !(await due()); polls++) {
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  for (const child of children) child.kill('SIGKILL');
+  await Promise.all(closed);
+}
+
+const withHistory = (store: MemoryStore) => store as MemoryStore & MemoryHistory;
 
 const standalone = newRedis();
 const cluster = newCluster();
@@ -150,6 +187,46 @@ for (const [label, url, client] of [
         );
         await store.close();
         expect(Number(await client.hget(`${prefix}{${prefix}/full}:t`, 'bytes'))).toBe(999);
+      }, 120_000);
+
+    // Standalone only, as above.
+    if (label === 'standalone')
+      it('4 writers killed with SIGKILL mid-way: the newest version of every file matches it, and every path gone says why', async () => {
+        const namespace = 'killed';
+        const batches = ['a', 'b', 'c', 'd'].map((who) =>
+          Array.from({ length: 100 }, (_, index) => {
+            const file = `/memories/k/${who}-${index % 10}.md`;
+            const commands: object[] = [
+              { command: 'create', path: file, file_text: `${who} ${index}` },
+              {
+                command: 'insert',
+                path: '/memories/shared.md',
+                insert_line: 0,
+                insert_text: `${who}-${index}`,
+              },
+              { command: 'str_replace', path: file, old_str: `${who} ${index}`, new_str: `${who} ${index}!` },
+            ];
+            if (index % 10 === 9)
+              commands.push({ command: 'rename', old_path: file, new_path: `${file}.${index}` });
+            if (index % 7 === 6)
+              commands.push({ command: 'delete', path: `/memories/k/${who}-${(index + 3) % 10}.md` });
+            return commands;
+          }).flat(),
+        );
+        const store = createRedisStore({ url: url(), keyPrefix: prefix, namespace });
+        await store.create({ command: 'create', path: '/memories/shared.md', file_text: '# shared' });
+        // Killed while about a quarter of the inserts are in (each worker sends all its commands at once).
+        const inserts = async () =>
+          (await store.view({ command: 'view', path: '/memories/shared.md' })).split('\n').length - 2;
+        await killWorkers(url(), prefix, namespace, batches, async () => (await inserts()) >= 100);
+        const driver = createRedisDriver({ url: url(), keyPrefix: prefix });
+        const files = await filesOf(driver.namespace(namespace));
+        expect(files.get('/memories/shared.md')).toMatch(/# shared$/);
+        // Some commands landed after the kill was decided, and the kill came before the end.
+        expect(files.get('/memories/shared.md')!.split('\n').length - 1).toBeLessThan(400);
+        await expectHistoryMatches(withHistory(store), files);
+        await driver.close();
+        await store.close();
       }, 120_000);
 
     it('racing creates with overwrite: false in 4 processes have exactly one winner per path', async () => {

@@ -1,0 +1,193 @@
+// The in-memory index of a namespace's history file (history-log.ts): every kept version without
+// its content, where its line is, in commit order and per file, and which file id each live path
+// has. Listings and the tree at a past point are computed here, with the reference's rules
+// (packages/core/src/in-memory/history.ts).
+import type {
+  DriverPath,
+  DriverPointInTime,
+  DriverTreeEntry,
+  DriverVersion,
+  DriverVersionPage,
+  DriverVersionQuery,
+} from '@memdir/core';
+import { isBeneath } from '@memdir/core/driver';
+
+/** How many versions one `listVersions` call looks at, at most (a page may then come back short). */
+const SCAN_LIMIT = 10_000;
+
+export interface IndexEntry {
+  version: DriverVersion;
+  /** The line that holds the version's content. */
+  readonly offset: number;
+  readonly length: number;
+  /** Its share of the line's bytes (dead once it is pruned). */
+  readonly bytes: number;
+}
+
+function atOrBeneath(path: string | null, under: string): boolean {
+  return path !== null && (path === under || isBeneath(path, under));
+}
+
+function matches(version: DriverVersion, query: DriverVersionQuery): boolean {
+  if (query.path !== undefined && query.path !== '') {
+    if (!atOrBeneath(version.path, query.path) && !atOrBeneath(version.previousPath, query.path))
+      return false;
+  }
+  if (query.actor !== undefined && version.actor?.id !== query.actor) return false;
+  if (query.since !== undefined && version.at < query.since) return false;
+  if (query.until !== undefined && version.at > query.until) return false;
+  if (query.operations !== undefined && !query.operations.includes(version.operation)) return false;
+  return true;
+}
+
+/** The index of the first id in `ids` (ascending) that is not below `id`. */
+function lowerBound(ids: readonly string[], id: string): number {
+  let low = 0;
+  let high = ids.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (ids[middle]! < id) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function removeId(ids: string[], id: string): void {
+  const index = lowerBound(ids, id);
+  if (ids[index] === id) ids.splice(index, 1);
+}
+
+export class VersionIndex {
+  readonly #byId = new Map<string, IndexEntry>();
+  /** Every kept id, ascending: the commit order. */
+  readonly #order: string[] = [];
+  readonly #byFile = new Map<string, string[]>();
+  /** Each live path's file id, as the versions added so far leave it. */
+  readonly #livePaths = new Map<string, string>();
+
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  get(id: string): IndexEntry | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** The newest id (the highest kept), or undefined. */
+  get last(): string | undefined {
+    return this.#order[this.#order.length - 1];
+  }
+
+  add(version: DriverVersion, offset: number, length: number, bytes = length): void {
+    this.#byId.set(version.id, { version, offset, length, bytes });
+    // Ids come in ascending order (changes under the lock, imports refused otherwise).
+    this.#order.push(version.id);
+    let ids = this.#byFile.get(version.fileId);
+    if (!ids) {
+      ids = [];
+      this.#byFile.set(version.fileId, ids);
+    }
+    ids.push(version.id);
+    const { path, previousPath, fileId } = version;
+    if (previousPath !== null && this.#livePaths.get(previousPath) === fileId)
+      this.#livePaths.delete(previousPath);
+    if (path === null) return;
+    if (version.operation === 'deleted') {
+      if (this.#livePaths.get(path) === fileId) this.#livePaths.delete(path);
+    } else {
+      this.#livePaths.set(path, fileId);
+    }
+  }
+
+  /** Removes a version; returns the bytes its line share held (0 when unknown). */
+  remove(id: string): number {
+    const entry = this.#byId.get(id);
+    if (!entry) return 0;
+    this.#byId.delete(id);
+    removeId(this.#order, id);
+    const ids = this.#byFile.get(entry.version.fileId)!;
+    removeId(ids, id);
+    if (ids.length === 0) this.#byFile.delete(entry.version.fileId);
+    return entry.bytes;
+  }
+
+  /** Every kept entry, oldest first. */
+  *ordered(): Iterable<IndexEntry> {
+    for (const id of this.#order) yield this.#byId.get(id)!;
+  }
+
+  /** A file's kept versions, newest first. */
+  versionsOf(fileId: string): DriverVersion[] {
+    const ids = this.#byFile.get(fileId) ?? [];
+    const out: DriverVersion[] = [];
+    for (let index = ids.length - 1; index >= 0; index--) out.push(this.#byId.get(ids[index]!)!.version);
+    return out;
+  }
+
+  /** A file's kept versions: how many, and the oldest (pruning looks no further when it is young). */
+  oldestOf(fileId: string): { readonly count: number; readonly oldest: DriverVersion | undefined } {
+    const ids = this.#byFile.get(fileId);
+    if (!ids || ids.length === 0) return { count: 0, oldest: undefined };
+    return { count: ids.length, oldest: this.#byId.get(ids[0]!)!.version };
+  }
+
+  latestOf(fileId: string): DriverVersion | undefined {
+    const ids = this.#byFile.get(fileId);
+    return ids && ids.length > 0 ? this.#byId.get(ids[ids.length - 1]!)!.version : undefined;
+  }
+
+  /** Every file id that has kept versions. */
+  fileIds(): string[] {
+    return [...this.#byFile.keys()];
+  }
+
+  /**
+   * The file id of the live file at `path` as history last saw it (its newest version put it
+   * there). Undefined when history knows none: the caller makes a new id.
+   */
+  fileIdAt(path: string): string | undefined {
+    return this.#livePaths.get(path);
+  }
+
+  /** Newest first, from below the cursor, looking at no more than SCAN_LIMIT versions. */
+  list(query: DriverVersionQuery): DriverVersionPage {
+    const ids =
+      query.fileId === undefined ? this.#order : (this.#byFile.get(query.fileId) ?? ([] as string[]));
+    let index = (query.cursor === undefined ? ids.length : lowerBound(ids, query.cursor)) - 1;
+    const versions: DriverVersion[] = [];
+    for (let scanned = 0; index >= 0; index--, scanned++) {
+      if (versions.length === query.limit || scanned === SCAN_LIMIT) {
+        return { versions, next: ids[index + 1]! };
+      }
+      const version = this.#byId.get(ids[index]!)!.version;
+      if (matches(version, query)) versions.push(version);
+    }
+    return { versions, next: null };
+  }
+
+  /** Every file's newest version at or before `at`, unless it is a deletion or redacted. */
+  treeAt(at: DriverPointInTime, under: string): DriverTreeEntry[] {
+    const before =
+      'time' in at
+        ? (version: DriverVersion) => version.at <= at.time
+        : (version: DriverVersion) => version.id <= at.version;
+    const tree: DriverTreeEntry[] = [];
+    for (const [fileId, ids] of this.#byFile) {
+      let then: DriverVersion | undefined;
+      for (let index = ids.length - 1; index >= 0 && !then; index--) {
+        const version = this.#byId.get(ids[index]!)!.version;
+        if (before(version)) then = version;
+      }
+      if (!then || then.operation === 'deleted' || then.redactedAt !== null) continue;
+      if (under !== '' && !atOrBeneath(then.path, under)) continue;
+      tree.push({
+        path: then.path as DriverPath,
+        version: then.id,
+        fileId,
+        size: then.size!,
+        sha256: then.sha256!,
+      });
+    }
+    return tree;
+  }
+}

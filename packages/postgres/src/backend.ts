@@ -79,7 +79,7 @@ export class Backend {
   }
 
   /**
-   * Makes sure the schema has layout 2: nothing to do once a driver on this pool saw it (the
+   * Makes sure the schema has layout 3: nothing to do once a driver on this pool saw it (the
    * check is cached per pool), else one round trip, else the setup. Calls that come while it runs
    * wait for it; one that finds it failed (another call's deadline, say) tries once more.
    */

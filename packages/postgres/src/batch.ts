@@ -13,6 +13,7 @@ import {
   utf8Length,
 } from '@memdir/core/driver';
 import type { Backend } from './backend.js';
+import { recordParam } from './history.js';
 import { lockWait, subtree } from './sql.js';
 
 /** The key of a file in the queue: namespace chain and path. */
@@ -86,6 +87,11 @@ async function commit(backend: Backend, key: string, batch: EditBatch): Promise<
           null,
           lockWait(options),
           result.applied.slice(1),
+          // One write for the batch: one version, with the first edit's record.
+          recordParam(
+            batch.members.find((member) => member.options.op === result.applied[0])?.options.record,
+          ),
+          null,
         ],
       },
       true,

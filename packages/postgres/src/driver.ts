@@ -3,6 +3,7 @@ import type {
   DriverChangeOptions,
   DriverDescribeOptions,
   DriverDirectory,
+  DriverDropOptions,
   DriverEdit,
   DriverEditOptions,
   DriverEditOutcome,
@@ -10,13 +11,28 @@ import type {
   DriverFile,
   DriverListing,
   DriverListOptions,
+  DriverNamespacePage,
+  DriverNamespaceQuery,
   DriverPath,
+  DriverPointInTime,
+  DriverRestoreOptions,
+  DriverSweepOptions,
+  DriverTreeEntry,
+  DriverTreeOptions,
+  DriverUsage,
+  DriverVersion,
+  DriverVersionPage,
+  DriverVersionQuery,
+  DriverVersionWithContent,
   DriverWriteOptions,
   MemoryDriver,
 } from '@memdir/core';
 import { AbstractMemoryDriver, ancestors, asDriverPath, type EditQueue } from '@memdir/core/driver';
+import * as admin from './admin.js';
 import type { Backend, Query, Row } from './backend.js';
 import { editQueue, fileKey } from './batch.js';
+import * as history from './history.js';
+import { recordParam } from './history.js';
 import { describeOutcome, editOutcome, moveOutcome, writeOutcome } from './outcomes.js';
 import { lockWait, type Statements, subtree } from './sql.js';
 
@@ -27,11 +43,14 @@ const CAPABILITIES = {
   maxFileBytes: 1_073_741_823,
   replaySafe: true,
   quotas: true,
+  history: true,
+  admin: true,
 } as const;
 
 /**
  * @internal The driver behind `createPostgresDriver`; one instance per namespace chain. Every call
- * is one statement or one function call (one round trip, one transaction), `edit` included.
+ * is one statement or one function call (one round trip, one transaction), `edit` included; a
+ * change's version (history) is written by the same call.
  */
 export class PostgresMemoryDriver extends AbstractMemoryDriver {
   readonly capabilities = CAPABILITIES;
@@ -74,7 +93,11 @@ export class PostgresMemoryDriver extends AbstractMemoryDriver {
   async read(path: DriverPath, options?: DriverCallOptions): Promise<DriverFile | DriverDirectory | null> {
     if (path === '') return { kind: 'directory' };
     const [row] = await this.#run(
-      { text: this.#sql.read, values: [this.#ns, path, ...subtree(path)], binary: true },
+      {
+        text: options?.touch ? this.#sql.readTouch : this.#sql.read,
+        values: [this.#ns, path, ...subtree(path)],
+        binary: true,
+      },
       false,
       options,
     );
@@ -100,9 +123,11 @@ export class PostgresMemoryDriver extends AbstractMemoryDriver {
     options: DriverDescribeOptions,
   ): Promise<DriverFile | DriverListing | null> {
     const root = path === '';
+    const sql = this.#sql;
+    const touch = options.touch === true && !root;
     const [row] = await this.#run(
       {
-        text: root ? this.#sql.describeRoot : this.#sql.describeDirectory,
+        text: root ? sql.describeRoot : touch ? sql.describeDirectoryTouch : sql.describeDirectory,
         values: [this.#ns, path, Math.max(0, options.limit), ...(root ? [] : subtree(path))],
         binary: true,
       },
@@ -140,6 +165,8 @@ export class PostgresMemoryDriver extends AbstractMemoryDriver {
           quota?.maxFiles ?? null,
           lockWait(options),
           [],
+          recordParam(options.record),
+          options.fileId ?? null,
         ],
       },
       true,
@@ -168,6 +195,8 @@ export class PostgresMemoryDriver extends AbstractMemoryDriver {
           options.quota?.maxBytes ?? null,
           options.op,
           lockWait(options),
+          recordParam(options.record),
+          options.touch === true,
         ],
         binary: true,
       },
@@ -188,7 +217,10 @@ export class PostgresMemoryDriver extends AbstractMemoryDriver {
 
   async remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean> {
     const [row] = await this.#run(
-      { text: this.#sql.remove, values: [this.#ns, path, options.op, lockWait(options)] },
+      {
+        text: this.#sql.remove,
+        values: [this.#ns, path, options.op, lockWait(options), recordParam(options.record)],
+      },
       true,
       options,
     );
@@ -199,12 +231,69 @@ export class PostgresMemoryDriver extends AbstractMemoryDriver {
     const [row] = await this.#run(
       {
         text: this.#sql.move,
-        values: [this.#ns, from, to, options.op, ancestors(to), lockWait(options)],
+        values: [
+          this.#ns,
+          from,
+          to,
+          options.op,
+          ancestors(to),
+          lockWait(options),
+          recordParam(options.record),
+        ],
       },
       true,
       options,
     );
     moveOutcome(from, to, row?.[0]);
+  }
+
+  // --- history (history.ts) ------------------------------------------------------------------
+
+  listVersions(query: DriverVersionQuery, options?: DriverCallOptions): Promise<DriverVersionPage> {
+    return history.listVersions(this.#context, query, options);
+  }
+
+  readVersion(id: string, options?: DriverCallOptions): Promise<DriverVersionWithContent | null> {
+    return history.readVersion(this.#context, id, options);
+  }
+
+  /** One call of `restore_v3`: checks, writes the file and records the version in one step. */
+  restoreVersion(id: string, options: DriverRestoreOptions): Promise<DriverVersion> {
+    return history.restoreVersion(this.#context, id, options);
+  }
+
+  redactVersion(id: string, options: DriverChangeOptions): Promise<DriverVersion | null> {
+    return history.redactVersion(this.#context, id, options);
+  }
+
+  treeAt(at: DriverPointInTime, options?: DriverTreeOptions): Promise<readonly DriverTreeEntry[]> {
+    return history.treeAt(this.#context, at, options);
+  }
+
+  importVersions(versions: readonly DriverVersionWithContent[], options: DriverCallOptions): Promise<void> {
+    return history.importVersions(this.#context, versions, options);
+  }
+
+  // --- admin (admin.ts) ----------------------------------------------------------------------
+
+  listNamespaces(query: DriverNamespaceQuery, options?: DriverCallOptions): Promise<DriverNamespacePage> {
+    return admin.listNamespaces(this.#context, query, options);
+  }
+
+  usage(options?: DriverCallOptions): Promise<DriverUsage> {
+    return admin.usage(this.#context, options);
+  }
+
+  dropNamespace(name: string, options: DriverDropOptions): Promise<{ removed: number; done: boolean }> {
+    return admin.dropNamespace(this.#context, name, options);
+  }
+
+  sweep(options: DriverSweepOptions): Promise<{ expired: number; pruned: number; done: boolean }> {
+    return admin.sweep(this.#context, options);
+  }
+
+  get #context(): history.HistoryContext {
+    return { backend: this.#backend, ns: this.#ns };
   }
 
   /** Ends the pool when the driver made it; a namespaced driver leaves everything open. */

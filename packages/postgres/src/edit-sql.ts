@@ -1,7 +1,8 @@
-// `str_replace` and `insert` on the server (layout 2): `edit_v2` applies an edit where the bytes are,
+// `str_replace` and `insert` on the server (layouts 2 and 3): `edit_v3` applies an edit where the bytes are,
 // in one function call, with exactly the rules of the kit's `applyEdit` (SPEC 4.3, 4.4), finding
 // old_str with the functions of match-sql.ts. Line numbers count 0x0A bytes; `encode(..., 'escape')`
 // keeps 0x0A as it is and turns NUL into text, so newlines are counted in one native pass.
+import { insertVersion, NEW_FILE_ID, NOW_MS } from './history-sql.js';
 
 /** The line functions of the server-side edit, for `s` (the quoted schema) and a body quoter. */
 export function lineFunctions(s: string, body: (text: string) => string): string[] {
@@ -110,19 +111,25 @@ export interface ChangeParts {
   readonly lockWait: string;
   /** Records v_outcome under p_op, and now and then removes records older than 10 minutes. */
   readonly record: string;
-  /** Adds v_delta bytes and v_files files to the namespace's totals (p_ns). */
-  readonly addTotals: string;
+  /**
+   * Adds v_delta bytes and v_files files to the namespace's totals (p_ns), takes v_n version ids
+   * (none without p_record) into v_seq, less v_pruned pruned, and the change's time into v_at.
+   */
+  readonly advance: string;
 }
 
 /**
- * `edit_v2`: an edit as data, one call: the outcome (`edited`, `missing`, `no-match`, `multiple`,
+ * `edit_v3`: an edit as data, one call: the outcome (`edited`, `missing`, `no-match`, `multiple`,
  * `invalid-line`, `too-large`, `quota`), its numbers as text, and the snippet's bytes. The checks run
- * in the order of DriverEditOutcome; nothing is written unless the outcome is `edited`.
+ * in the order of DriverEditOutcome; nothing is written unless the outcome is `edited` (but with
+ * p_touch, the file's read time). p_record (history on): the version's record. `edit_v2` is the
+ * same without history, for a release of layout 2.
  */
-export function editFunction(s: string, body: (text: string) => string, parts: ChangeParts): string {
-  return `CREATE OR REPLACE FUNCTION ${s}.edit_v2(p_ns text, p_path text, p_kind text, p_old bytea, p_new bytea,
-  p_line integer, p_max_file_bytes bigint, p_max_bytes bigint, p_op text, p_wait_ms integer,
-  OUT o_outcome text, OUT o_info text, OUT o_snippet bytea)
+export function editFunction(s: string, body: (text: string) => string, parts: ChangeParts): string[] {
+  return [
+    `CREATE OR REPLACE FUNCTION ${s}.edit_v3(p_ns text, p_path text, p_kind text, p_old bytea, p_new bytea,
+  p_line integer, p_max_file_bytes bigint, p_max_bytes bigint, p_op text, p_wait_ms integer, p_record jsonb,
+  p_touch boolean, OUT o_outcome text, OUT o_info text, OUT o_snippet bytea)
 LANGUAGE plpgsql VOLATILE AS ${body(`
 DECLARE
   v_outcome text;
@@ -130,13 +137,18 @@ DECLARE
   v_c bytea;
   v_count bigint;
   v_offsets integer[];
-  v_at integer;
+  v_pos integer;
   v_k integer;
   v_start integer;
   v_size bigint;
   v_delta bigint;
   v_files bigint := 0;
   v_bytes bigint;
+  v_file text;
+  v_seq bigint;
+  v_at bigint;
+  v_n bigint := 1;
+  v_pruned bigint := 0;
 BEGIN
   ${parts.isolation}
   SELECT outcome INTO v_outcome FROM ${s}.ops WHERE op = p_op;
@@ -158,12 +170,15 @@ BEGIN
     RETURN;
   END IF;
   ${parts.lockWait}
-  SELECT content INTO v_h FROM ${s}.files WHERE ns = p_ns AND path = p_path FOR UPDATE;
+  SELECT content, file_id INTO v_h, v_file FROM ${s}.files WHERE ns = p_ns AND path = p_path FOR UPDATE;
   IF NOT FOUND THEN
     o_outcome := 'missing';
     o_info := CASE WHEN EXISTS (SELECT 1 FROM ${s}.files WHERE ns = p_ns AND path >= p_path || '/' AND path < p_path || '0')
       THEN 'directory' ELSE '' END;
     RETURN;
+  END IF;
+  IF p_touch THEN
+    UPDATE ${s}.files SET touched_at = ${NOW_MS} WHERE ns = p_ns AND path = p_path;
   END IF;
   -- One plain copy: the searches below would otherwise decompress a large value at every call.
   v_h := v_h || '\\x'::bytea;
@@ -178,7 +193,7 @@ BEGIN
       o_info := v_count || ':' || array_to_string(${s}.lines_of_v2(v_h, v_offsets), ',');
       RETURN;
     END IF;
-    v_at := v_offsets[1];
+    v_pos := v_offsets[1];
     v_size := length(v_h)::bigint - length(p_old) + length(p_new);
   ELSE
     v_k := p_line;
@@ -187,17 +202,17 @@ BEGIN
       o_info := (${s}.newlines_v2(v_h) + 1)::text;
       RETURN;
     ELSIF v_k = 0 THEN
-      v_at := -1;
+      v_pos := -1;
     ELSE
-      v_at := ${s}.line_start_v2(v_h, v_k) - 1;
-      IF v_at IS NULL THEN
+      v_pos := ${s}.line_start_v2(v_h, v_k) - 1;
+      IF v_pos IS NULL THEN
         v_count := ${s}.newlines_v2(v_h);
         IF v_k <> v_count + 1 THEN
           o_outcome := 'invalid-line';
           o_info := (v_count + 1)::text;
           RETURN;
         END IF;
-        v_at := length(v_h);
+        v_pos := length(v_h);
       END IF;
     END IF;
     v_size := length(v_h)::bigint + length(p_new) + 1;
@@ -217,21 +232,27 @@ BEGIN
     END IF;
   END IF;
   IF p_kind = 'str_replace' THEN
-    v_c := substring(v_h FROM 1 FOR v_at) || p_new || substring(v_h FROM v_at + length(p_old) + 1);
-    v_k := ${s}.newlines_v2(substring(v_h FROM 1 FOR v_at));
-    v_start := ${s}.newline_before_v2(v_h, v_at, 1) + 1;
+    v_c := substring(v_h FROM 1 FOR v_pos) || p_new || substring(v_h FROM v_pos + length(p_old) + 1);
+    v_k := ${s}.newlines_v2(substring(v_h FROM 1 FOR v_pos));
+    v_start := ${s}.newline_before_v2(v_h, v_pos, 1) + 1;
     v_outcome := 'e' || v_k;
-  ELSIF v_at < 0 THEN
+  ELSIF v_pos < 0 THEN
     v_c := p_new || '\\x0a'::bytea || v_h;
     v_outcome := 'e';
   ELSE
-    v_c := substring(v_h FROM 1 FOR v_at) || '\\x0a'::bytea || p_new || substring(v_h FROM v_at + 1);
+    v_c := substring(v_h FROM 1 FOR v_pos) || '\\x0a'::bytea || p_new || substring(v_h FROM v_pos + 1);
     v_outcome := 'e';
   END IF;
-  UPDATE ${s}.files SET content = v_c, version = replace(gen_random_uuid()::text, '-', '')
+  v_file := coalesce(v_file, ${NEW_FILE_ID});
+  UPDATE ${s}.files SET content = v_c, version = replace(gen_random_uuid()::text, '-', ''), file_id = v_file,
+      changed_at = ${NOW_MS}
     WHERE ns = p_ns AND path = p_path;
   ${parts.record}
-  ${parts.addTotals}
+  IF p_record IS NOT NULL THEN v_pruned := ${s}.prune_v3(p_ns, v_file, p_record); END IF;
+  ${parts.advance}
+  IF p_record IS NOT NULL THEN
+    ${insertVersion(s, { path: 'p_path', previous: 'NULL', operation: `'modified'`, content: 'v_c', restored: 'NULL' })}
+  END IF;
   o_outcome := 'edited';
   IF p_kind = 'str_replace' THEN
     SELECT f.o_first::text, f.o_snippet INTO o_info, o_snippet FROM ${s}.snippet_v2(v_c, v_k, v_start) AS f;
@@ -239,5 +260,13 @@ BEGIN
     o_info := '0';
   END IF;
 END
-`)}`;
+`)}`,
+    `CREATE OR REPLACE FUNCTION ${s}.edit_v2(p_ns text, p_path text, p_kind text, p_old bytea, p_new bytea,
+  p_line integer, p_max_file_bytes bigint, p_max_bytes bigint, p_op text, p_wait_ms integer,
+  OUT o_outcome text, OUT o_info text, OUT o_snippet bytea)
+LANGUAGE sql VOLATILE AS ${body(`
+  SELECT * FROM ${s}.edit_v3(p_ns, p_path, p_kind, p_old, p_new, p_line, p_max_file_bytes, p_max_bytes, p_op,
+    p_wait_ms, NULL, false)
+`)}`,
+  ];
 }

@@ -14,11 +14,13 @@
  * @module
  */
 export {
+  createPostgresAdmin,
   createPostgresDriver,
   createPostgresStore,
   DEFAULT_CONNECTION_TIMEOUT_MS,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_SCHEMA,
+  type PostgresAdminOptions,
   type PostgresDriver,
   type PostgresDriverOptions,
   type PostgresMemoryStore,

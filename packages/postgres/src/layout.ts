@@ -1,16 +1,33 @@
-// Layout 2 in a schema: the tables, the change functions (one call per change, so each is one round
-// trip and one transaction), and the functions of layout 1 kept as wrappers over them.
+// Layout 3 in a schema: the tables, the change functions (one call per change, so each is one round
+// trip and one transaction), and the functions of layouts 1 and 2 kept as wrappers over them.
+//
+// Layout 3 adds history and expiry: a versions table (history-sql.ts) written by the change's own
+// call, each file's id and change and read times, and the namespace's version counter, version
+// count and change time in its totals row.
 //
 // Layout 2 adds `totals` (one row per namespace: its files and UTF-8 bytes), kept in the same call
 // as each change, so a quota is judged in that call and `usage` reads one row. Every change takes
 // its locks in one order (the namespace's advisory lock, then file rows, then the totals row, last,
 // so it is held only from the final statement to the commit): no two changes can deadlock.
+
+import { adminFunctions } from './admin-sql.js';
 import { type ChangeParts, editFunction, lineFunctions } from './edit-sql.js';
+import {
+  CHANGE_DECLARE,
+  historyFunctions,
+  historyTables,
+  insertFolder,
+  insertVersion,
+  NEW_FILE_ID,
+  NOW_MS,
+  pruneEach,
+} from './history-sql.js';
 import { matchFunctions } from './match-sql.js';
+import { restoreFunctions } from './restore-sql.js';
 import { functionBody, NAMESPACE_LOCK_CLASS } from './sql.js';
 
 /** The pieces of PL/pgSQL the change functions share, for the quoted schema `s`. */
-function changeParts(s: string): ChangeParts & { replay: string; lock: string; judge: string } {
+export function changeParts(s: string): ChangeParts & { replay: string; lock: string; judge: string } {
   return {
     isolation: `IF pg_catalog.current_setting('transaction_isolation') = 'repeatable read' THEN
     RAISE EXCEPTION 'memdir needs read committed or serializable isolation, not repeatable read'
@@ -42,17 +59,13 @@ function changeParts(s: string): ChangeParts & { replay: string; lock: string; j
       RETURN 'qf' || v_count || '/' || p_max_files;
     END IF;
   END IF;`,
-    addTotals: `IF v_delta <> 0 OR v_files <> 0 THEN
-    UPDATE ${s}.totals SET bytes = bytes + v_delta, files = files + v_files WHERE ns = p_ns;
-    IF NOT FOUND THEN
-      INSERT INTO ${s}.totals AS t (ns, bytes, files) VALUES (p_ns, v_delta, v_files)
-        ON CONFLICT (ns) DO UPDATE SET bytes = t.bytes + excluded.bytes, files = t.files + excluded.files;
-    END IF;
-  END IF;`,
+    // Last: the totals row (bytes, files, version ids, change time), whatever the change.
+    advance: `IF p_record IS NULL THEN v_n := 0; END IF;
+  SELECT o_seq, o_at INTO v_seq, v_at FROM ${s}.advance_v3(p_ns, v_delta, v_files, v_n, v_n - v_pruned);`,
   };
 }
 
-/** The tables of layouts 1 and 2 (created when missing; layout 1's stay as they were). */
+/** The tables of layouts 1 to 3 (created when missing; what an older layout made is extended in place). */
 export function tables(s: string): string[] {
   return [
     `CREATE TABLE IF NOT EXISTS ${s}.files (
@@ -77,33 +90,45 @@ export function tables(s: string): string[] {
   files bigint NOT NULL
 )`,
     `COMMENT ON TABLE ${s}.totals IS 'memdir (layout 2): the files and UTF-8 bytes of each namespace, kept by every change in the same call.'`,
+    // Layout 3. Columns without a default (or with a constant one) are added without rewriting the
+    // table. A file of an older layout gets its id at its next change; its change time is the
+    // upgrade's, so no file expires for want of one.
+    `ALTER TABLE ${s}.files ADD COLUMN IF NOT EXISTS file_id text COLLATE "C", ADD COLUMN IF NOT EXISTS touched_at bigint`,
+    `DO ${functionBody(`BEGIN
+  EXECUTE format(${functionBody(`ALTER TABLE ${s}.files ADD COLUMN IF NOT EXISTS changed_at bigint NOT NULL DEFAULT %s`)}, ${NOW_MS});
+END`)}`,
+    `ALTER TABLE ${s}.totals ADD COLUMN IF NOT EXISTS seq bigint NOT NULL DEFAULT 0,
+  ADD COLUMN IF NOT EXISTS versions bigint NOT NULL DEFAULT 0, ADD COLUMN IF NOT EXISTS last_change_at bigint`,
+    // The namespaces below one another in the order of their names (listNamespaces): '/' becomes
+    // U+0001, below every character a name may hold, so 'a' and 'a/b' sort before 'a-b'.
+    `CREATE INDEX IF NOT EXISTS totals_tree ON ${s}.totals ((translate(ns, '/', E'\\001'))) WHERE files > 0 OR versions > 0`,
+    ...historyTables(s),
   ];
 }
 
-/** The functions of layout 2, and those of layout 1 as wrappers over them (old releases keep working). */
+/** The functions of layout 3, and those of layouts 1 and 2 as wrappers over them (old releases keep working). */
 export function functions(s: string): string[] {
   const parts = changeParts(s);
-  const { isolation, replay, lockWait, lock, record, judge, addTotals } = parts;
-  const declare = `v_outcome text;
-  v_conflict text;
-  v_old integer;
-  v_delta bigint := 0;
-  v_files bigint := 0;
-  v_bytes bigint;
-  v_count bigint;`;
+  const { isolation, replay, lockWait, lock, record, judge, advance } = parts;
+  const declare = CHANGE_DECLARE;
   const v = functionBody;
   return [
     ...listingFunctions(s),
     ...matchFunctions(s, v),
     ...lineFunctions(s, v),
-    editFunction(s, v, parts),
+    ...historyFunctions(s, v),
+    ...editFunction(s, v, parts),
+    ...restoreFunctions(s, v, parts),
+    ...adminFunctions(s, v, parts),
     // Writes a whole file. p_expect: NULL creates or replaces, '' requires that no file is there,
     // anything else is the version the file must have. Returns 'v' || the new version, 'c' when
     // the expectation fails, 'p' || path for a PATH_CONFLICT at path, 'qb' || total || '/' || max
     // or 'qf' || count || '/' || max for a quota. p_more_ops: more op ids recorded with the outcome
-    // (the other edits of a batch).
-    `CREATE OR REPLACE FUNCTION ${s}.write_v2(p_ns text, p_path text, p_content bytea, p_expect text, p_op text,
-  p_ancestors text[], p_max_bytes bigint, p_max_files bigint, p_wait_ms integer, p_more_ops text[])
+    // (the other edits of a batch). p_record (history on): the version's record. p_file_id: the id
+    // of a file this creates (else a new one).
+    `CREATE OR REPLACE FUNCTION ${s}.write_v3(p_ns text, p_path text, p_content bytea, p_expect text, p_op text,
+  p_ancestors text[], p_max_bytes bigint, p_max_files bigint, p_wait_ms integer, p_more_ops text[],
+  p_record jsonb, p_file_id text)
 RETURNS text LANGUAGE plpgsql VOLATILE AS ${v(`
 DECLARE
   ${declare}
@@ -115,7 +140,7 @@ BEGIN
   -- A file that exists has no file above it and is no directory: replacing it needs only its row
   -- lock, never the namespace lock.
   IF p_expect IS NULL OR p_expect <> '' THEN
-    SELECT size INTO v_old FROM ${s}.files
+    SELECT size, file_id INTO v_old, v_file FROM ${s}.files
       WHERE ns = p_ns AND path = p_path AND (p_expect IS NULL OR version = p_expect) FOR UPDATE;
   END IF;
   IF v_old IS NULL THEN
@@ -129,7 +154,7 @@ BEGIN
     END IF;
     IF p_expect IS NULL THEN
       -- Another writer may have created it since the first look.
-      SELECT size INTO v_old FROM ${s}.files WHERE ns = p_ns AND path = p_path FOR UPDATE;
+      SELECT size, file_id INTO v_old, v_file FROM ${s}.files WHERE ns = p_ns AND path = p_path FOR UPDATE;
     ELSIF p_expect <> '' OR EXISTS (SELECT 1 FROM ${s}.files WHERE ns = p_ns AND path = p_path) THEN
       -- The version expected was not there a moment ago (versions never come back), or a file is
       -- where none was expected.
@@ -140,9 +165,14 @@ BEGIN
   IF v_old IS NULL THEN v_files := 1; END IF;
   ${judge}
   IF v_old IS NULL THEN
-    INSERT INTO ${s}.files (ns, path, content, version) VALUES (p_ns, p_path, p_content, v_version);
+    v_file := coalesce(p_file_id, ${NEW_FILE_ID});
+    INSERT INTO ${s}.files (ns, path, content, version, file_id, changed_at)
+      VALUES (p_ns, p_path, p_content, v_version, v_file, ${NOW_MS});
   ELSE
-    UPDATE ${s}.files SET content = p_content, version = v_version WHERE ns = p_ns AND path = p_path;
+    v_file := coalesce(v_file, ${NEW_FILE_ID});
+    UPDATE ${s}.files SET content = p_content, version = v_version, file_id = v_file, changed_at = ${NOW_MS}
+      WHERE ns = p_ns AND path = p_path;
+    IF p_record IS NOT NULL THEN v_pruned := ${s}.prune_v3(p_ns, v_file, p_record); END IF;
   END IF;
   v_outcome := 'v' || v_version;
   ${record}
@@ -150,12 +180,15 @@ BEGIN
     INSERT INTO ${s}.ops (op, outcome) SELECT other, v_outcome FROM unnest(p_more_ops) AS other
       ON CONFLICT (op) DO NOTHING;
   END IF;
-  ${addTotals}
+  ${advance}
+  IF p_record IS NOT NULL THEN
+    ${insertVersion(s, { path: 'p_path', previous: 'NULL', operation: `CASE WHEN v_old IS NULL THEN 'created' ELSE 'modified' END`, content: 'p_content', restored: 'NULL' })}
+  END IF;
   RETURN v_outcome;
 END
 `)}`,
     // Removes a file or a directory with everything beneath it. Returns 't', or 'f' for nothing.
-    `CREATE OR REPLACE FUNCTION ${s}.remove_v2(p_ns text, p_path text, p_op text, p_wait_ms integer)
+    `CREATE OR REPLACE FUNCTION ${s}.remove_v3(p_ns text, p_path text, p_op text, p_wait_ms integer, p_record jsonb)
 RETURNS text LANGUAGE plpgsql VOLATILE AS ${v(`
 DECLARE
   ${declare}
@@ -167,19 +200,25 @@ BEGIN
   WITH gone AS (
     DELETE FROM ${s}.files
     WHERE ns = p_ns AND (path = p_path OR (path >= p_path || '/' AND path < p_path || '0'))
-    RETURNING size
-  ) SELECT -count(*), -coalesce(sum(size), 0) INTO v_files, v_delta FROM gone;
+    RETURNING path, size, coalesce(file_id, ${NEW_FILE_ID}) AS id
+  ) SELECT -count(*), -coalesce(sum(size), 0), array_agg(path ORDER BY path), array_agg(id ORDER BY path)
+    INTO v_files, v_delta, v_paths, v_ids FROM gone;
   IF v_files = 0 THEN RETURN 'f'; END IF;
+  v_n := -v_files;
   v_outcome := 't';
   ${record}
-  ${addTotals}
+  ${pruneEach(s)}
+  ${advance}
+  IF p_record IS NOT NULL THEN
+    ${insertFolder(s, 'deleted')};
+  END IF;
   RETURN v_outcome;
 END
 `)}`,
     // Moves a file or a directory. Returns 't', 'n' (nothing at p_from), 'p' || path (a file above
     // p_to) or 'e' (something at p_to), checked in that order. The totals do not change.
-    `CREATE OR REPLACE FUNCTION ${s}.move_v2(p_ns text, p_from text, p_to text, p_op text, p_ancestors text[],
-  p_wait_ms integer)
+    `CREATE OR REPLACE FUNCTION ${s}.move_v3(p_ns text, p_from text, p_to text, p_op text, p_ancestors text[],
+  p_wait_ms integer, p_record jsonb)
 RETURNS text LANGUAGE plpgsql VOLATILE AS ${v(`
 DECLARE
   ${declare}
@@ -196,31 +235,61 @@ BEGIN
   IF EXISTS (SELECT 1 FROM ${s}.files WHERE ns = p_ns AND (path = p_to OR (path >= p_to || '/' AND path < p_to || '0'))) THEN
     RETURN 'e';
   END IF;
-  UPDATE ${s}.files SET path = p_to || substr(path, char_length(p_from) + 1),
-                        version = replace(gen_random_uuid()::text, '-', '')
-    WHERE ns = p_ns AND (path = p_from OR (path >= p_from || '/' AND path < p_from || '0'));
+  WITH moved AS (
+    UPDATE ${s}.files SET path = p_to || substr(path, char_length(p_from) + 1),
+                          version = replace(gen_random_uuid()::text, '-', ''),
+                          file_id = coalesce(file_id, ${NEW_FILE_ID}), changed_at = ${NOW_MS}
+      WHERE ns = p_ns AND (path = p_from OR (path >= p_from || '/' AND path < p_from || '0'))
+      RETURNING path, file_id
+  ) SELECT count(*), array_agg(path ORDER BY path), array_agg(file_id ORDER BY path) INTO v_n, v_paths, v_ids FROM moved;
   v_outcome := 't';
   ${record}
+  ${pruneEach(s)}
+  ${advance}
+  IF p_record IS NOT NULL THEN
+    INSERT INTO ${s}.versions (ns, seq, file_id, path, previous_path, operation, sha256, size, at, actor_type,
+        actor_id, command, op, tool_use_id, content)
+      SELECT p_ns, v_seq + u.i - 1, u.id, u.path, p_from || substr(u.path, char_length(p_to) + 1), 'renamed',
+        pg_catalog.sha256(f.content), f.size, v_at, p_record->'actor'->>'type', p_record->'actor'->>'id',
+        p_record->>'command', p_op, p_record->>'toolUseId', f.content
+      FROM unnest(v_paths, v_ids) WITH ORDINALITY AS u(path, id, i)
+      -- One primary-key lookup per file moved (a join could pick a scan of the whole table).
+      CROSS JOIN LATERAL (
+        SELECT content, size FROM ${s}.files WHERE ns = p_ns AND path = u.path
+      ) AS f;
+  END IF;
   RETURN v_outcome;
 END
 `)}`,
-    // Layout 1's change functions, as an older release calls them: the same answers, and the
-    // totals kept, so a release of each layout can run side by side during a deploy.
+    // Layout 2's change functions, as an older release calls them: the same answers, no history.
+    `CREATE OR REPLACE FUNCTION ${s}.write_v2(p_ns text, p_path text, p_content bytea, p_expect text, p_op text,
+  p_ancestors text[], p_max_bytes bigint, p_max_files bigint, p_wait_ms integer, p_more_ops text[])
+RETURNS text LANGUAGE sql VOLATILE AS ${v(`
+  SELECT ${s}.write_v3(p_ns, p_path, p_content, p_expect, p_op, p_ancestors, p_max_bytes, p_max_files, p_wait_ms,
+    p_more_ops, NULL, NULL)
+`)}`,
+    `CREATE OR REPLACE FUNCTION ${s}.remove_v2(p_ns text, p_path text, p_op text, p_wait_ms integer)
+RETURNS text LANGUAGE sql VOLATILE AS ${v(`SELECT ${s}.remove_v3(p_ns, p_path, p_op, p_wait_ms, NULL)`)}`,
+    `CREATE OR REPLACE FUNCTION ${s}.move_v2(p_ns text, p_from text, p_to text, p_op text, p_ancestors text[],
+  p_wait_ms integer)
+RETURNS text LANGUAGE sql VOLATILE AS ${v(`SELECT ${s}.move_v3(p_ns, p_from, p_to, p_op, p_ancestors, p_wait_ms, NULL)`)}`,
+    // Layout 1's change functions, likewise.
     `CREATE OR REPLACE FUNCTION ${s}.write_v1(p_ns text, p_path text, p_content bytea, p_expect text, p_op text, p_ancestors text[])
 RETURNS text LANGUAGE sql VOLATILE AS ${v(`
-  SELECT ${s}.write_v2(p_ns, p_path, p_content, p_expect, p_op, p_ancestors, NULL, NULL, NULL, '{}')
+  SELECT ${s}.write_v3(p_ns, p_path, p_content, p_expect, p_op, p_ancestors, NULL, NULL, NULL, '{}', NULL, NULL)
 `)}`,
     `CREATE OR REPLACE FUNCTION ${s}.remove_v1(p_ns text, p_path text, p_op text)
-RETURNS text LANGUAGE sql VOLATILE AS ${v(`SELECT ${s}.remove_v2(p_ns, p_path, p_op, NULL)`)}`,
+RETURNS text LANGUAGE sql VOLATILE AS ${v(`SELECT ${s}.remove_v3(p_ns, p_path, p_op, NULL, NULL)`)}`,
     `CREATE OR REPLACE FUNCTION ${s}.move_v1(p_ns text, p_from text, p_to text, p_op text, p_ancestors text[])
-RETURNS text LANGUAGE sql VOLATILE AS ${v(`SELECT ${s}.move_v2(p_ns, p_from, p_to, p_op, p_ancestors, NULL)`)}`,
+RETURNS text LANGUAGE sql VOLATILE AS ${v(`SELECT ${s}.move_v3(p_ns, p_from, p_to, p_op, p_ancestors, NULL, NULL)`)}`,
     `CREATE OR REPLACE FUNCTION ${s}.installed_v1() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 1'`,
   ];
 }
 
-/** `installed_v2`, created last, once the totals are right: layout 2 is complete. */
+/** `installed_v2` and `installed_v3`, created last, once the totals are right: layout 3 is complete. */
 export function installedMarker(s: string): string {
-  return `CREATE OR REPLACE FUNCTION ${s}.installed_v2() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 2'`;
+  return `CREATE OR REPLACE FUNCTION ${s}.installed_v2() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 2';
+CREATE OR REPLACE FUNCTION ${s}.installed_v3() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 3'`;
 }
 
 /**

@@ -1,4 +1,4 @@
-// Creating layout 2 in a schema, or upgrading layout 1 (wave 2) to it in place. Needs no superuser:
+// Creating layout 3 in a schema, or upgrading layout 1 (wave 2) or 2 to it in place. Needs no superuser:
 // the role must be able to create the schema (CREATE on the database) or own one that exists.
 //
 // Processes that start at once take turns under an advisory lock (two-key form, transaction-scoped,
@@ -7,7 +7,9 @@
 // turns layout 1's functions into wrappers over them (so an older release that is still running keeps
 // the totals right from then on); the second, once changes already inside an old function body have
 // ended, counts the totals from the files with every change held out, and marks layout 2 complete.
-// A crash between the two leaves layout 1 working, and the next setup finishes the job.
+// A crash between the two leaves layout 1 working, and the next setup finishes the job. From layout 2
+// the upgrade is one transaction: the history and expiry columns, the versions table, the layout 3
+// functions, and layout 2's functions as wrappers over them (the totals are right already).
 import type { DriverCallOptions } from '@memdir/core';
 import { backendFailure, type DriverLog, timeLeft } from '@memdir/core/driver';
 import type pg from 'pg';
@@ -39,7 +41,7 @@ function sender(client: pg.PoolClient, options: DriverCallOptions | undefined) {
 }
 
 /**
- * Makes sure layout 2 is in the schema: one round trip when it is. Otherwise installs or upgrades it
+ * Makes sure layout 3 is in the schema: one round trip when it is. Otherwise installs or upgrades it
  * (see the top of this file), within the call's deadline.
  */
 export async function runSetup({ share, sql, log, options }: SetupContext): Promise<void> {
@@ -53,16 +55,30 @@ export async function runSetup({ share, sql, log, options }: SetupContext): Prom
   try {
     const query = sender(lease.client, options);
     const layouts = async () => String((await query(sql.installed, [sql.schema])).rows[0]?.installed ?? '');
-    if ((await layouts()).includes('installed_v2')) return;
+    if ((await layouts()).includes('installed_v3')) return;
+    let from = '';
     const s = quoteIdentifier(sql.schema);
     const upgrade = await transaction(query, options, sql, async (found) => {
-      if (found.includes('installed_v2')) return false;
+      if (found.includes('installed_v3')) return false;
+      from = found.includes('installed_v2') ? 'layout 2' : found.includes('installed_v1') ? 'layout 1' : '';
       await checkServer(query);
       const exists = await query('SELECT pg_catalog.to_regnamespace($1) IS NOT NULL AS found', [s]);
       if (!exists.rows[0]?.found) await query(`CREATE SCHEMA ${s}`);
       // The bodies were checked when this release was tested; not parsing them again makes the
       // setup about twice as fast (pg_dump restores the same way). Their quoting holds either way.
-      await query(['SET LOCAL check_function_bodies = off', ...tables(s), ...functions(s)].join(';\n'));
+      // An upgrade alters the tables older releases are writing to: it first waits for every change
+      // in flight and holds new ones (each reads ops first, then files), taking the locks in that
+      // order, so no change holds a lock the upgrade waits for while waiting for one it holds.
+      const hold = from
+        ? [`LOCK TABLE ${s}.ops IN ACCESS EXCLUSIVE MODE`, `LOCK TABLE ${s}.files IN ACCESS EXCLUSIVE MODE`]
+        : [];
+      await query(
+        ['SET LOCAL check_function_bodies = off', ...hold, ...tables(s), ...functions(s)].join(';\n'),
+      );
+      if (found.includes('installed_v2')) {
+        await query(installedMarker(s));
+        return false;
+      }
       if (found.includes('installed_v1')) return true;
       await query([...recountTotals(s), installedMarker(s)].join(';\n'));
       return false;
@@ -70,7 +86,7 @@ export async function runSetup({ share, sql, log, options }: SetupContext): Prom
     if (upgrade) {
       await new Promise((resolve) => setTimeout(resolve, UPGRADE_SETTLE_MS));
       await transaction(query, options, sql, async (found) => {
-        if (found.includes('installed_v2')) return false;
+        if (found.includes('installed_v3')) return false;
         // Waits for every change in flight (each reads ops first) and holds new ones, and writers
         // of files, until the totals are counted.
         await query(`LOCK TABLE ${s}.ops IN ACCESS EXCLUSIVE MODE`);
@@ -79,9 +95,7 @@ export async function runSetup({ share, sql, log, options }: SetupContext): Prom
         return false;
       });
     }
-    log.info(
-      upgrade ? 'setup: upgraded the schema from layout 1 to layout 2' : 'setup: layout 2 is installed',
-    );
+    log.info(from ? `setup: upgraded the schema from ${from} to layout 3` : 'setup: layout 3 is installed');
   } catch (error) {
     failed = error;
     throw setupError(error);

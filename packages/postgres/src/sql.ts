@@ -7,9 +7,11 @@
 // '0' is the character right after '/'.
 
 import { type Deadlined, timeLeft } from '@memdir/core/driver';
+import { NOW_MS } from './history-sql.js';
+import { type HistoryStatements, historyStatements } from './history-statements.js';
 
 /** The layout version. Functions carry it in their names, so two releases can run side by side. */
-export const LAYOUT = 2;
+export const LAYOUT = 3;
 
 /** The bounds of the subtree beneath `path`: [path/, path0) in byte order. */
 export function subtree(path: string): [string, string] {
@@ -55,9 +57,13 @@ export interface Statements {
   /** One round trip: which layouts are installed in the schema? ($1: schema name). */
   readonly installed: string;
   readonly read: string;
+  /** `read` that records the file's read time (expiry with refreshOnRead). */
+  readonly readTouch: string;
   readonly stat: string;
   readonly describeRoot: string;
   readonly describeDirectory: string;
+  readonly describeRootTouch: string;
+  readonly describeDirectoryTouch: string;
   readonly listRoot: string;
   readonly listDirectory: string;
   /**
@@ -69,6 +75,7 @@ export interface Statements {
   readonly edit: string;
   readonly remove: string;
   readonly move: string;
+  readonly history: HistoryStatements;
 }
 
 /** The statements for tables and functions in `schema`. */
@@ -77,18 +84,29 @@ export function statements(schema: string): Statements {
   const v = `_v${LAYOUT}`;
   return {
     schema,
-    installed: `SELECT string_agg(p.proname, ',') AS installed FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname IN ('installed_v1', 'installed_v2')`,
+    installed: `SELECT string_agg(p.proname, ',') AS installed FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname IN ('installed_v1', 'installed_v2', 'installed_v3')`,
     // $1 ns, $2 path, $3 path || '/', $4 path || '0'. A file, else a directory marker, else nothing.
     read: `SELECT 'f' AS kind, content, version FROM ${s}.files WHERE ns = $1 AND path = $2
 UNION ALL
 SELECT 'd', NULL, NULL WHERE EXISTS (SELECT 1 FROM ${s}.files WHERE ns = $1 AND path >= $3 AND path < $4)
 LIMIT 1`,
+    // $1 ns, $2 path, $3 path || '/', $4 path || '0'.
+    readTouch: `WITH touched AS (
+  UPDATE ${s}.files SET touched_at = ${NOW_MS} WHERE ns = $1 AND path = $2 RETURNING content, version
+)
+SELECT 'f' AS kind, content, version FROM touched
+UNION ALL
+SELECT 'd', NULL, NULL WHERE NOT EXISTS (SELECT 1 FROM touched)
+  AND EXISTS (SELECT 1 FROM ${s}.files WHERE ns = $1 AND path >= $3 AND path < $4)
+LIMIT 1`,
     stat: `SELECT 'f' AS kind FROM ${s}.files WHERE ns = $1 AND path = $2
 UNION ALL
 SELECT 'd' WHERE EXISTS (SELECT 1 FROM ${s}.files WHERE ns = $1 AND path >= $3 AND path < $4)
 LIMIT 1`,
-    describeRoot: describe(s, true),
-    describeDirectory: describe(s, false),
+    describeRoot: describe(s, true, false),
+    describeDirectory: describe(s, false, false),
+    describeRootTouch: describe(s, true, true),
+    describeDirectoryTouch: describe(s, false, true),
     // $1 ns [, $2 lower, $3 upper].
     listRoot: `SELECT path, size FROM ${s}.files WHERE ns = $1`,
     listDirectory: `SELECT path, size FROM ${s}.files WHERE ns = $1 AND path >= $2 AND path < $3`,
@@ -99,10 +117,11 @@ LIMIT 1`,
   CASE WHEN f.version IS NULL AND EXISTS (SELECT 1 FROM ${s}.files WHERE ns = $1 AND path >= $3 AND path < $4)
     THEN 'd' END AS directory
 FROM (SELECT 1) AS one LEFT JOIN ${s}.files f ON f.ns = $1 AND f.path = $2`,
-    write: `SELECT ${s}.write${v}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS outcome`,
-    edit: `SELECT o_outcome, o_info, o_snippet FROM ${s}.edit${v}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    remove: `SELECT ${s}.remove${v}($1, $2, $3, $4) AS outcome`,
-    move: `SELECT ${s}.move${v}($1, $2, $3, $4, $5, $6) AS outcome`,
+    write: `SELECT ${s}.write${v}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS outcome`,
+    edit: `SELECT o_outcome, o_info, o_snippet FROM ${s}.edit${v}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    remove: `SELECT ${s}.remove${v}($1, $2, $3, $4, $5) AS outcome`,
+    move: `SELECT ${s}.move${v}($1, $2, $3, $4, $5, $6, $7) AS outcome`,
+    history: historyStatements(s),
   };
 }
 
@@ -115,7 +134,7 @@ FROM (SELECT 1) AS one LEFT JOIN ${s}.files f ON f.ns = $1 AND f.path = $2`,
  *
  * $1 ns, $2 path, $3 limit [, $4 path || '/', $5 path || '0'].
  */
-function describe(s: string, root: boolean): string {
+function describe(s: string, root: boolean, touch: boolean): string {
   const range = root ? '' : ' AND path >= $4 AND path < $5';
   // The prefix is cut in characters, as the server counts them (a JavaScript length counts a
   // character above U+FFFF twice).
@@ -128,8 +147,12 @@ function describe(s: string, root: boolean): string {
   const key = (name: string) =>
     `CASE WHEN ${name} IS NULL OR octet_length(${name}) = char_length(${name}) THEN ${name} ELSE ${s}.listing_key_v1(${name}) END`;
   const anyHidden = `(position('/.' IN '/' || rel) > 0 OR position('/node_modules/' IN '/' || rel || '/') > 0)`;
+  // With touch, the file's read time is recorded by the same statement.
+  const target = touch
+    ? `UPDATE ${s}.files SET touched_at = ${NOW_MS} WHERE ns = $1 AND path = $2 RETURNING content, version`
+    : `SELECT content, version FROM ${s}.files WHERE ns = $1 AND path = $2`;
   return `WITH target AS (
-  SELECT content, version FROM ${s}.files WHERE ns = $1 AND path = $2
+  ${target}
 ), beneath AS (
   SELECT ${rel} AS rel, size FROM ${s}.files
   WHERE ns = $1${range} AND NOT EXISTS (SELECT 1 FROM target)

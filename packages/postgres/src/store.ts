@@ -3,10 +3,13 @@ import type {
   DriverCallOptions,
   MemdirLogger,
   MemdirStore,
+  MemoryAdmin,
+  MemoryAdminOptions,
   MemoryDriver,
   MemoryStoreOptions,
 } from '@memdir/core';
 import {
+  createOwningAdmin,
   createOwningStore,
   driverLog,
   optionError,
@@ -188,4 +191,25 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresMemo
   return Object.assign(store, {
     setup: (setup?: Pick<DriverCallOptions, 'deadline'>) => driver.setup(setup),
   });
+}
+
+/** Options of {@link createPostgresAdmin}: where PostgreSQL is, plus the admin options (expiry, retention, batches). */
+export interface PostgresAdminOptions extends PostgresDriverOptions, MemoryAdminOptions {}
+
+/**
+ * The admin of the memory stores in one schema (every namespace in it): list namespaces, read their
+ * usage from the totals (one round trip), drop one in bounded batches, and sweep (expiry and
+ * retention). It ends the pool it made from `connectionString`, never a `pool` you passed.
+ *
+ * ```ts
+ * const admin = createPostgresAdmin({ pool, expire: { afterDays: 90 } });
+ * console.log(await admin.usage('user-42'));
+ * await admin.sweep();
+ * await admin.close();
+ * ```
+ * @throws TypeError for an invalid option.
+ */
+export function createPostgresAdmin(options: PostgresAdminOptions): MemoryAdmin {
+  const { expire, history, batch, timeoutMs, ...driver } = options;
+  return createOwningAdmin(createPostgresDriver(driver), { expire, history, batch, timeoutMs });
 }

@@ -1,6 +1,7 @@
 // Failures with the fault proxy and the real server: a dead server, dropped connections, a
 // restart, a backend terminated mid-command (a silent or slow one: deadline.test.ts). Bounds are generous (the machine is shared); what is
 // asserted is the error, its words, and that the store goes on.
+import { createHash } from 'node:crypto';
 import { isMemoryToolError } from '@memdir/core';
 import { startFaultProxy, startPrivatePostgres } from '@memdir/test-support';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -104,6 +105,12 @@ describe('dropped connections', () => {
       if (result.ok !== undefined) expect(lines).toContain(`line ${index}`);
     });
     expect(results.filter((result) => result.ok !== undefined).length).toBeGreaterThan(50);
+    // History saw exactly the inserts that happened, each once, and the newest is the file.
+    const versions = (await store.history({ path: '/memories/log.md', limit: 1_000 })).versions;
+    expect(versions).toHaveLength(lines.length);
+    expect(versions.filter((version) => version.operation === 'modified')).toHaveLength(lines.length - 1);
+    const content = lines.join('\n');
+    expect(versions[0]!.sha256).toBe(createHash('sha256').update(content, 'utf8').digest('hex'));
   });
 
   it('idle connections killed by the server do not crash the process, and the store goes on', async () => {
@@ -132,7 +139,7 @@ describe('the server itself', () => {
     cleanups.push(() => dropSchema(admin, schema));
     cleanups.push(() => store.close());
     await store.create({ command: 'create', path: '/memories/dir/a.md', file_text: 'a' });
-    // Hold the namespace's lock so the rename waits inside move_v2, then kill its backend.
+    // Hold the namespace's lock so the rename waits inside move_v3, then kill its backend.
     const holder = await admin.connect();
     try {
       await holder.query('BEGIN');
@@ -144,7 +151,7 @@ describe('the server itself', () => {
       for (let tries = 0; tries < 100 && killed === 0; tries++) {
         await new Promise((resolve) => setTimeout(resolve, 20));
         const { rows } = await admin.query(
-          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%move_v2%' AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%move_v3%' AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
         );
         killed = rows.length;
       }
@@ -156,6 +163,11 @@ describe('the server itself', () => {
       const { rows } = await admin.query(`SELECT path FROM "${schema}".files ORDER BY path`);
       expect([['dir/a.md'], ['moved/a.md']]).toContainEqual(rows.map((row) => row.path));
       if (outcome.ok !== undefined) expect(rows[0].path).toBe('moved/a.md');
+      // Its version is there exactly when the rename is.
+      const renamed = (await store.history({ operations: ['renamed'] })).versions;
+      expect(renamed.map((version) => version.path)).toEqual(
+        rows[0].path === 'moved/a.md' ? ['/memories/moved/a.md'] : [],
+      );
     } finally {
       await holder.query('ROLLBACK').catch(() => {});
       holder.release();

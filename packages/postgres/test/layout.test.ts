@@ -53,6 +53,7 @@ describe('layout', () => {
       [schema],
     );
     expect(columns.rows).toEqual([
+      { column_name: 'file_id', collation_name: 'C' },
       { column_name: 'ns', collation_name: 'C' },
       { column_name: 'path', collation_name: 'C' },
       { column_name: 'version', collation_name: 'C' },
@@ -67,31 +68,43 @@ describe('layout', () => {
       `SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 ORDER BY 1`,
       [schema],
     );
-    // Layout 2's functions, and layout 1's change functions as wrappers (an older release goes on).
+    // Layout 3's functions, and layouts 1 and 2's change functions as wrappers (an older release goes on).
     expect(rows.map((row) => row.proname)).toEqual([
+      'advance_v3',
+      'ancestors_v3',
       'borders_v2',
       'bulk_count_v2',
+      'drop_v3',
       'edit_v2',
+      'edit_v3',
       'find_v2',
+      'import_v3',
       'installed_v1',
       'installed_v2',
+      'installed_v3',
       'kmp_v2',
       'line_start_v2',
       'lines_of_v2',
       'listing_key_v1',
       'move_v1',
       'move_v2',
+      'move_v3',
       'newline_after_v2',
       'newline_before_v2',
       'newlines_v2',
       'occurrences_v2',
+      'prune_v3',
       'remove_v1',
       'remove_v2',
+      'remove_v3',
+      'restore_v3',
       'run_end_v2',
       'snippet_v2',
+      'sweep_v3',
       'utf16_key_v1',
       'write_v1',
       'write_v2',
+      'write_v3',
     ]);
   });
 

@@ -1,11 +1,11 @@
-// Layout 1 (the wave-2 release) upgraded to layout 2 in place: from a real layout 1 schema (the
+// Layout 1 (the wave-2 release) upgraded to layout 3 in place, and layout 2 (phase A) likewise: from a real layout 1 schema (the
 // fixture is that release's own setup SQL), by the first command, by `memdir migrate`, and by 8
 // processes at once while processes of the old release keep writing through its functions. After
 // each, the namespace totals are exactly what the files hold, and the old functions keep them so.
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { migrate } from '../src/cli.js';
-import { createPostgresStore } from '../src/index.js';
+import { createPostgresAdmin, createPostgresStore } from '../src/index.js';
 import { databaseUrl, dropSchema, freshSchema, runWorkers, testPool } from './helpers.js';
 
 const admin = testPool();
@@ -16,6 +16,7 @@ afterEach(async () => {
 });
 
 const LAYOUT_1 = readFileSync(new URL('./fixtures/layout-1.sql', import.meta.url), 'utf8');
+const LAYOUT_2 = readFileSync(new URL('./fixtures/layout-2.sql', import.meta.url), 'utf8');
 
 /** A schema with layout 1 as the wave-2 release made it, and some files written through it. */
 async function layout1Schema(): Promise<string> {
@@ -75,7 +76,7 @@ describe('upgrading layout 1 in place', () => {
     expect(await store.view({ command: 'view', path: '/memories/notes/b.md' })).toBe(
       "Here's the content of /memories/notes/b.md with line numbers:\n     1\théllo wörld",
     );
-    expect(await installed(schema)).toEqual(['installed_v1', 'installed_v2']);
+    expect(await installed(schema)).toEqual(['installed_v1', 'installed_v2', 'installed_v3']);
     const { kept, counted } = await totals(schema);
     expect(kept).toEqual(counted);
     expect(kept).toContainEqual({ ns: '', bytes: 1018, files: 3 });
@@ -123,7 +124,7 @@ describe('upgrading layout 1 in place', () => {
     url.searchParams.set('schema', schema);
     expect(await migrate(url.toString())).toBe(`memdir tables are set up in schema ${schema}`);
     expect(await migrate(url.toString())).toBe(`memdir tables are set up in schema ${schema}`);
-    expect(await installed(schema)).toEqual(['installed_v1', 'installed_v2']);
+    expect(await installed(schema)).toEqual(['installed_v1', 'installed_v2', 'installed_v3']);
     const { kept, counted } = await totals(schema);
     expect(kept).toEqual(counted);
   });
@@ -138,7 +139,7 @@ describe('upgrading layout 1 in place', () => {
     ]);
     expect(results.slice(0, 8)).toEqual(Array(8).fill({ ok: true }));
     expect(results.slice(8)).toEqual([{ ok: true }, { ok: true }]);
-    expect(await installed(schema)).toEqual(['installed_v1', 'installed_v2']);
+    expect(await installed(schema)).toEqual(['installed_v1', 'installed_v2', 'installed_v3']);
     const { kept, counted } = await totals(schema);
     expect(kept).toEqual(counted);
     const functions = await admin.query(
@@ -147,4 +148,59 @@ describe('upgrading layout 1 in place', () => {
     );
     expect(functions.rows[0].n).toBe(1);
   }, 120_000);
+});
+
+describe('upgrading layout 2 in place', () => {
+  it('memdir migrate adds history and expiry: files, totals and old functions intact, history recorded from then on, nothing expires for want of a change time', async () => {
+    const schema = freshSchema('mdt_v2');
+    cleanups.push(() => dropSchema(admin, schema));
+    await admin.query(`CREATE SCHEMA "${schema}"`);
+    await admin.query(LAYOUT_2.replaceAll('__SCHEMA__', schema));
+    const s = `"${schema}"`;
+    const write2 = (ns: string, path: string, text: string, op: string) =>
+      admin.query(`SELECT ${s}.write_v2($1, $2, $3, NULL, $4, '{}', NULL, NULL, NULL, '{}') AS o`, [
+        ns,
+        path,
+        Buffer.from(text),
+        `${op}-${schema}`,
+      ]);
+    await write2('', 'a.md', 'alpha', 'l2-1');
+    await write2('alice', 'b.md', 'beta', 'l2-2');
+    expect(await installed(schema)).toEqual(['installed_v1', 'installed_v2']);
+
+    const url = new URL(databaseUrl());
+    url.searchParams.set('schema', schema);
+    expect(await migrate(url.toString())).toBe(`memdir tables are set up in schema ${schema}`);
+    expect(await migrate(url.toString())).toBe(`memdir tables are set up in schema ${schema}`);
+    expect(await installed(schema)).toEqual(['installed_v1', 'installed_v2', 'installed_v3']);
+    const before = await totals(schema);
+    expect(before.kept).toEqual(before.counted);
+
+    // A release of layout 2 still running: its functions keep working, and keep the totals.
+    expect((await write2('', 'old.md', 'from layout 2', 'l2-3')).rows[0].o).toMatch(/^v/);
+    const store = createPostgresStore({ connectionString: databaseUrl(), schema });
+    cleanups.push(() => store.close());
+    await store.str_replace({
+      command: 'str_replace',
+      path: '/memories/a.md',
+      old_str: 'alpha',
+      new_str: 'gamma',
+    });
+    const page = await store.history({ path: '/memories/a.md' });
+    expect(page.versions.map((version) => [version.operation, version.command])).toEqual([
+      ['modified', 'str_replace'],
+    ]);
+    expect(page.versions[0]!.fileId).toMatch(/^mem_/);
+    const after = await totals(schema);
+    expect(after.kept).toEqual(after.counted);
+
+    const memoryAdmin = createPostgresAdmin({ connectionString: databaseUrl(), schema });
+    cleanups.push(() => memoryAdmin.close());
+    expect((await memoryAdmin.listNamespaces()).namespaces).toEqual(['alice']);
+    expect(await memoryAdmin.usage('alice')).toMatchObject({ files: 1, bytes: 4, versions: 0 });
+    // Files of layout 2 got the upgrade's time as their change time: a day's expiry keeps them.
+    const report = await memoryAdmin.sweep({ expire: { afterDays: 1 } });
+    expect(report.expired).toBe(0);
+    expect(await store.view({ command: 'view', path: '/memories/old.md' })).toContain('from layout 2');
+  });
 });

@@ -60,8 +60,29 @@ async function cli(
   return { code, stdout: out, stderr: err };
 }
 
+/** `driver` declaring neither history nor admin, as a driver without them does. */
+function withoutHistory(driver: MemoryDriver): MemoryDriver {
+  return new Proxy(driver, {
+    get(target, key) {
+      if (key === 'capabilities') return { atomicRename: true };
+      if (key === 'namespace') return (name: string) => withoutHistory(target.namespace(name));
+      const value = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+const PLAIN = 'a driver without history or admin';
+
 /** A store URL on a fresh, empty backend of each kind. */
 const TARGETS: Record<string, () => Promise<string>> = {
+  // What every command must refuse with a usage error naming the missing capability.
+  [PLAIN]: async () => {
+    const scheme = `cliplain${randomBytes(3).toString('hex')}`;
+    const driver = withoutHistory(createInMemoryDriver());
+    registerStoreScheme(scheme, (_url, options) => createMemoryStore(driver, options));
+    return `${scheme}:`;
+  },
   // The files look 3 days old: the backend's clock is 3 days behind (expiry judges by this machine's).
   memory: async () => {
     const scheme = `clitest${randomBytes(3).toString('hex')}`;
@@ -129,7 +150,10 @@ describe.each(Object.keys(TARGETS))('history commands on %s', (target) => {
     ok(await cli(['str_replace', '/memories/notes.md', '--old', 'two', '--new', 'three', ...s]));
     ok(await cli(['rename', '/memories/notes.md', '/memories/final.md', ...s]));
 
-    if (!(await capabilitiesOf(url)).history) {
+    const { history } = await capabilitiesOf(url);
+    // Every store of this machine keeps a history; the hand-made driver is the one without.
+    expect(history).toBe(target !== PLAIN);
+    if (!history) {
       for (const args of [['log'], ['show', 'memver_1'], ['view', '/memories', '--at', '2026-01-01']]) {
         const refused = await cli([...args, ...s]);
         expect(refused.code).toBe(2);
@@ -252,7 +276,9 @@ describe.each(Object.keys(TARGETS))('namespace commands on %s', (target) => {
     await put('t-ab', '/memories/deep/ab2.md', 'more');
     await put('t-b', '/memories/b.md', 'beta');
 
-    if (!(await capabilitiesOf(url)).admin) {
+    const { admin } = await capabilitiesOf(url);
+    expect(admin).toBe(target !== PLAIN);
+    if (!admin) {
       for (const args of [
         ['namespaces'],
         ['usage', '--all'],

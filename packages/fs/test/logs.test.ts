@@ -47,7 +47,7 @@ describe('logs', () => {
     expect(text).toContain('info fs: broke the lock of a dead process');
     expect(text).toContain('info fs: cleared leftovers of dead processes');
     expect(text).toMatch(/info fs: totals recounted \{"package":"@memdir\/fs","cause":"no-record"/);
-    expect(text).toContain('info fs: the memory folder vanished or was replaced: reopening it');
+    expect(text).toContain('info fs: reopening the memory folder: a different one stands in its place');
     // The new folder's totals are its own, not the removed one's.
     expect(text).toMatch(/info fs: totals recounted \{"package":"@memdir\/fs","cause":"other-folder"/);
     for (const secret of [root, 'secret-name', 'secret content', 'memories/']) {

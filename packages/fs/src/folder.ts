@@ -128,7 +128,8 @@ export class Folder {
   }
 
   #retire(generation: Generation, access: Access): void {
-    if (!generation.retired) access.log.info('reopening the memory folder: a different one stands in its place');
+    if (!generation.retired)
+      access.log.info('reopening the memory folder: a different one stands in its place');
     void generation.retire();
     void this.#current?.then((current) => {
       if (current === generation) this.#current = undefined;

@@ -10,7 +10,7 @@ import type {
   DriverVersionPage,
   DriverVersionQuery,
 } from '@memdir/core';
-import { isBeneath } from '@memdir/core/driver';
+import { isAtOrBeneath, lowerBoundId, removeSortedId, versionMatches } from '@memdir/core/driver';
 
 /** How many versions one `listVersions` call looks at, at most (a page may then come back short). */
 const SCAN_LIMIT = 10_000;
@@ -22,39 +22,6 @@ export interface IndexEntry {
   readonly length: number;
   /** Its share of the line's bytes (dead once it is pruned). */
   readonly bytes: number;
-}
-
-function atOrBeneath(path: string | null, under: string): boolean {
-  return path !== null && (path === under || isBeneath(path, under));
-}
-
-function matches(version: DriverVersion, query: DriverVersionQuery): boolean {
-  if (query.path !== undefined && query.path !== '') {
-    if (!atOrBeneath(version.path, query.path) && !atOrBeneath(version.previousPath, query.path))
-      return false;
-  }
-  if (query.actor !== undefined && version.actor?.id !== query.actor) return false;
-  if (query.since !== undefined && version.at < query.since) return false;
-  if (query.until !== undefined && version.at > query.until) return false;
-  if (query.operations !== undefined && !query.operations.includes(version.operation)) return false;
-  return true;
-}
-
-/** The index of the first id in `ids` (ascending) that is not below `id`. */
-function lowerBound(ids: readonly string[], id: string): number {
-  let low = 0;
-  let high = ids.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (ids[middle]! < id) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
-function removeId(ids: string[], id: string): void {
-  const index = lowerBound(ids, id);
-  if (ids[index] === id) ids.splice(index, 1);
 }
 
 export class VersionIndex {
@@ -104,9 +71,9 @@ export class VersionIndex {
     const entry = this.#byId.get(id);
     if (!entry) return 0;
     this.#byId.delete(id);
-    removeId(this.#order, id);
+    removeSortedId(this.#order, id);
     const ids = this.#byFile.get(entry.version.fileId)!;
-    removeId(ids, id);
+    removeSortedId(ids, id);
     if (ids.length === 0) this.#byFile.delete(entry.version.fileId);
     return entry.bytes;
   }
@@ -153,14 +120,14 @@ export class VersionIndex {
   list(query: DriverVersionQuery): DriverVersionPage {
     const ids =
       query.fileId === undefined ? this.#order : (this.#byFile.get(query.fileId) ?? ([] as string[]));
-    let index = (query.cursor === undefined ? ids.length : lowerBound(ids, query.cursor)) - 1;
+    let index = (query.cursor === undefined ? ids.length : lowerBoundId(ids, query.cursor)) - 1;
     const versions: DriverVersion[] = [];
     for (let scanned = 0; index >= 0; index--, scanned++) {
       if (versions.length === query.limit || scanned === SCAN_LIMIT) {
         return { versions, next: ids[index + 1]! };
       }
       const version = this.#byId.get(ids[index]!)!.version;
-      if (matches(version, query)) versions.push(version);
+      if (versionMatches(version, query)) versions.push(version);
     }
     return { versions, next: null };
   }
@@ -179,7 +146,7 @@ export class VersionIndex {
         if (before(version)) then = version;
       }
       if (!then || then.operation === 'deleted' || then.redactedAt !== null) continue;
-      if (under !== '' && !atOrBeneath(then.path, under)) continue;
+      if (under !== '' && !isAtOrBeneath(then.path, under)) continue;
       tree.push({
         path: then.path as DriverPath,
         version: then.id,

@@ -1,5 +1,8 @@
-// What drivers with history share: ids in the hosted stores' shapes, content hashes, and pruning.
+// What drivers with history share: ids in the hosted stores' shapes, content hashes, pruning, and
+// the filters and ordered id lists of a version listing kept in JavaScript.
 import { createHash, randomBytes } from 'node:crypto';
+import { isBeneath } from '../path.js';
+import type { DriverVersion, DriverVersionQuery } from '../types.js';
 
 /** A new file id: `mem_` and 22 random characters (128 bits), the same for one file across renames. */
 export function newFileId(): string {
@@ -53,4 +56,46 @@ export function prunable(
     if (now - versions[index]!.at >= age) out.push(index);
   }
   return out;
+}
+
+/** Whether `path` is `under` or lies beneath it (`null`, a version with no path, is neither). */
+export function isAtOrBeneath(path: string | null, under: string): boolean {
+  return path !== null && (path === under || isBeneath(path, under));
+}
+
+/**
+ * Whether `version` passes every filter of `query` but the cursor: its path or previous path at or
+ * beneath `query.path`, its actor, its time within `since`..`until`, its operation.
+ */
+export function versionMatches(
+  version: Pick<DriverVersion, 'path' | 'previousPath' | 'actor' | 'at' | 'operation'>,
+  query: DriverVersionQuery,
+): boolean {
+  if (query.path !== undefined && query.path !== '') {
+    if (!isAtOrBeneath(version.path, query.path) && !isAtOrBeneath(version.previousPath, query.path))
+      return false;
+  }
+  if (query.actor !== undefined && version.actor?.id !== query.actor) return false;
+  if (query.since !== undefined && version.at < query.since) return false;
+  if (query.until !== undefined && version.at > query.until) return false;
+  if (query.operations !== undefined && !query.operations.includes(version.operation)) return false;
+  return true;
+}
+
+/** The index of the first id in `ids` (ascending, as version ids sort) that is not below `id`. */
+export function lowerBoundId(ids: readonly string[], id: string): number {
+  let low = 0;
+  let high = ids.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (ids[middle]! < id) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** Removes `id` from the ascending list `ids`, if it is there. */
+export function removeSortedId(ids: string[], id: string): void {
+  const index = lowerBoundId(ids, id);
+  if (ids[index] === id) ids.splice(index, 1);
 }

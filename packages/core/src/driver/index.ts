@@ -29,11 +29,15 @@ export {
 } from './deadline.js';
 export { EditBatch, type EditCheck, EditQueue, type QueuedEdit } from './edit-queue.js';
 export {
+  isAtOrBeneath,
+  lowerBoundId,
   newFileId,
   PRUNE_PER_CHANGE,
   prunable,
+  removeSortedId,
   sequenceVersionId,
   sha256Hex,
+  versionMatches,
   versionSequence,
 } from './history.js';
 export { compareListingPaths, compareNames, foldListing, ListingFold } from './listing.js';

@@ -2,15 +2,19 @@
 // with an index per file, here three maps. Ids come from one counter per namespace, so they sort in
 // commit order; pruning follows the kit's `prunable`, a bounded number per call.
 import {
+  isAtOrBeneath,
+  lowerBoundId,
   PRUNE_PER_CHANGE,
   prunable,
+  removeSortedId,
   sequenceVersionId,
   sha256Hex,
+  versionMatches,
   versionSequence,
 } from '../driver/history.js';
 import { refuseConflict } from '../driver/refusals.js';
 import { MemoryToolError } from '../errors.js';
-import { isBeneath, utf8Length } from '../path.js';
+import { utf8Length } from '../path.js';
 import type {
   DriverChangeOptions,
   DriverPath,
@@ -42,39 +46,6 @@ export interface Retention {
 export function withoutContent(version: StoredVersion): DriverVersion {
   const { content: _content, ...rest } = version;
   return rest;
-}
-
-function atOrBeneath(path: string | null, under: string): boolean {
-  return path !== null && (path === under || isBeneath(path, under));
-}
-
-function matches(version: StoredVersion, query: DriverVersionQuery): boolean {
-  if (query.path !== undefined && query.path !== '') {
-    if (!atOrBeneath(version.path, query.path) && !atOrBeneath(version.previousPath, query.path))
-      return false;
-  }
-  if (query.actor !== undefined && version.actor?.id !== query.actor) return false;
-  if (query.since !== undefined && version.at < query.since) return false;
-  if (query.until !== undefined && version.at > query.until) return false;
-  if (query.operations !== undefined && !query.operations.includes(version.operation)) return false;
-  return true;
-}
-
-/** The index of the first id in `ids` (ascending) that is not below `id`. */
-function lowerBound(ids: readonly string[], id: string): number {
-  let low = 0;
-  let high = ids.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (ids[middle]! < id) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
-function removeId(ids: string[], id: string): void {
-  const index = lowerBound(ids, id);
-  if (ids[index] === id) ids.splice(index, 1);
 }
 
 export class VersionLog {
@@ -128,9 +99,9 @@ export class VersionLog {
     const version = this.#byId.get(id);
     if (!version) return;
     this.#byId.delete(id);
-    removeId(this.#order, id);
+    removeSortedId(this.#order, id);
     const ids = this.#byFile.get(version.fileId)!;
-    removeId(ids, id);
+    removeSortedId(ids, id);
     if (ids.length === 0) this.#byFile.delete(version.fileId);
   }
 
@@ -165,7 +136,7 @@ export class VersionLog {
   list(query: DriverVersionQuery): DriverVersionPage {
     const ids =
       query.fileId === undefined ? this.#order : (this.#byFile.get(query.fileId) ?? ([] as string[]));
-    let index = (query.cursor === undefined ? ids.length : lowerBound(ids, query.cursor)) - 1;
+    let index = (query.cursor === undefined ? ids.length : lowerBoundId(ids, query.cursor)) - 1;
     const versions: DriverVersion[] = [];
     for (let scanned = 0; index >= 0; index--, scanned++) {
       if (versions.length === query.limit || scanned === SCAN_LIMIT) {
@@ -173,7 +144,7 @@ export class VersionLog {
         return { versions, next: ids[index + 1]! };
       }
       const version = this.#byId.get(ids[index]!)!;
-      if (matches(version, query)) versions.push(withoutContent(version));
+      if (versionMatches(version, query)) versions.push(withoutContent(version));
     }
     return { versions, next: null };
   }
@@ -192,7 +163,7 @@ export class VersionLog {
         if (before(version)) then = version;
       }
       if (!then || then.operation === 'deleted' || then.redactedAt !== null) continue;
-      if (under !== '' && !atOrBeneath(then.path, under)) continue;
+      if (under !== '' && !isAtOrBeneath(then.path, under)) continue;
       tree.push({
         path: then.path as DriverPath,
         version: then.id,

@@ -3,14 +3,13 @@
 // has. Listings and the tree at a past point are computed here, with the reference's rules
 // (packages/core/src/in-memory/history.ts).
 import type {
-  DriverPath,
   DriverPointInTime,
   DriverTreeEntry,
   DriverVersion,
   DriverVersionPage,
   DriverVersionQuery,
 } from '@memdir/core';
-import { isAtOrBeneath, lowerBoundId, removeSortedId, versionMatches } from '@memdir/core/driver';
+import { lowerBoundId, removeSortedId, treeOfVersions, versionMatches } from '@memdir/core/driver';
 
 /** How many versions one `listVersions` call looks at, at most (a page may then come back short). */
 const SCAN_LIMIT = 10_000;
@@ -134,27 +133,6 @@ export class VersionIndex {
 
   /** Every file's newest version at or before `at`, unless it is a deletion or redacted. */
   treeAt(at: DriverPointInTime, under: string): DriverTreeEntry[] {
-    const before =
-      'time' in at
-        ? (version: DriverVersion) => version.at <= at.time
-        : (version: DriverVersion) => version.id <= at.version;
-    const tree: DriverTreeEntry[] = [];
-    for (const [fileId, ids] of this.#byFile) {
-      let then: DriverVersion | undefined;
-      for (let index = ids.length - 1; index >= 0 && !then; index--) {
-        const version = this.#byId.get(ids[index]!)!.version;
-        if (before(version)) then = version;
-      }
-      if (!then || then.operation === 'deleted' || then.redactedAt !== null) continue;
-      if (under !== '' && !isAtOrBeneath(then.path, under)) continue;
-      tree.push({
-        path: then.path as DriverPath,
-        version: then.id,
-        fileId,
-        size: then.size!,
-        sha256: then.sha256!,
-      });
-    }
-    return tree;
+    return treeOfVersions(this.#byFile, (id) => this.#byId.get(id)!.version, at, under);
   }
 }

@@ -2,7 +2,13 @@
 // the filters and ordered id lists of a version listing kept in JavaScript.
 import { createHash, randomBytes } from 'node:crypto';
 import { isBeneath } from '../path.js';
-import type { DriverVersion, DriverVersionQuery } from '../types.js';
+import type {
+  DriverPath,
+  DriverPointInTime,
+  DriverTreeEntry,
+  DriverVersion,
+  DriverVersionQuery,
+} from '../types.js';
 
 /** A new file id: `mem_` and 22 random characters (128 bits), the same for one file across renames. */
 export function newFileId(): string {
@@ -98,4 +104,39 @@ export function lowerBoundId(ids: readonly string[], id: string): number {
 export function removeSortedId(ids: string[], id: string): void {
   const index = lowerBoundId(ids, id);
   if (ids[index] === id) ids.splice(index, 1);
+}
+
+/**
+ * `treeAt` of a history kept in JavaScript: every file's newest version at or before `at` (by time
+ * or by id), at or beneath `under`, unless that version is a deletion or redacted. `byFile` maps
+ * each file id to its version ids, ascending; `versionOf` looks an id up.
+ */
+export function treeOfVersions(
+  byFile: ReadonlyMap<string, readonly string[]>,
+  versionOf: (id: string) => DriverVersion,
+  at: DriverPointInTime,
+  under: string,
+): DriverTreeEntry[] {
+  const before =
+    'time' in at
+      ? (version: DriverVersion) => version.at <= at.time
+      : (version: DriverVersion) => version.id <= at.version;
+  const tree: DriverTreeEntry[] = [];
+  for (const [fileId, ids] of byFile) {
+    let then: DriverVersion | undefined;
+    for (let index = ids.length - 1; index >= 0 && !then; index--) {
+      const version = versionOf(ids[index]!);
+      if (before(version)) then = version;
+    }
+    if (!then || then.operation === 'deleted' || then.redactedAt !== null) continue;
+    if (under !== '' && !isAtOrBeneath(then.path, under)) continue;
+    tree.push({
+      path: then.path as DriverPath,
+      version: then.id,
+      fileId,
+      size: then.size!,
+      sha256: then.sha256!,
+    });
+  }
+  return tree;
 }

@@ -37,6 +37,7 @@ export {
   removeSortedId,
   sequenceVersionId,
   sha256Hex,
+  treeOfVersions,
   versionMatches,
   versionSequence,
 } from './history.js';

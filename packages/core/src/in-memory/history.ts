@@ -2,13 +2,13 @@
 // with an index per file, here three maps. Ids come from one counter per namespace, so they sort in
 // commit order; pruning follows the kit's `prunable`, a bounded number per call.
 import {
-  isAtOrBeneath,
   lowerBoundId,
   PRUNE_PER_CHANGE,
   prunable,
   removeSortedId,
   sequenceVersionId,
   sha256Hex,
+  treeOfVersions,
   versionMatches,
   versionSequence,
 } from '../driver/history.js';
@@ -151,28 +151,7 @@ export class VersionLog {
 
   /** Every file's newest version at or before `at`, unless it is a deletion or redacted. */
   treeAt(at: DriverPointInTime, under: string): DriverTreeEntry[] {
-    const before =
-      'time' in at
-        ? (version: StoredVersion) => version.at <= at.time
-        : (version: StoredVersion) => version.id <= at.version;
-    const tree: DriverTreeEntry[] = [];
-    for (const [fileId, ids] of this.#byFile) {
-      let then: StoredVersion | undefined;
-      for (let index = ids.length - 1; index >= 0 && !then; index--) {
-        const version = this.#byId.get(ids[index]!)!;
-        if (before(version)) then = version;
-      }
-      if (!then || then.operation === 'deleted' || then.redactedAt !== null) continue;
-      if (under !== '' && !isAtOrBeneath(then.path, under)) continue;
-      tree.push({
-        path: then.path as DriverPath,
-        version: then.id,
-        fileId,
-        size: then.size!,
-        sha256: then.sha256!,
-      });
-    }
-    return tree;
+    return treeOfVersions(this.#byFile, (id) => this.#byId.get(id)!, at, under);
   }
 
   /** Writes versions of another history as they are (`importVersions`). */

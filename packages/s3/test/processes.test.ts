@@ -64,7 +64,17 @@ function runWorker(prefix: string, commands: unknown[], store: object = {}): Pro
  * Starts a process that runs `commands` and, once it has sent `count` requests of `kind`, holds
  * every later request forever; once the ones sent are answered, kills it with SIGKILL.
  */
-async function killMidway(prefix: string, commands: unknown[], kind: string, count: number): Promise<void> {
+/**
+ * Runs `commands` in a worker until its `count`-th request of `kind` has been answered, then kills
+ * it with SIGKILL. Resolves to false, after the kill, when the server failed that request (the
+ * state the test wants was not reached; the caller seeds a new prefix and tries again).
+ */
+async function killMidway(
+  prefix: string,
+  commands: unknown[],
+  kind: string,
+  count: number,
+): Promise<boolean> {
   const child = spawn(
     process.execPath,
     [
@@ -78,10 +88,11 @@ async function killMidway(prefix: string, commands: unknown[], kind: string, cou
   child.stderr.on('data', (chunk) => {
     errors += chunk;
   });
-  await new Promise<void>((resolve, reject) => {
+  const applied = await new Promise<boolean>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes('held')) resolve();
+      if (output.includes('held-unapplied')) resolve(false);
+      else if (output.includes('held\n')) resolve(true);
       if (output.includes('finished')) reject(new Error('the worker finished before it was held'));
     });
     child.on('exit', (code, signal) =>
@@ -91,6 +102,23 @@ async function killMidway(prefix: string, commands: unknown[], kind: string, cou
   const exited = new Promise((resolve) => child.on('exit', resolve));
   child.kill('SIGKILL');
   await exited;
+  return applied;
+}
+
+/** {@link killMidway} on a freshly seeded prefix, until the held request was applied (3 tries). */
+async function killMidwaySeeded(
+  label: string,
+  files: Record<string, string>,
+  commands: unknown[],
+  kind: string,
+  count: number,
+): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    const prefix = newPrefix(label);
+    await seed(prefix, files);
+    if (await killMidway(prefix, commands, kind, count)) return prefix;
+    if (attempt === 3) throw new Error(`the server failed the ${kind} request held after, 3 times`);
+  }
 }
 
 /** Every object under `prefix` with its size. */
@@ -305,10 +333,9 @@ describe('a process killed in the middle of a change (SIGKILL)', () => {
   }
 
   it('after some copies of a folder rename: the next store finishes the rename', async () => {
-    const prefix = newPrefix('killed-copying');
-    await seed(prefix, folder);
-    await killMidway(
-      prefix,
+    const prefix = await killMidwaySeeded(
+      'killed-copying',
+      folder,
       [{ command: 'rename', old_path: '/memories/big', new_path: '/memories/moved' }],
       'COPY',
       10,
@@ -325,10 +352,9 @@ describe('a process killed in the middle of a change (SIGKILL)', () => {
   }, 60_000);
 
   it('after some sources of a folder rename were frozen: the next store finishes the rename', async () => {
-    const prefix = newPrefix('killed-frozen');
-    await seed(prefix, folder);
-    await killMidway(
-      prefix,
+    const prefix = await killMidwaySeeded(
+      'killed-frozen',
+      folder,
       [{ command: 'rename', old_path: '/memories/big', new_path: '/memories/moved' }],
       'TOMBSTONE',
       5,
@@ -337,10 +363,9 @@ describe('a process killed in the middle of a change (SIGKILL)', () => {
   }, 60_000);
 
   it("after a file's copy: the next store finishes the rename", async () => {
-    const prefix = newPrefix('killed-file');
-    await seed(prefix, { 'one.md': 'only one' });
-    await killMidway(
-      prefix,
+    const prefix = await killMidwaySeeded(
+      'killed-file',
+      { 'one.md': 'only one' },
       [{ command: 'rename', old_path: '/memories/one.md', new_path: '/memories/two.md' }],
       'COPY',
       1,
@@ -349,10 +374,14 @@ describe('a process killed in the middle of a change (SIGKILL)', () => {
   }, 60_000);
 
   it('after the first of several DeleteObjects of a folder delete: the next store finishes the delete', async () => {
-    const prefix = newPrefix('killed-delete');
     const many = Object.fromEntries(Array.from({ length: 1500 }, (_, index) => [`gone/${index}.md`, 'x']));
-    await seed(prefix, { ...many, 'kept.md': 'kept' });
-    await killMidway(prefix, [{ command: 'delete', path: '/memories/gone' }], 'DELETE-MANY', 1);
+    const prefix = await killMidwaySeeded(
+      'killed-delete',
+      { ...many, 'kept.md': 'kept' },
+      [{ command: 'delete', path: '/memories/gone' }],
+      'DELETE-MANY',
+      1,
+    );
     const left = await keysUnder(admin, `${prefix}/memories/gone/`);
     expect(left.length).toBeGreaterThan(0);
     expect(left.length).toBeLessThan(1500);

@@ -100,10 +100,19 @@ async function writeAt(
   for (let attempt = 0; attempt < MAX_OVERWRITES; attempt++) {
     await before(over?.replaced ?? { size: 0, file: false });
     const ops = opsHeader(op, over?.ops);
-    // The file replaced keeps its id, and its chain goes on (a HEAD when a listing found it).
-    const parent = over?.replaced.file
-      ? (over.parent ?? (await parentAt(space, key, over.etag, call)))
-      : null;
+    // The file replaced keeps its id, and its chain goes on: a HEAD when only a listing found it,
+    // with history on. Without, that would be a request more than a store without history makes:
+    // the file keeps its headers only when this process knows them.
+    let parent: Parent | null = null;
+    if (over?.replaced.file) {
+      const seen = known.get(key);
+      const knownHere = seen?.etag === over.etag && seen.chain !== undefined;
+      parent =
+        over.parent ??
+        (context.record !== undefined || knownHere
+          ? await parentAt(space, key, over.etag, call)
+          : { fileId: undefined, chain: '' });
+    }
     const versioned = await versionContent(
       space,
       path,

@@ -11,7 +11,10 @@ const DAY_MS = 86_400_000;
 
 describe('the chain of a file', () => {
   it('round-trips through its header, newest first, cut at the limit', () => {
-    const entries = Array.from({ length: 30 }, (_, index) => ({ seq: 9_000_000_000_000 - index, at: 1_800_000_000_000 + index }));
+    const entries = Array.from({ length: 30 }, (_, index) => ({
+      seq: 9_000_000_000_000 - index,
+      at: 1_800_000_000_000 + index,
+    }));
     expect(parseChain(formatChain(entries))).toEqual(entries.slice(0, CHAIN_LIMIT));
     expect(parseChain('')).toEqual([]);
     expect(parseChain('zz.1 bad !.? 1.1')).toEqual([
@@ -22,7 +25,10 @@ describe('the chain of a file', () => {
 
   it("fits in S3's 2 KB of user metadata beside the longest operation ids a write keeps", () => {
     // The largest ids and times a chain can hold (sequence numbers of 16 digits).
-    const entries = Array.from({ length: CHAIN_LIMIT }, () => ({ seq: 9_007_199_254_740_991, at: 4_102_444_800_000 }));
+    const entries = Array.from({ length: CHAIN_LIMIT }, () => ({
+      seq: 9_007_199_254_740_991,
+      at: 4_102_444_800_000,
+    }));
     const metadata = {
       'memdir-op': 'x'.repeat(1_400),
       'memdir-source': 'f'.repeat(32),
@@ -70,7 +76,7 @@ describe("retention's plan for one change", () => {
     expect(plan.pruned).toEqual(young.chain.slice(-PRUNE_PER_CHANGE).map((entry) => entry.seq));
   });
 
-  it("never prunes the new version, and a group of edits prunes for each of them", () => {
+  it('never prunes the new version, and a group of edits prunes for each of them', () => {
     const chain = Array.from({ length: 10 }, (_, index) => ({ seq: 10 - index, at: now - 1000 }));
     const added = [
       { seq: 12, at: now },

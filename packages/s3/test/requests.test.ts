@@ -309,7 +309,12 @@ describe('requests per command with history: one more', () => {
     ).toEqual(['GET', 'PUT', 'PUT']);
     expect(
       await requestsOf(() =>
-        versioned.insert({ command: 'insert', path: '/memories/notes/a.md', insert_line: 0, insert_text: 'top' }),
+        versioned.insert({
+          command: 'insert',
+          path: '/memories/notes/a.md',
+          insert_line: 0,
+          insert_text: 'top',
+        }),
       ),
     ).toEqual(['GET', 'PUT', 'PUT']);
   });

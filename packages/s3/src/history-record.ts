@@ -15,7 +15,7 @@
 import type { ChangeRecord, DriverVersion, DriverVersionWithContent } from '@memdir/core';
 import { sequenceVersionId, sha256Hex, utf8Length, versionSequence } from '@memdir/core/driver';
 import type { Space } from './backend.js';
-import type { Call } from './call.js';
+import { Call } from './call.js';
 import type { KeySpace } from './keys.js';
 
 const JSON_TYPE = 'application/x-ndjson';
@@ -170,9 +170,9 @@ export async function writeVersions(
     return { header, body: encodeSlot(header, content) };
   });
   for (let claim = 0; claim < MAX_CLAIMS; claim++) {
-    if (state.next === undefined) state.next = (await newestSequence(space, call)) + 1;
-    const first = state.next;
-    state.next += drafts.length;
+    if (state.next === undefined) await state.refresh(() => newestSequence(space, call));
+    const first = state.next!;
+    state.next = first + drafts.length;
     const results = await Promise.all(
       bodies.map(({ body }, index) =>
         bucket.put(
@@ -200,24 +200,38 @@ export async function writeVersions(
       return { seq, key, version: versionOf(seq, header) };
     });
     if (taken.every(Boolean)) return drafted;
-    await discardVersions(
+    discardVersions(
       space,
       drafted.filter((_, index) => taken[index]),
       call,
     );
-    state.next = undefined;
+    // Others claim ids here too: go on above the newest, a random stretch up, so that the stores
+    // racing for the same ids spread out (ids need only grow: gaps are allowed).
+    await state.refresh(
+      async () => (await newestSequence(space, call)) + Math.floor(Math.random() * 4 * drafts.length),
+    );
     call.retried();
   }
   throw new Error('the history of this memory kept changing under its writes');
 }
 
-/** Deletes version objects of a change that did not commit. Never throws (unseen leftovers are harmless). */
-export async function discardVersions(space: Space, drafted: readonly Drafted[], call: Call): Promise<void> {
-  if (drafted.length === 0) return;
-  await space.backend.bucket
+/**
+ * Deletes version objects of a change that did not commit, in the background (readers do not show
+ * them anyway, so a change that lost its race goes on at once). Never throws: what a failure or a
+ * crash leaves stays unseen until the admin sweep.
+ */
+export function discardVersions(space: Space, drafted: readonly Drafted[], call: Call): Promise<void> {
+  if (drafted.length === 0) return Promise.resolve();
+  // Upkeep: it may outlive the command's deadline a little, like a lease's release.
+  const upkeep = new Call(
+    call.log,
+    undefined,
+    Math.max(call.deadline, Date.now() + space.backend.leaseTtlMs / 2),
+  );
+  return space.backend.bucket
     .deleteMany(
       drafted.map((entry) => entry.key),
-      call,
+      upkeep,
     )
     .catch((error: unknown) =>
       call.log.warn('versions of a change that did not happen were left (they stay unseen)', {

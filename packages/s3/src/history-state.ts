@@ -10,6 +10,22 @@ export class HistoryState {
   /** The next sequence number to claim, or undefined to learn it from the namespace's newest key. */
   next: number | undefined;
   lastAt = 0;
+  #refreshing: Promise<void> | undefined;
+
+  /**
+   * Learns the next sequence number again (another store took the one tried): one listing for all
+   * the changes of this process that lost a claim at once, and never back below what was claimed.
+   */
+  refresh(newest: () => Promise<number>): Promise<void> {
+    this.#refreshing ??= newest()
+      .then((top) => {
+        this.next = Math.max(this.next ?? 0, top + 1);
+      })
+      .finally(() => {
+        this.#refreshing = undefined;
+      });
+    return this.#refreshing;
+  }
   readonly #headers = new Map<string, { etag: string | undefined; header: VersionHeader }>();
 
   remember(key: string, etag: string | undefined, header: VersionHeader): void {

@@ -104,8 +104,10 @@ export async function versionContent(
   return {
     file: { fileId, chain: formatChain(plan.chain) },
     drafted,
-    settle: (landed) =>
-      landed ? pruneVersions(space, plan.pruned, call) : discardVersions(space, drafted, call),
+    settle: async (landed) => {
+      if (landed) await pruneVersions(space, plan.pruned, call);
+      else discardVersions(space, drafted, call);
+    },
   };
 }
 

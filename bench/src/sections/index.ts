@@ -5,6 +5,7 @@ import { copySection } from './copy.js';
 import { driverCallsSection } from './driver-calls.js';
 import { engineSection } from './engine.js';
 import { fsReferenceSection } from './fs-reference.js';
+import { historySection } from './history.js';
 import { otelSection } from './otel.js';
 import { postgresSection } from './postgres.js';
 import { redisSection } from './redis.js';
@@ -25,5 +26,6 @@ export function benchSections(args: BenchArgs): BenchSection[] {
     serveSection(),
     otelSection(),
     copySection(),
+    historySection(),
   ];
 }

@@ -12,6 +12,7 @@ import { redisSection } from './redis.js';
 import { s3Section } from './s3.js';
 import type { BenchSection } from './section.js';
 import { serveSection } from './serve.js';
+import { tenantsSection } from './tenants.js';
 
 export type { BenchSection, SectionContext } from './section.js';
 
@@ -27,5 +28,6 @@ export function benchSections(args: BenchArgs): BenchSection[] {
     otelSection(),
     copySection(),
     historySection(),
+    tenantsSection(),
   ];
 }

@@ -82,8 +82,13 @@ export async function folderBytes(root: string): Promise<{ apparent: number; onD
   let apparent = 0;
   let onDisk = 0;
   for (const entry of await readdir(root, { withFileTypes: true, recursive: true })) {
-    const info = await stat(path.join(entry.parentPath, entry.name));
     if (!entry.isFile() && !entry.isDirectory()) continue;
+    // A lock taken and released while the folder is walked (a store of another process) is no data.
+    const info = await stat(path.join(entry.parentPath, entry.name)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (info === undefined) continue;
     onDisk += info.blocks * 512;
     if (entry.isFile()) apparent += info.size;
   }

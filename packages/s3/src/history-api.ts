@@ -2,3 +2,4 @@
 
 export { countVersions, importVersions, readVersion, redactVersion, restoreVersion } from './history.js';
 export { listVersions, treeAt } from './history-read.js';
+export { sweepVersions } from './history-sweep.js';

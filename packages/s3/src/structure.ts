@@ -1,6 +1,7 @@
-// Changes of structure, made under the namespace's lease (sessions.ts): a new path, a delete, a
-// move. Each looks around its path first (inspect.ts): what it finds holds until it has written,
-// since every other change of structure waits for the lease.
+// Changes of structure, made under the namespace's lease (sessions.ts): a new path, a delete, and
+// (move.ts) a move. Each looks around its path first (inspect.ts): what it finds holds until it has
+// written, since every other change of structure waits for the lease. With history, each writes its
+// versions just before its commit (history-write.ts, history-structure.ts).
 //
 // A move copies before it deletes, file by file, so a crash leaves every file in at least one
 // place. Between a file's copy and its delete, a concurrent edit (a conditional PUT, which takes no

@@ -3,10 +3,14 @@
 // most keepVersions version objects, whatever their number. The conformance run checks this with
 // 200 edits (historyEdits, conformance.test.ts); history-chain.test.ts runs the plan of 10,000.
 import type { MemdirStore } from '@memdir/core';
-import { PRUNE_PER_CHANGE } from '@memdir/core/driver';
+import { driverLog, PRUNE_PER_CHANGE } from '@memdir/core/driver';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { backendOf } from '../src/backend.js';
+import { Call } from '../src/call.js';
+import { sweepVersions } from '../src/history-sweep.js';
 import { createS3Store } from '../src/index.js';
-import { clearPrefix, keysUnder, rawClient, storeOptions, uniquePrefix } from './helpers.js';
+import { KeySpace, normalizePrefix } from '../src/keys.js';
+import { bucket, clearPrefix, keysUnder, rawClient, storeOptions, uniquePrefix } from './helpers.js';
 
 const admin = rawClient();
 const prefixes: string[] = [];
@@ -87,4 +91,30 @@ describe('retention in the bucket', () => {
     const { versions } = await narrow.history({ limit: 10 });
     expect(versions.map((version) => version.operation)).toEqual(['deleted', 'modified']);
   }, 120_000);
+});
+
+describe('the sweep of history (for admin)', () => {
+  it('prunes what changes could not (versions past a lower keepVersions), at most its budget a call', async () => {
+    const prefix = uniquePrefix('retention-sweep');
+    prefixes.push(prefix);
+    const store = open(prefix, 30, 30);
+    for (let index = 0; index < 12; index++) {
+      await store.create({ command: 'create', path: '/memories/s.md', file_text: `s${index}` });
+    }
+    const client = rawClient();
+    const space = {
+      backend: backendOf(client, bucket, normalizePrefix(prefix), 10_000, false),
+      keys: new KeySpace(normalizePrefix(prefix)),
+    };
+    const call = new Call(driverLog('s3', undefined), undefined);
+    const first = await sweepVersions(space, { keepVersions: 2, keepDays: 0 }, Date.now(), 6, call);
+    expect(first).toEqual({ pruned: 6, done: false });
+    const second = await sweepVersions(space, { keepVersions: 2, keepDays: 0 }, Date.now(), 6, call);
+    expect(second).toEqual({ pruned: 4, done: true });
+    expect(await versionObjects(prefix)).toBe(2);
+    const { versions } = await store.history({ limit: 10 });
+    expect(versions).toHaveLength(2);
+    expect((await store.version(versions[0]!.id)).content).toBe('s11');
+    client.destroy();
+  }, 60_000);
 });

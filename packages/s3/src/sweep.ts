@@ -8,7 +8,8 @@
 //   2. the files, listed from where the last call of the same sweep stopped, and the stale ones
 //      (changed and touched before `expireBefore`) taken, at most `batch`
 //   3. each removed through the driver's own remove path, under the lease, frozen first over the
-//      version listed: a file written or edited since it was found stale is kept
+//      version listed: a file written or edited since it was found stale is kept; windows of
+//      removals until half the call's time is spent (the next call goes on from there)
 import { createHash } from 'node:crypto';
 import type { DriverSweepOptions } from '@memdir/core';
 import type { NamespaceState, Space } from './backend.js';
@@ -17,6 +18,9 @@ import type { Call } from './call.js';
 import { isListedTombstone, listObjects } from './listing.js';
 import { opsHeader } from './objects.js';
 import { removePath } from './structure.js';
+
+/** Removals queued for the lease together (each a journal write, a listing, a freeze, a delete). */
+const REMOVAL_WINDOW = 32;
 
 /**
  * Where the last call of a sweep stopped because its batch was full, per namespace and expiry time:
@@ -63,31 +67,43 @@ export async function sweepSpace(
   const batch = Math.max(1, Math.floor(options.batch));
   const resume = resumeAt.get(state);
   const startAfter = resume?.expireBefore === expireBefore ? resume.key : undefined;
-  const stale: { path: string; etag: string }[] = [];
-  let stoppedAt: string | undefined;
+  const stale: { key: string; path: string; etag: string }[] = [];
+  let full = false;
   for await (const object of listObjects(bucket, keys.files, { call, startAfter })) {
     const path = keys.pathOf(object.key);
     if (path === undefined || isListedTombstone(object) || object.modified === undefined) continue;
     const read = touched.get(touchedKey(space, path)) ?? 0;
     if (Math.max(object.modified, read) >= expireBefore) continue;
-    stale.push({ path, etag: object.etag });
+    stale.push({ key: object.key, path, etag: object.etag });
     if (stale.length === batch) {
-      stoppedAt = object.key;
+      full = true;
       break;
     }
   }
-  if (stoppedAt === undefined) resumeAt.delete(state);
-  else resumeAt.set(state, { expireBefore, key: stoppedAt });
 
+  // Removals queue for the lease a window at a time (one lease for the window), and stop once half
+  // the call's time is spent, so a batch never runs past its deadline: the next call goes on.
   const quota = totals === null ? undefined : {};
-  const removed = await Promise.all(
-    stale.map(({ path, etag }) =>
-      removePath(space, path, { op: options.op, call, quota, onlyVersion: etag }),
-    ),
-  );
-  const gone = stale.filter((_, index) => removed[index]).map(({ path }) => touchedKey(space, path));
+  const halfway = Date.now() + call.left / 2;
+  const gone: string[] = [];
+  let done = 0;
+  while (done < stale.length && (done === 0 || Date.now() < halfway)) {
+    const window = stale.slice(done, done + REMOVAL_WINDOW);
+    const removed = await Promise.all(
+      window.map(({ path, etag }) =>
+        removePath(space, path, { op: options.op, call, quota, onlyVersion: etag }),
+      ),
+    );
+    window.forEach(({ path }, index) => {
+      if (removed[index]) gone.push(touchedKey(space, path));
+    });
+    done += window.length;
+  }
+  const stopped = full || done < stale.length;
+  if (stopped) resumeAt.set(state, { expireBefore, key: stale[done - 1]!.key });
+  else resumeAt.delete(state);
   if (gone.length > 0) await bucket.deleteMany(gone, call);
-  return { expired: gone.length, pruned: 0, done: stoppedAt === undefined };
+  return { expired: gone.length, pruned: 0, done: !stopped };
 }
 
 /**

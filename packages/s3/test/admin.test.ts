@@ -145,6 +145,27 @@ describe('usage on S3', () => {
   });
 });
 
+describe('refreshOnRead on S3', () => {
+  it('a view of a file sends its marker beside the GET (2 requests, sent together); without the option, the GET alone', async () => {
+    const prefix = freshPrefix('admin-touch');
+    const client = rawClient();
+    const wire = tap(client, bucket);
+    const reader = open(prefix, 'r', { client, expire: { afterDays: 1, refreshOnRead: true } });
+    const plain = open(prefix, 'r', { client });
+    await create(plain, '/memories/a.md', 'a');
+    wire.reset();
+    await reader.view({ command: 'view', path: '/memories/a.md' });
+    expect(wire.requests.map(kindOf).sort()).toEqual(['GET', 'PUT']);
+    expect(wire.requests.find((request) => request.method === 'PUT')?.key).toMatch(
+      /\/namespaces\/r\/\.memdir\/touched\/[0-9a-f]{32}$/,
+    );
+    wire.reset();
+    await plain.view({ command: 'view', path: '/memories/a.md' });
+    expect(wire.requests.map(kindOf)).toEqual(['GET']);
+    client.destroy();
+  });
+});
+
 describe('sweep on S3', () => {
   it('expires in batches, resumes where the last batch stopped, keeps the quota totals true and leaves no marker of a removed file', async () => {
     const prefix = freshPrefix('admin-sweep');

@@ -129,10 +129,11 @@ export interface ChangeContext {
   readonly call: Call;
   readonly quota: DriverQuota | undefined;
   /**
-   * A removal only of the file at the path, and only while it is this version (an expiry: a file
-   * changed since it was found stale is kept). Frozen over that version first, as with a quota.
+   * A removal only of the file at the path, and only while it is this version, listed with this
+   * size (an expiry: a file changed since it was found stale is kept). No listing: the freeze over
+   * that version (as with a quota) is what checks it.
    */
-  readonly onlyVersion?: string | undefined;
+  readonly onlyVersion?: { readonly etag: string; readonly size: number } | undefined;
 }
 
 /**
@@ -232,12 +233,10 @@ export function removePath(
     run: async (held) => {
       // The totals exist before the files go, so what they give back was counted.
       if (quota) await totals.current(call);
-      let objects = await region(space, path, call);
-      if (onlyVersion !== undefined) {
-        const file = objects.find((object) => object.key === keys.file(path));
-        if (file === undefined || file.etag !== onlyVersion || isListedTombstone(file)) return false;
-        objects = [file];
-      }
+      const objects =
+        onlyVersion === undefined
+          ? await region(space, path, call)
+          : [{ key: keys.file(path), etag: onlyVersion.etag, size: onlyVersion.size }];
       let gone = filesAmong(space, objects);
       if (gone.files === 0) return false;
       held.lease.check();

@@ -8,7 +8,7 @@
 //   2. the files, listed from where the last call of the same sweep stopped, and the stale ones
 //      (changed and touched before `expireBefore`) taken, at most `batch`
 //   3. each removed through the driver's own remove path, under the lease, frozen first over the
-//      version listed: a file written or edited since it was found stale is kept; windows of
+//      version listed (no listing of its own: the freeze's If-Match checks the version): a file written or edited since it was found stale is kept; windows of
 //      removals until half the call's time is spent (the next call goes on from there)
 import { createHash } from 'node:crypto';
 import type { DriverSweepOptions } from '@memdir/core';
@@ -19,7 +19,7 @@ import { isListedTombstone, listObjects } from './listing.js';
 import { opsHeader } from './objects.js';
 import { removePath } from './structure.js';
 
-/** Removals queued for the lease together (each a journal write, a listing, a freeze, a delete). */
+/** Removals queued for the lease together (each a journal write, a freeze and a delete). */
 const REMOVAL_WINDOW = 32;
 
 /**
@@ -67,14 +67,14 @@ export async function sweepSpace(
   const batch = Math.max(1, Math.floor(options.batch));
   const resume = resumeAt.get(state);
   const startAfter = resume?.expireBefore === expireBefore ? resume.key : undefined;
-  const stale: { key: string; path: string; etag: string }[] = [];
+  const stale: { key: string; path: string; etag: string; size: number }[] = [];
   let full = false;
   for await (const object of listObjects(bucket, keys.files, { call, startAfter })) {
     const path = keys.pathOf(object.key);
     if (path === undefined || isListedTombstone(object) || object.modified === undefined) continue;
     const read = touched.get(touchedKey(space, path)) ?? 0;
     if (Math.max(object.modified, read) >= expireBefore) continue;
-    stale.push({ key: object.key, path, etag: object.etag });
+    stale.push({ key: object.key, path, etag: object.etag, size: object.size });
     if (stale.length === batch) {
       full = true;
       break;
@@ -90,8 +90,8 @@ export async function sweepSpace(
   while (done < stale.length && (done === 0 || Date.now() < halfway)) {
     const window = stale.slice(done, done + REMOVAL_WINDOW);
     const removed = await Promise.all(
-      window.map(({ path, etag }) =>
-        removePath(space, path, { op: options.op, call, quota, onlyVersion: etag }),
+      window.map(({ path, etag, size }) =>
+        removePath(space, path, { op: options.op, call, quota, onlyVersion: { etag, size } }),
       ),
     );
     window.forEach(({ path }, index) => {

@@ -128,6 +128,12 @@ export interface ChangeContext {
   readonly op: string;
   readonly call: Call;
   readonly quota: DriverQuota | undefined;
+  /**
+   * A removal only of the file at the path, and only while it is this version, listed with this
+   * size (an expiry: a file changed since it was found stale is kept). No listing: the freeze over
+   * that version (as with a quota) is what checks it.
+   */
+  readonly onlyVersion?: { readonly etag: string; readonly size: number } | undefined;
 }
 
 /**
@@ -214,7 +220,11 @@ export function createPath(
  * Deletes the file at `path` or everything beneath directory `path`, under the lease.
  * @returns false when nothing was there.
  */
-export function removePath(space: Space, path: string, { op, call, quota }: ChangeContext): Promise<boolean> {
+export function removePath(
+  space: Space,
+  path: string,
+  { op, call, quota, onlyVersion }: ChangeContext,
+): Promise<boolean> {
   const { backend, keys } = space;
   const { leases, totals } = backend.namespace(keys);
   return leases.submit({
@@ -223,15 +233,25 @@ export function removePath(space: Space, path: string, { op, call, quota }: Chan
     run: async (held) => {
       // The totals exist before the files go, so what they give back was counted.
       if (quota) await totals.current(call);
-      const objects = await region(space, path, call);
+      const objects =
+        onlyVersion === undefined
+          ? await region(space, path, call)
+          : [{ key: keys.file(path), etag: onlyVersion.etag, size: onlyVersion.size }];
       let gone = filesAmong(space, objects);
       if (gone.files === 0) return false;
       held.lease.check();
       held.changing();
+      if (onlyVersion !== undefined) {
+        gone = await freezeAll(space, held, objects, op, call, true);
+        if (gone.files === 0) {
+          held.changing(false);
+          return false;
+        }
+      }
       // An edit in place (it takes no lease) could change a file between the listing and the
       // delete, and the bytes given back would not be the bytes deleted: with a quota, each file is
       // first frozen at the version whose size is given back.
-      if (quota) gone = await freezeAll(space, held, objects, op, call);
+      if (quota && onlyVersion === undefined) gone = await freezeAll(space, held, objects, op, call);
       await deleteWithLease(
         space,
         held,
@@ -248,7 +268,8 @@ export function removePath(space: Space, path: string, { op, call, quota }: Chan
 
 /**
  * Freezes every memory file among `objects` with a stand-in written over the version last seen
- * (`If-Match`; seen again after a refusal), {@link COPY_CONCURRENCY} at a time.
+ * (`If-Match`; seen again after a refusal, or with `onlySeen` left alone), {@link COPY_CONCURRENCY}
+ * at a time.
  * @returns the files frozen and the bytes their frozen versions held.
  */
 async function freezeAll(
@@ -257,6 +278,7 @@ async function freezeAll(
   objects: readonly ListedObject[],
   op: string,
   call: Call,
+  onlySeen = false,
 ): Promise<{ bytes: number; files: number }> {
   const { bucket } = space.backend;
   const files = objects.filter(
@@ -285,7 +307,8 @@ async function freezeAll(
         // the reply: the version last seen is what it replaced).
         if (now === null) seen = null;
         else if (now.tombstone) break;
-        else seen = now;
+        // `onlySeen`: a file changed since it was listed is left as it is.
+        else seen = onlySeen ? null : now;
       }
       if (seen !== null) {
         bytes += seen.size;

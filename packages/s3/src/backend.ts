@@ -96,6 +96,11 @@ export class Backend {
     return state;
   }
 
+  /** Forgets what this process knew of the namespace's totals (admin.ts: it was dropped). */
+  forget(keys: KeySpace): void {
+    this.#namespaces.get(keys.base)?.totals.forget();
+  }
+
   /** Resolves once no change of structure holds or waits for a lease of this backend. */
   async idle(): Promise<void> {
     await Promise.all([...this.#namespaces.values()].map((state) => state.leases.idle()));

@@ -389,9 +389,45 @@ export class Bucket {
       const objects: ListedObject[] = [];
       for (const item of reply.Contents ?? []) {
         if (item.Key === undefined) continue;
-        objects.push({ key: decodeListedKey(item.Key), size: item.Size ?? 0, etag: unquote(item.ETag) });
+        objects.push({
+          key: decodeListedKey(item.Key),
+          size: item.Size ?? 0,
+          etag: unquote(item.ETag),
+          modified: item.LastModified?.getTime(),
+        });
       }
       return { objects, truncated: reply.IsTruncated === true && objects.length > 0 };
+    });
+  }
+
+  /**
+   * One page of the "folders" directly beneath `prefix` (`Delimiter: '/'`), in S3's order: each a
+   * full key prefix ending in `/`, listed once however many keys it holds. `token` continues a page.
+   */
+  listFolders(
+    prefix: string,
+    from: { readonly startAfter?: string | undefined; readonly token?: string | undefined },
+    call: Call,
+    maxKeys = PAGE_SIZE,
+  ): Promise<{ folders: string[]; token: string | undefined }> {
+    return this.#send(call, false, async ({ abortSignal }) => {
+      const reply = await this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.name,
+          Prefix: prefix,
+          Delimiter: '/',
+          StartAfter: from.token === undefined ? from.startAfter : undefined,
+          ContinuationToken: from.token,
+          MaxKeys: maxKeys,
+          EncodingType: 'url',
+        }),
+        { abortSignal },
+      );
+      call.retried(attemptsOf(reply) - 1);
+      const folders = (reply.CommonPrefixes ?? []).flatMap((entry) =>
+        entry.Prefix === undefined ? [] : [decodeListedKey(entry.Prefix)],
+      );
+      return { folders, token: reply.IsTruncated === true ? reply.NextContinuationToken : undefined };
     });
   }
 }

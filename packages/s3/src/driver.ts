@@ -9,15 +9,20 @@ import type {
   DriverCapabilities,
   DriverChangeOptions,
   DriverDescribeOptions,
+  DriverDropOptions,
   DriverEntry,
   DriverFile,
   DriverListing,
   DriverListOptions,
+  DriverNamespacePage,
+  DriverNamespaceQuery,
   DriverPath,
   DriverPointInTime,
   DriverRestoreOptions,
+  DriverSweepOptions,
   DriverTreeEntry,
   DriverTreeOptions,
+  DriverUsage,
   DriverVersion,
   DriverVersionPage,
   DriverVersionQuery,
@@ -38,6 +43,7 @@ import {
   storeUnavailable,
   utf8Length,
 } from '@memdir/core/driver';
+import * as admin from './admin.js';
 import { type Backend, backendOf, type Space } from './backend.js';
 import { Call } from './call.js';
 import { type ClientOptions, createClient } from './client.js';
@@ -50,6 +56,7 @@ import { isListedTombstone, listObjects } from './listing.js';
 import { movePath } from './move.js';
 import { type ListPage, opsHeader } from './objects.js';
 import { type ChangeContext, createPath, isLiveFile, removePath } from './structure.js';
+import { sweepSpace, touch } from './sweep.js';
 
 /** Options of {@link createS3Driver}. */
 export interface S3DriverOptions extends ClientOptions {
@@ -136,6 +143,7 @@ class S3MemoryDriver extends AbstractMemoryDriver implements S3Driver {
       replaySafe: true,
       quotas: true,
       history: true,
+      admin: true,
       maxPathBytes: space.keys.maxPathBytes,
       maxFileBytes: MAX_OBJECT_BYTES,
     };
@@ -162,10 +170,16 @@ class S3MemoryDriver extends AbstractMemoryDriver implements S3Driver {
     return new Call(this.#log, options);
   }
 
-  /** The file at `path`, or null for nothing or a move's stand-in. */
-  async #file(path: string, call: Call): Promise<DriverFile | null> {
+  /**
+   * The file at `path`, or null for nothing or a move's stand-in. With `touch`, the read is
+   * recorded for expiry (sweep.ts), beside the GET.
+   */
+  async #file(path: string, call: Call, touched?: boolean): Promise<DriverFile | null> {
     const key = this.#space.keys.file(path);
-    const object = await this.#backend.bucket.get(key, call);
+    const [object] = await Promise.all([
+      this.#backend.bucket.get(key, call),
+      touched ? touch(this.#space, path, call) : undefined,
+    ]);
     if (object === null || isTombstone(object)) return null;
     this.#backend.known.remember(key, {
       etag: object.etag,
@@ -184,7 +198,7 @@ class S3MemoryDriver extends AbstractMemoryDriver implements S3Driver {
   async read(path: DriverPath, options?: DriverCallOptions) {
     const call = this.#call(options);
     if (path === '') return { kind: 'directory' } as const;
-    const file = await this.#file(path, call);
+    const file = await this.#file(path, call, options?.touch);
     if (file) return file;
     return (await anythingBeneath(this.#space, path, call)) ? ({ kind: 'directory' } as const) : null;
   }
@@ -212,7 +226,7 @@ class S3MemoryDriver extends AbstractMemoryDriver implements S3Driver {
         // Settled below, or dropped when the GET finds a file.
         firstPage.catch(() => {});
       }
-      const file = await this.#file(path, call);
+      const file = await this.#file(path, call, options.touch);
       if (file) return file;
     }
     const fold = new ListingFold(path);
@@ -371,7 +385,12 @@ class S3MemoryDriver extends AbstractMemoryDriver implements S3Driver {
     const call = this.#call(options);
     if (receipts.has(options.op)) return receipts.get(options.op) as 'file';
     const queued: QueuedOptions = { ...options, call };
-    const kind = await this.#backend.namespace(this.#space.keys).edits.submit(path, edit, queued);
+    // An edit reads the file whether or not it changes it (a refused edit was still a read).
+    const touched = options.touch ? touch(this.#space, path, call) : undefined;
+    const [kind] = await Promise.all([
+      this.#backend.namespace(this.#space.keys).edits.submit(path, edit, queued),
+      touched,
+    ]);
     // Only a call that changed something is recorded: 'directory' and null change nothing.
     return kind === 'file' ? (receipts.record(options.op, kind) as 'file') : kind;
   }
@@ -433,6 +452,29 @@ class S3MemoryDriver extends AbstractMemoryDriver implements S3Driver {
     options: DriverCallOptions,
   ): Promise<void> {
     return history.importVersions(this.#space, versions, this.#call(options));
+  }
+
+  // --- admin (admin.ts, sweep.ts) ---
+
+  async listNamespaces(
+    query: DriverNamespaceQuery,
+    options?: DriverCallOptions,
+  ): Promise<DriverNamespacePage> {
+    return admin.listNamespaces(this.#space, query, this.#call(options));
+  }
+
+  async usage(options?: DriverCallOptions): Promise<DriverUsage> {
+    return admin.usage(this.#space, this.#call(options));
+  }
+
+  async dropNamespace(name: string, options: DriverDropOptions): Promise<{ removed: number; done: boolean }> {
+    return admin.dropNamespace(this.#space, name, options.batch, this.#call(options));
+  }
+
+  async sweep(options: DriverSweepOptions): Promise<{ expired: number; pruned: number; done: boolean }> {
+    const call = this.#call(options);
+    await this.#backend.behaviour(call);
+    return sweepSpace(this.#space, options, call);
   }
 
   async close(): Promise<void> {

@@ -7,6 +7,7 @@
 //   {prefix}.memdir/totals                          the namespace's bytes and files (totals.ts)
 //   {prefix}.memdir/probe-*                         the startup probe's scratch objects (probe.ts)
 //   {prefix}.memdir/history/{9999...-n}-memver_{n}  version n of the namespace's history (history-record.ts)
+//   {prefix}.memdir/touched/{hash}                  when a file was last read with refreshOnRead (sweep.ts)
 //
 // The three areas start with different names, and namespace names hold no `/`, so no memory path
 // of one namespace can reach a key of another or memdir's own objects.
@@ -71,9 +72,19 @@ export class KeySpace {
   readonly history: string;
   /** The longest memory path (`/memories/...`, UTF-8 bytes) whose key fits in S3's limit. */
   readonly maxPathBytes: number;
+  // --- admin (admin.ts, sweep.ts) ---
+  /** Every key of the namespaces nested in this one starts with this. */
+  readonly namespaces: string;
+  /** memdir's own objects of the namespace (lease, totals, touched reads, history). */
+  readonly memdir: string;
+  /** The markers of reads that refresh expiry, one per file path (sweep.ts). */
+  readonly touched: string;
 
   constructor(readonly base: string) {
     this.files = base + FILES;
+    this.namespaces = base + NAMESPACES;
+    this.memdir = base + MEMDIR;
+    this.touched = `${base}${MEMDIR}touched/`;
     this.lease = `${base}${MEMDIR}lease`;
     this.totals = `${base}${MEMDIR}totals`;
     this.history = `${base}${MEMDIR}history/`;

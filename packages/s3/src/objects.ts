@@ -50,6 +50,8 @@ export interface ListedObject {
   readonly key: string;
   readonly size: number;
   readonly etag: string;
+  /** The server's Last-Modified, in milliseconds (listings carry them; HEAD only to the second). */
+  readonly modified?: number | undefined;
 }
 
 export interface ListPage {

@@ -14,6 +14,7 @@ import { outcomeUnknown, refuseConflict, refusePathConflict, utf8Length } from '
 import type { Space } from './backend.js';
 import { PAGE_SIZE } from './bucket.js';
 import type { Call } from './call.js';
+import { discardVersions } from './history-record.js';
 import { recordRemoval } from './history-structure.js';
 import { type Parent, versionContent, type WriteShape } from './history-write.js';
 import { inspect, region } from './inspect.js';
@@ -179,6 +180,12 @@ export interface ChangeContext {
   readonly shape?: WriteShape | undefined;
   /** Filled with the versions the change recorded (a restore returns its own). */
   readonly recorded?: DriverVersion[] | undefined;
+  /**
+   * A removal only of the file at the path, and only while it is this version, listed with this
+   * size (an expiry: a file changed since it was found stale is kept). No listing: the freeze over
+   * that version (as with a quota) is what checks it.
+   */
+  readonly onlyVersion?: { readonly etag: string; readonly size: number } | undefined;
 }
 
 /**
@@ -278,7 +285,7 @@ export function createPath(
 export function removePath(
   space: Space,
   path: string,
-  { op, call, quota, record }: ChangeContext,
+  { op, call, quota, record, onlyVersion }: ChangeContext,
 ): Promise<boolean> {
   const { backend, keys } = space;
   const { leases, totals } = backend.namespace(keys);
@@ -294,24 +301,37 @@ export function removePath(
       const parents = new Map<string, Parent>();
       const head = record ? await backend.bucket.head(keys.file(path), call) : null;
       let objects: ListedObject[];
-      if (isLiveFile(head)) {
+      if (onlyVersion !== undefined) {
+        // An expiry: a file changed since it was found stale is kept.
+        if (record && !(isLiveFile(head) && head.etag === onlyVersion.etag)) return false;
+        objects = [{ key: keys.file(path), etag: onlyVersion.etag, size: onlyVersion.size }];
+      } else if (isLiveFile(head)) {
         objects = [{ key: keys.file(path), size: head.size, etag: head.etag }];
-        parents.set(keys.file(path), { fileId: head.fileId, chain: head.chain });
       } else {
         objects = await region(space, path, call);
       }
+      if (isLiveFile(head)) parents.set(keys.file(path), { fileId: head.fileId, chain: head.chain });
       let gone = filesAmong(space, objects);
       if (gone.files === 0) return false;
       held.lease.check();
       held.changing();
+      // The versions first: a file frozen (below) already reads as gone.
       const files = objects.filter((object) => !isListedTombstone(object));
       const history = record
         ? await recordRemoval(space, files, parents, record, op, call)
         : { drafted: [], pruned: [] };
+      if (onlyVersion !== undefined) {
+        gone = await freezeAll(space, held, objects, op, call, true);
+        if (gone.files === 0) {
+          discardVersions(space, history.drafted, call);
+          held.changing(false);
+          return false;
+        }
+      }
       // An edit in place (it takes no lease) could change a file between the listing and the
       // delete, and the bytes given back would not be the bytes deleted: with a quota, each file is
       // first frozen at the version whose size is given back.
-      if (quota) gone = await freezeAll(space, held, objects, op, call);
+      if (quota && onlyVersion === undefined) gone = await freezeAll(space, held, objects, op, call);
       await deleteWithLease(space, held, [...objects.map((object) => object.key), ...history.pruned], call);
       backend.known.forget(keys.file(path));
       backend.known.forgetBeneath(keys.beneath(path));
@@ -323,7 +343,8 @@ export function removePath(
 
 /**
  * Freezes every memory file among `objects` with a stand-in written over the version last seen
- * (`If-Match`; seen again after a refusal), {@link COPY_CONCURRENCY} at a time.
+ * (`If-Match`; seen again after a refusal, or with `onlySeen` left alone), {@link COPY_CONCURRENCY}
+ * at a time.
  * @returns the files frozen and the bytes their frozen versions held.
  */
 async function freezeAll(
@@ -332,6 +353,7 @@ async function freezeAll(
   objects: readonly ListedObject[],
   op: string,
   call: Call,
+  onlySeen = false,
 ): Promise<{ bytes: number; files: number }> {
   const { bucket } = space.backend;
   const files = objects.filter(
@@ -360,7 +382,8 @@ async function freezeAll(
         // the reply: the version last seen is what it replaced).
         if (now === null) seen = null;
         else if (now.tombstone) break;
-        else seen = now;
+        // `onlySeen`: a file changed since it was listed is left as it is.
+        else seen = onlySeen ? null : now;
       }
       if (seen !== null) {
         bytes += seen.size;

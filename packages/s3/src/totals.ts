@@ -75,6 +75,11 @@ export class Totals {
     return (!fresh && this.#seen) || (await this.#read(call));
   }
 
+  /** Forgets the totals as last seen: the next change reads them (they may be gone). */
+  forget(): void {
+    this.#seen = undefined;
+  }
+
   /**
    * Reserves `change` (bytes added, files added) before the change is made, judging `quota` against
    * the totals it raises. Resolves once the totals count it.

@@ -10,11 +10,13 @@
 //                    files and nested namespaces first and memdir's own objects (lease, journal,
 //                    totals, history) last; each call lists what is left, so a crash between calls
 //                    leaves work the next call finds
+
 import type { DriverNamespacePage, DriverNamespaceQuery, DriverUsage } from '@memdir/core';
 import { checkTime, validateNamespace } from '@memdir/core/driver';
 import type { Space } from './backend.js';
 import { PAGE_SIZE } from './bucket.js';
 import type { Call } from './call.js';
+import { countVersions } from './history.js';
 import { compareKeys, type KeySpace, pastEveryKeyBeneath } from './keys.js';
 import { isListedTombstone, listObjects } from './listing.js';
 
@@ -157,11 +159,14 @@ export async function listNamespaces(
 
 /**
  * What the namespace holds, from a listing of its files (one request per 1,000 files): files and
- * bytes, and the newest Last-Modified among them as the time of the last change. `versions` is 0:
- * this driver keeps no history yet.
+ * bytes, and the newest Last-Modified among them as the time of the last change; `versions` from a
+ * listing of its version objects (history.ts).
  */
 export async function usage(space: Space, call: Call): Promise<DriverUsage> {
   const { keys } = space;
+  // Beside the files' listing: the history's (one round trip for both below 1,000 each).
+  const versions = countVersions(space, call);
+  versions.catch(() => {});
   let files = 0;
   let bytes = 0;
   let lastChangeAt: number | null = null;
@@ -173,7 +178,7 @@ export async function usage(space: Space, call: Call): Promise<DriverUsage> {
     files++;
     bytes += object.size;
   }
-  return { files, bytes, versions: 0, lastChangeAt };
+  return { files, bytes, versions: await versions, lastChangeAt };
 }
 
 /**

@@ -9,6 +9,7 @@ import { EditQueue, Receipts } from '@memdir/core/driver';
 import { Bucket } from './bucket.js';
 import type { Call } from './call.js';
 import { commitEdits } from './edits.js';
+import { HistoryState } from './history-state.js';
 import type { KeySpace } from './keys.js';
 import { KnownFiles } from './known.js';
 import type { ServerBehaviour } from './objects.js';
@@ -29,6 +30,8 @@ export interface NamespaceState {
   /** Edits of files, one group commit per file at a time. */
   readonly edits: EditQueue;
   readonly totals: Totals;
+  /** The namespace's history as this process knows it (history-state.ts). */
+  readonly history: HistoryState;
 }
 
 /** Edits in one write: bounded so that all their operation ids fit in the object's metadata. */
@@ -86,6 +89,7 @@ export class Backend {
         leases: new LeaseQueue(space),
         edits: new EditQueue((path, batch) => commitEdits(space, path, batch), MAX_EDIT_GROUP),
         totals: new Totals(space),
+        history: new HistoryState(),
       };
       this.#namespaces.set(keys.base, state);
     }

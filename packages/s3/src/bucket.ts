@@ -20,6 +20,8 @@ import type { Call } from './call.js';
 import { attemptsOf, diagnose, isNotFound, isPreconditionFailed } from './errors.js';
 import { copySource, decodeListedKey, MAX_KEY_BYTES, xmlSafe } from './keys.js';
 import {
+  type FileMeta,
+  fileMetadata,
   infoOf,
   type ListedObject,
   type ListPage,
@@ -157,6 +159,33 @@ export class Bucket {
     return this.#get(key, call, true);
   }
 
+  /**
+   * The first `length` bytes of the object at `key` (a `Range` GET; history reads the header of a
+   * version object this way), or null when there is none. `size` is the whole object's.
+   */
+  getStart(
+    key: string,
+    length: number,
+    call: Call,
+  ): Promise<{ bytes: Uint8Array; size: number; etag: string } | null> {
+    return this.#send(call, false, async ({ abortSignal }) => {
+      let reply: GetObjectCommandOutput;
+      try {
+        reply = await this.client.send(
+          new GetObjectCommand({ Bucket: this.name, Key: checked(key), Range: `bytes=0-${length - 1}` }),
+          { abortSignal },
+        );
+      } catch (error) {
+        if (isNotFound(error)) return null;
+        throw error;
+      }
+      call.retried(attemptsOf(reply) - 1);
+      const bytes = (await reply.Body?.transformToByteArray()) ?? new Uint8Array();
+      const total = /\/(\d+)$/.exec(reply.ContentRange ?? '')?.[1];
+      return { bytes, size: total === undefined ? bytes.length : Number(total), etag: unquote(reply.ETag) };
+    });
+  }
+
   /** What `key` holds, without the bytes, or null when there is no object. */
   head(key: string, call: Call): Promise<ObjectInfo | null> {
     return this.#send(call, false, async ({ abortSignal }) => {
@@ -217,7 +246,7 @@ export class Bucket {
    * did not hold (412; also 404 or 409 on some servers for `If-Match` on a missing key).
    */
   put(key: string, body: Uint8Array | string, options: PutOptions, call: Call): Promise<string | Refused> {
-    const metadata: Record<string, string> = { [OPS_HEADER]: options.ops };
+    const metadata: Record<string, string> = { [OPS_HEADER]: options.ops, ...fileMetadata(options.file) };
     if (options.moved !== undefined) metadata[MOVED_HEADER] = options.moved;
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     return this.#send(call, true, async ({ abortSignal, number }) => {
@@ -258,6 +287,7 @@ export class Bucket {
     sourceEtag: string,
     ops: string,
     call: Call,
+    file?: FileMeta,
   ): Promise<string | 'precondition' | null> {
     return this.#send(call, true, async ({ abortSignal }) => {
       try {
@@ -269,7 +299,7 @@ export class Bucket {
             CopySourceIfMatch: `"${sourceEtag}"`,
             MetadataDirective: 'REPLACE',
             ContentType: TEXT,
-            Metadata: { [OPS_HEADER]: ops, [SOURCE_HEADER]: sourceEtag },
+            Metadata: { [OPS_HEADER]: ops, [SOURCE_HEADER]: sourceEtag, ...fileMetadata(file) },
           }),
           { abortSignal },
         );

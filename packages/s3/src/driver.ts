@@ -17,8 +17,16 @@ import type {
   DriverNamespacePage,
   DriverNamespaceQuery,
   DriverPath,
+  DriverPointInTime,
+  DriverRestoreOptions,
   DriverSweepOptions,
+  DriverTreeEntry,
+  DriverTreeOptions,
   DriverUsage,
+  DriverVersion,
+  DriverVersionPage,
+  DriverVersionQuery,
+  DriverVersionWithContent,
   DriverWriteOptions,
   MemdirLogger,
   MemoryDriver,
@@ -40,11 +48,14 @@ import { type Backend, backendOf, type Space } from './backend.js';
 import { Call } from './call.js';
 import { type ClientOptions, createClient } from './client.js';
 import { decodeContent, isTombstone, type QueuedOptions } from './edits.js';
+import * as history from './history-api.js';
+import { versionContent, type WriteShape } from './history-write.js';
 import { anythingBeneath } from './inspect.js';
 import { hiddenSubtree, KeySpace, normalizePrefix } from './keys.js';
 import { isListedTombstone, listObjects } from './listing.js';
+import { movePath } from './move.js';
 import { type ListPage, opsHeader } from './objects.js';
-import { type ChangeContext, createPath, isLiveFile, movePath, removePath } from './structure.js';
+import { type ChangeContext, createPath, isLiveFile, removePath } from './structure.js';
 import { sweepSpace, touch } from './sweep.js';
 
 /** Options of {@link createS3Driver}. */
@@ -131,6 +142,7 @@ class S3MemoryDriver extends AbstractMemoryDriver implements S3Driver {
       atomicRename: false,
       replaySafe: true,
       quotas: true,
+      history: true,
       admin: true,
       maxPathBytes: space.keys.maxPathBytes,
       maxFileBytes: MAX_OBJECT_BYTES,
@@ -169,7 +181,13 @@ class S3MemoryDriver extends AbstractMemoryDriver implements S3Driver {
       touched ? touch(this.#space, path, call) : undefined,
     ]);
     if (object === null || isTombstone(object)) return null;
-    this.#backend.known.remember(key, { etag: object.etag, size: object.size, ops: object.ops });
+    this.#backend.known.remember(key, {
+      etag: object.etag,
+      size: object.size,
+      ops: object.ops,
+      fileId: object.fileId,
+      chain: object.chain,
+    });
     return { kind: 'file', content: decodeContent(object), version: object.etag };
   }
 
@@ -259,11 +277,19 @@ class S3MemoryDriver extends AbstractMemoryDriver implements S3Driver {
     content: string,
     options: DriverWriteOptions,
     call: Call,
+    restore?: { shape: WriteShape; recorded: DriverVersion[] },
   ): Promise<{ version: string }> {
     const { expect, op, quota } = options;
     const backend = this.#backend;
     const key = this.#space.keys.file(path);
-    const context: ChangeContext = { op, call, quota };
+    const context: ChangeContext = {
+      op,
+      call,
+      quota,
+      record: options.record,
+      shape: restore?.shape ?? { newFileId: options.fileId },
+      recorded: restore?.recorded,
+    };
     await backend.behaviour(call);
     if (expect && 'version' in expect) {
       // A compare-and-swap in place: a file that exists has no file above it and is no directory.
@@ -298,28 +324,54 @@ class S3MemoryDriver extends AbstractMemoryDriver implements S3Driver {
    * Writes `content` over version `etag` of the file at `path` (`If-Match`), with the quota's reservation first.
    * @returns the new version, or null when the file is no longer that version (nothing written).
    */
-  async #overwrite(path: DriverPath, content: string, etag: string, { op, call, quota }: ChangeContext) {
+  async #overwrite(path: DriverPath, content: string, etag: string, context: ChangeContext) {
+    const { op, call, quota } = context;
     const { bucket, known } = this.#backend;
     const key = this.#space.keys.file(path);
     const { totals } = this.#backend.namespace(this.#space.keys);
-    const seen = known.get(key);
+    let seen = known.get(key);
+    if (seen?.etag !== etag || seen.chain === undefined) {
+      // The version's size (a quota) and history headers (kept, or carried on) are not known here.
+      const head = await bucket.head(key, call);
+      if (!isLiveFile(head) || head.etag !== etag) return null;
+      seen = { ...head, ops: known.opsOf(key, etag) };
+    }
     let change = { bytes: 0, files: 0 };
     if (quota) {
-      const size = seen?.etag === etag ? seen.size : (await bucket.head(key, call))?.size;
-      if (size === undefined) return null;
-      change = { bytes: utf8Length(content) - size, files: 0 };
+      change = { bytes: utf8Length(content) - seen.size, files: 0 };
       if (change.bytes > 0) await totals.reserve(path, change, quota, call);
     }
     const ops = opsHeader(op, known.opsOf(key, etag));
-    const written = await bucket.put(key, content, { ifMatch: etag, ops }, call);
+    const parent = { fileId: seen.fileId, chain: seen.chain ?? '' };
+    const versioned = await versionContent(
+      this.#space,
+      path,
+      parent,
+      [{ record: context.record, op, content }],
+      context.shape ?? {},
+      call,
+    );
+    const written = await bucket.put(key, content, { ifMatch: etag, ops, file: versioned.file }, call);
     if (typeof written === 'string') {
-      known.remember(key, { etag: written, size: utf8Length(content), ops: ops.split(' ') });
+      await versioned.settle(true);
+      context.recorded?.push(...versioned.drafted.map((entry) => entry.version));
+      known.remember(key, {
+        etag: written,
+        size: utf8Length(content),
+        ops: ops.split(' '),
+        ...versioned.file,
+      });
       if (change.bytes < 0) await totals.release({ bytes: -change.bytes, files: 0 }, call);
       return written;
     }
     // This call's own write landed and was sent again, or another writer got there first.
     const now = written.resent ? await bucket.head(key, call) : null;
-    if (isLiveFile(now) && now.ops.includes(op)) return now.etag;
+    const landed = isLiveFile(now) && now.ops.includes(op);
+    await versioned.settle(landed);
+    if (landed) {
+      context.recorded?.push(...versioned.drafted.map((entry) => entry.version));
+      return now.etag;
+    }
     if (change.bytes > 0) await totals.release(change, call);
     return null;
   }
@@ -347,7 +399,12 @@ class S3MemoryDriver extends AbstractMemoryDriver implements S3Driver {
     const { receipts } = this.#backend;
     const call = this.#call(options);
     if (receipts.has(options.op)) return receipts.get(options.op) as boolean;
-    const removed = await removePath(this.#space, path, { op: options.op, call, quota: options.quota });
+    const removed = await removePath(this.#space, path, {
+      op: options.op,
+      call,
+      quota: options.quota,
+      record: options.record,
+    });
     return removed ? (receipts.record(options.op, removed) as boolean) : removed;
   }
 
@@ -355,8 +412,46 @@ class S3MemoryDriver extends AbstractMemoryDriver implements S3Driver {
     const { receipts } = this.#backend;
     const call = this.#call(options);
     if (receipts.has(options.op)) return;
-    await movePath(this.#space, from, to, { op: options.op, call, quota: undefined });
+    await movePath(this.#space, from, to, { op: options.op, call, quota: undefined, record: options.record });
     receipts.record(options.op, undefined);
+  }
+
+  // --- history (history*.ts) ---------------------------------------------------------------------
+
+  async listVersions(query: DriverVersionQuery, options?: DriverCallOptions): Promise<DriverVersionPage> {
+    return history.listVersions(this.#space, query, this.#call(options));
+  }
+
+  async readVersion(id: string, options?: DriverCallOptions): Promise<DriverVersionWithContent | null> {
+    return history.readVersion(this.#space, id, this.#call(options));
+  }
+
+  async restoreVersion(id: string, options: DriverRestoreOptions): Promise<DriverVersion> {
+    const call = this.#call(options);
+    await this.#backend.behaviour(call);
+    return history.restoreVersion(
+      this.#space,
+      id,
+      options,
+      (path, content, writeOptions, shape, recorded) =>
+        this.#write(asDriverPath(path), content, writeOptions, call, { shape, recorded }),
+      call,
+    );
+  }
+
+  async redactVersion(id: string, options: DriverChangeOptions): Promise<DriverVersion | null> {
+    return history.redactVersion(this.#space, id, this.#call(options));
+  }
+
+  async treeAt(at: DriverPointInTime, options?: DriverTreeOptions): Promise<readonly DriverTreeEntry[]> {
+    return history.treeAt(this.#space, at, options?.path ?? '', this.#call(options));
+  }
+
+  async importVersions(
+    versions: readonly DriverVersionWithContent[],
+    options: DriverCallOptions,
+  ): Promise<void> {
+    return history.importVersions(this.#space, versions, this.#call(options));
   }
 
   // --- admin (admin.ts, sweep.ts) ---

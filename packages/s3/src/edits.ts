@@ -6,6 +6,7 @@ import type { DriverChangeOptions, DriverQuota } from '@memdir/core';
 import { type EditBatch, judgeQuota, refuseQuota, sleep, utf8Length } from '@memdir/core/driver';
 import type { Space } from './backend.js';
 import { Call } from './call.js';
+import { type ContentChange, versionContent } from './history-write.js';
 import { anythingBeneath } from './inspect.js';
 import { type ObjectContent, opsHeader } from './objects.js';
 
@@ -59,7 +60,13 @@ export async function commitEdits(space: Space, path: string, batch: EditBatch):
       batch.missing((await anythingBeneath(space, path, call)) ? 'directory' : null);
       break;
     }
-    known.remember(key, { etag: file.etag, size: file.size, ops: file.ops });
+    known.remember(key, {
+      etag: file.etag,
+      size: file.size,
+      ops: file.ops,
+      fileId: file.fileId,
+      chain: file.chain,
+    });
     // An edit whose id the file carries was written already (its reply was lost, and it came again).
     batch.resolveReplayed(file.ops);
     if (batch.settled) break;
@@ -71,6 +78,8 @@ export async function commitEdits(space: Space, path: string, batch: EditBatch):
     }
     let added = 0;
     let refusedByQuota = false;
+    /** The edits applied, each with the content after it: one version each (history). */
+    const changes: ContentChange[] = [];
     const { content, applied } = batch.apply(decodeContent(file), (before, after, member) => {
       const grows = utf8Length(after) - utf8Length(before);
       if (room) {
@@ -86,6 +95,7 @@ export async function commitEdits(space: Space, path: string, batch: EditBatch):
         }
       }
       added += grows;
+      changes.push({ record: member.options.record, op: member.options.op, content: after });
       return null;
     });
     if (refusedByQuota && !freshTotals) {
@@ -107,15 +117,23 @@ export async function commitEdits(space: Space, path: string, batch: EditBatch):
       }
     }
     const ops = opsHeader(applied, file.ops);
-    const written = await bucket.put(key, content, { ifMatch: file.etag, ops }, call);
+    const parent = { fileId: file.fileId, chain: file.chain };
+    const versioned = await versionContent(space, path, parent, changes, {}, call);
+    const written = await bucket.put(key, content, { ifMatch: file.etag, ops, file: versioned.file }, call);
     let landed = typeof written === 'string';
     if (typeof written !== 'string' && written.resent) {
       const now = await bucket.head(key, call);
       landed = now !== null && !now.tombstone && now.ops.includes(applied[0]!);
     }
+    await versioned.settle(landed);
     if (landed) {
       if (typeof written === 'string')
-        known.remember(key, { etag: written, size: utf8Length(content), ops: ops.split(' ') });
+        known.remember(key, {
+          etag: written,
+          size: utf8Length(content),
+          ops: ops.split(' '),
+          ...versioned.file,
+        });
       else known.forget(key);
       // A shorter file, or a group that reserved more in an earlier round: the rest goes back.
       if (quota && added < reserved) await totals.release({ bytes: reserved - added, files: 0 }, call);

@@ -8,6 +8,9 @@ export interface KnownVersion {
   readonly etag: string;
   readonly size: number;
   readonly ops: readonly string[];
+  /** The file's history headers (history-chain.ts), when the version seen carried them. */
+  readonly fileId?: string | undefined;
+  readonly chain?: string | undefined;
 }
 
 /** The most files remembered; the oldest are forgotten first. */

@@ -6,11 +6,14 @@ import { createHash } from 'node:crypto';
 export const OPS_HEADER = 'memdir-op';
 export const SOURCE_HEADER = 'memdir-source';
 export const MOVED_HEADER = 'memdir-moved';
+/** History (history-chain.ts): the file's id, and the ids and times of its newest versions. */
+export const FILE_ID_HEADER = 'memdir-file';
+export const VERSIONS_HEADER = 'memdir-vers';
 /**
  * The operation ids an object carries (its writers' and those of the versions before it) fit in
- * this many bytes: S3 allows 2 KB of user metadata in all.
+ * this many bytes: S3 allows 2 KB of user metadata in all, and the history headers take up to 520.
  */
-const MAX_OPS_BYTES = 1_600;
+const MAX_OPS_BYTES = 1_400;
 /** The content type of a memory file. */
 export const TEXT = 'text/plain; charset=utf-8';
 
@@ -33,6 +36,10 @@ export interface ObjectInfo {
   /** A move's stand-in (see {@link TOMBSTONE}): the file is gone from this path. */
   readonly tombstone: boolean;
   readonly lastModified: Date | undefined;
+  /** The file's id (history), when a writer recorded one. */
+  readonly fileId: string | undefined;
+  /** The file's newest versions as its `memdir-vers` header lists them ('' for none). */
+  readonly chain: string;
 }
 
 export interface ObjectContent extends ObjectInfo {
@@ -108,6 +115,8 @@ export function infoOf(reply: HeadLike): ObjectInfo {
     source: metadata?.[SOURCE_HEADER],
     tombstone: metadata?.[MOVED_HEADER] !== undefined,
     lastModified: reply.LastModified,
+    fileId: metadata?.[FILE_ID_HEADER] || undefined,
+    chain: metadata?.[VERSIONS_HEADER] ?? '',
   };
 }
 
@@ -131,4 +140,21 @@ export interface PutOptions {
   /** Marks the object as a move's stand-in (its value: the move's operation id). */
   readonly moved?: string | undefined;
   readonly contentType?: string | undefined;
+  /** The history headers of a memory file (history-chain.ts). */
+  readonly file?: FileMeta | undefined;
+}
+
+/** What a memory file's metadata says of its history: its id and its newest versions. */
+export interface FileMeta {
+  readonly fileId: string;
+  /** The `memdir-vers` header (history-chain.ts). */
+  readonly chain: string;
+}
+
+/** The metadata entries of {@link FileMeta}. */
+export function fileMetadata(file: FileMeta | undefined): Record<string, string> {
+  if (file === undefined) return {};
+  return file.chain === ''
+    ? { [FILE_ID_HEADER]: file.fileId }
+    : { [FILE_ID_HEADER]: file.fileId, [VERSIONS_HEADER]: file.chain };
 }

@@ -3,10 +3,12 @@
 // again: a crash during recovery leaves the same journal to the next taker.
 import type { Space } from './backend.js';
 import type { Call } from './call.js';
+import { moveRecorder, recordRecoveredRemoval } from './history-structure.js';
 import { Lookups, region } from './inspect.js';
 import type { Journal, Lease } from './lease.js';
+import { movingSet, relocateAll } from './move.js';
 import type { Held } from './sessions.js';
-import { isLiveFile, movingSet, relocateAll } from './structure.js';
+import { isLiveFile, type RecordedJournal } from './structure.js';
 
 /** Finishes the changes `journal` records, oldest first. */
 export async function recover(
@@ -26,13 +28,13 @@ export async function recover(
     released: () => {},
   };
   for (const entry of journal) {
+    // The record of a change made with history on: the versions it still owes are recorded with it.
+    const record = (entry as RecordedJournal<typeof entry.kind>).record;
     if (entry?.kind === 'remove' && typeof entry.path === 'string') {
       const objects = await region(space, entry.path, call);
+      const pruned = record ? await recordRecoveredRemoval(space, objects, record, entry.op, call) : [];
       lease.check();
-      await bucket.deleteMany(
-        objects.map((object) => object.key),
-        call,
-      );
+      await bucket.deleteMany([...objects.map((object) => object.key), ...pruned], call);
     } else if (entry?.kind === 'move' && typeof entry.from === 'string' && typeof entry.to === 'string') {
       let copying = entry.phase === 'copying';
       if (!copying) {
@@ -43,7 +45,8 @@ export async function recover(
       }
       if (!copying) continue;
       const moving = await movingSet(space, entry.from, entry.to, call);
-      const leftovers = await relocateAll(space, held, moving.moves, entry.op, true, call);
+      const recorder = record ? moveRecorder(space, record, entry.op, call) : undefined;
+      const leftovers = await relocateAll(space, held, moving.moves, entry.op, true, call, recorder);
       lease.check();
       await bucket.deleteMany([...leftovers, ...moving.litter], call);
     }

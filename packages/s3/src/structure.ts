@@ -1,6 +1,7 @@
-// Changes of structure, made under the namespace's lease (sessions.ts): a new path, a delete, a
-// move. Each looks around its path first (inspect.ts): what it finds holds until it has written,
-// since every other change of structure waits for the lease.
+// Changes of structure, made under the namespace's lease (sessions.ts): a new path, a delete, and
+// (move.ts) a move. Each looks around its path first (inspect.ts): what it finds holds until it has
+// written, since every other change of structure waits for the lease. With history, each writes its
+// versions just before its commit (history-write.ts, history-structure.ts).
 //
 // A move copies before it deletes, file by file, so a crash leaves every file in at least one
 // place. Between a file's copy and its delete, a concurrent edit (a conditional PUT, which takes no
@@ -8,19 +9,14 @@
 // a stand-in (a "tombstone": bytes that are not UTF-8, never a file) over the version that was
 // copied; if that write fails, the file changed, and it is copied again. Where the server honours a
 // conditional DELETE (AWS), the delete itself does that. Tombstones read as "no file here".
-import type { DriverQuota } from '@memdir/core';
-import {
-  ancestors,
-  outcomeUnknown,
-  refuseAlreadyExists,
-  refuseConflict,
-  refuseNotFound,
-  refusePathConflict,
-  utf8Length,
-} from '@memdir/core/driver';
+import type { ChangeRecord, DriverQuota, DriverVersion } from '@memdir/core';
+import { outcomeUnknown, refuseConflict, refusePathConflict, utf8Length } from '@memdir/core/driver';
 import type { Space } from './backend.js';
 import { PAGE_SIZE } from './bucket.js';
 import type { Call } from './call.js';
+import { discardVersions } from './history-record.js';
+import { recordRemoval } from './history-structure.js';
+import { type Parent, versionContent, type WriteShape } from './history-write.js';
 import { inspect, region } from './inspect.js';
 import { xmlSafe } from './keys.js';
 import type { Journal } from './lease.js';
@@ -29,9 +25,9 @@ import { type ListedObject, type ObjectInfo, opsHeader, TOMBSTONE } from './obje
 import type { Held } from './sessions.js';
 
 /** Files a move copies at once (tus s3-store bounds its part uploads the same way). */
-const COPY_CONCURRENCY = 16;
+export const COPY_CONCURRENCY = 16;
 /** Copies of one file before a move gives up on a file that keeps changing under it. */
-const MAX_COPIES = 10;
+export const MAX_COPIES = 10;
 /** Rewrites of one file (over a version that keeps changing) before giving up. */
 const MAX_OVERWRITES = 10;
 
@@ -56,7 +52,12 @@ function filesAmong(space: Space, objects: readonly ListedObject[]): { bytes: nu
  * Deletes `keys` and, in the same request when nothing else will run under the lease, the lease
  * itself: one request fewer.
  */
-async function deleteWithLease(space: Space, held: Held, keys: readonly string[], call: Call): Promise<void> {
+export async function deleteWithLease(
+  space: Space,
+  held: Held,
+  keys: readonly string[],
+  call: Call,
+): Promise<void> {
   const { bucket } = space.backend;
   const { lease } = held;
   const batchable = keys.length > 0 && keys.length < PAGE_SIZE && keys.every(xmlSafe);
@@ -83,16 +84,17 @@ interface Replaced {
  */
 async function writeAt(
   space: Space,
-  key: string,
+  path: string,
   content: string,
-  op: string,
+  context: ChangeContext,
   mustBeAbsent: boolean,
   found: ListedObject | null,
-  call: Call,
   before: (replaced: Replaced) => Promise<void>,
 ): Promise<string | 'exists'> {
+  const { op, call } = context;
   const { bucket, known } = space.backend;
-  let over: { etag: string; ops: readonly string[]; replaced: Replaced } | null = found && {
+  const key = space.keys.file(path);
+  let over: { etag: string; ops: readonly string[]; replaced: Replaced; parent?: Parent } | null = found && {
     etag: found.etag,
     ops: known.opsOf(key, found.etag),
     replaced: isListedTombstone(found) ? { size: 0, file: false } : { size: found.size, file: true },
@@ -100,40 +102,101 @@ async function writeAt(
   for (let attempt = 0; attempt < MAX_OVERWRITES; attempt++) {
     await before(over?.replaced ?? { size: 0, file: false });
     const ops = opsHeader(op, over?.ops);
+    // The file replaced keeps its id, and its chain goes on: a HEAD when only a listing found it,
+    // with history on. Without, that would be a request more than a store without history makes:
+    // the file keeps its headers only when this process knows them.
+    let parent: Parent | null = null;
+    if (over?.replaced.file) {
+      const seen = known.get(key);
+      const knownHere = seen?.etag === over.etag && seen.chain !== undefined;
+      parent =
+        over.parent ??
+        (context.record !== undefined || knownHere
+          ? await parentAt(space, key, over.etag, call)
+          : { fileId: undefined, chain: '' });
+    }
+    const versioned = await versionContent(
+      space,
+      path,
+      parent,
+      [{ record: context.record, op, content }],
+      context.shape ?? {},
+      call,
+    );
     const written = await bucket.put(
       key,
       content,
-      over === null ? { ifNoneMatch: true, ops } : { ifMatch: over.etag, ops },
+      over === null
+        ? { ifNoneMatch: true, ops, file: versioned.file }
+        : { ifMatch: over.etag, ops, file: versioned.file },
       call,
     );
     if (typeof written === 'string') {
-      known.remember(key, { etag: written, size: utf8Length(content), ops: ops.split(' ') });
+      await versioned.settle(true);
+      context.recorded?.push(...versioned.drafted.map((entry) => entry.version));
+      known.remember(key, {
+        etag: written,
+        size: utf8Length(content),
+        ops: ops.split(' '),
+        ...versioned.file,
+      });
       return written;
     }
     const seen = await bucket.head(key, call);
     // This call's own write landed (its reply was lost and it was sent again).
-    if (isLiveFile(seen) && seen.ops.includes(op)) return seen.etag;
+    const landed = isLiveFile(seen) && seen.ops.includes(op);
+    await versioned.settle(landed);
+    if (landed) {
+      context.recorded?.push(...versioned.drafted.map((entry) => entry.version));
+      return seen.etag;
+    }
     if (mustBeAbsent && isLiveFile(seen)) return 'exists';
     over = seen && {
       etag: seen.etag,
       ops: seen.tombstone ? [] : seen.ops,
       replaced: seen.tombstone ? { size: 0, file: false } : { size: seen.size, file: true },
+      parent: seen.tombstone ? undefined : { fileId: seen.fileId, chain: seen.chain },
     };
   }
   throw outcomeUnknown('a file kept changing while it was written', undefined, 'busy');
 }
+
+/**
+ * A journal entry of the lease with the change's record (history on): a store that finishes the
+ * change after a crash records its versions with it. The lease keeps the entry as it is given.
+ */
+export type RecordedJournal<Kind extends Journal['kind']> = Extract<Journal, { kind: Kind }> & {
+  readonly record?: ChangeRecord | undefined;
+};
 
 /** What a change of structure needs to know of its command. */
 export interface ChangeContext {
   readonly op: string;
   readonly call: Call;
   readonly quota: DriverQuota | undefined;
+  /** History on: record a version of each file changed (DriverChangeOptions.record). */
+  readonly record?: ChangeRecord | undefined;
+  /** What a write makes (a new file's id, a restore). */
+  readonly shape?: WriteShape | undefined;
+  /** Filled with the versions the change recorded (a restore returns its own). */
+  readonly recorded?: DriverVersion[] | undefined;
   /**
    * A removal only of the file at the path, and only while it is this version, listed with this
    * size (an expiry: a file changed since it was found stale is kept). No listing: the freeze over
    * that version (as with a quota) is what checks it.
    */
   readonly onlyVersion?: { readonly etag: string; readonly size: number } | undefined;
+}
+
+/**
+ * The history headers of version `etag` of the file at `key`: as this process last saw it, or from
+ * a HEAD (another version there now: its headers, and the conditional write will tell).
+ */
+export async function parentAt(space: Space, key: string, etag: string, call: Call): Promise<Parent> {
+  const seen = space.backend.known.get(key);
+  if (seen?.etag === etag && seen.chain !== undefined) return { fileId: seen.fileId, chain: seen.chain };
+  const head = await space.backend.bucket.head(key, call);
+  return { fileId: head?.fileId, chain: head?.chain ?? '' };
 }
 
 /**
@@ -147,8 +210,9 @@ export function createPath(
   path: string,
   content: string,
   mustBeAbsent: boolean,
-  { op, call, quota }: ChangeContext,
+  context: ChangeContext,
 ): Promise<string> {
+  const { op, call, quota } = context;
   const { backend, keys } = space;
   const { leases, totals } = backend.namespace(keys);
   return leases.submit({
@@ -177,19 +241,17 @@ export function createPath(
         await totals.reserve(path, more, quota, call);
         reserved = { bytes: reserved.bytes + more.bytes, files: reserved.files + more.files };
       };
-      const key = keys.file(path);
       let version: string | 'exists';
       try {
         held.lease.check();
         held.changing();
         version = await writeAt(
           space,
-          key,
+          path,
           content,
-          op,
+          context,
           mustBeAbsent,
           found.file ?? found.tombstone,
-          call,
           before,
         );
       } catch (error) {
@@ -223,27 +285,45 @@ export function createPath(
 export function removePath(
   space: Space,
   path: string,
-  { op, call, quota, onlyVersion }: ChangeContext,
+  { op, call, quota, record, onlyVersion }: ChangeContext,
 ): Promise<boolean> {
   const { backend, keys } = space;
   const { leases, totals } = backend.namespace(keys);
+  const journal: RecordedJournal<'remove'> = { kind: 'remove', op, path, record };
   return leases.submit({
-    journal: { kind: 'remove', op, path },
+    journal,
     call,
     run: async (held) => {
       // The totals exist before the files go, so what they give back was counted.
       if (quota) await totals.current(call);
-      const objects =
-        onlyVersion === undefined
-          ? await region(space, path, call)
-          : [{ key: keys.file(path), etag: onlyVersion.etag, size: onlyVersion.size }];
+      // With history, a file's HEAD tells both that it is a file (no listing needed: a path is
+      // never a file and a folder at once) and its history headers.
+      const parents = new Map<string, Parent>();
+      const head = record ? await backend.bucket.head(keys.file(path), call) : null;
+      let objects: ListedObject[];
+      if (onlyVersion !== undefined) {
+        // An expiry: a file changed since it was found stale is kept.
+        if (record && !(isLiveFile(head) && head.etag === onlyVersion.etag)) return false;
+        objects = [{ key: keys.file(path), etag: onlyVersion.etag, size: onlyVersion.size }];
+      } else if (isLiveFile(head)) {
+        objects = [{ key: keys.file(path), size: head.size, etag: head.etag }];
+      } else {
+        objects = await region(space, path, call);
+      }
+      if (isLiveFile(head)) parents.set(keys.file(path), { fileId: head.fileId, chain: head.chain });
       let gone = filesAmong(space, objects);
       if (gone.files === 0) return false;
       held.lease.check();
       held.changing();
+      // The versions first: a file frozen (below) already reads as gone.
+      const files = objects.filter((object) => !isListedTombstone(object));
+      const history = record
+        ? await recordRemoval(space, files, parents, record, op, call)
+        : { drafted: [], pruned: [] };
       if (onlyVersion !== undefined) {
         gone = await freezeAll(space, held, objects, op, call, true);
         if (gone.files === 0) {
+          discardVersions(space, history.drafted, call);
           held.changing(false);
           return false;
         }
@@ -252,12 +332,7 @@ export function removePath(
       // delete, and the bytes given back would not be the bytes deleted: with a quota, each file is
       // first frozen at the version whose size is given back.
       if (quota && onlyVersion === undefined) gone = await freezeAll(space, held, objects, op, call);
-      await deleteWithLease(
-        space,
-        held,
-        objects.map((object) => object.key),
-        call,
-      );
+      await deleteWithLease(space, held, [...objects.map((object) => object.key), ...history.pruned], call);
       backend.known.forget(keys.file(path));
       backend.known.forgetBeneath(keys.beneath(path));
       if (quota) await totals.release(gone, call);
@@ -318,159 +393,4 @@ async function freezeAll(
   };
   await Promise.all(Array.from({ length: Math.min(COPY_CONCURRENCY, files.length) }, worker));
   return { bytes, files: count };
-}
-
-/** One file of a move: its key, where it goes, and the version the listing saw. */
-interface Relocation {
-  readonly from: string;
-  readonly to: string;
-  readonly etag: string;
-}
-
-/**
- * Copies one file and freezes (or conditionally deletes) its source, copying again while the
- * source changes under it. With `recovering`, the copy may already exist: it is kept when it holds
- * the source's content, or when it was edited since (the newer content wins over the source).
- * @returns the key left to delete (a tombstone), if any.
- */
-export async function relocate(
-  space: Space,
-  held: Held,
-  move: Relocation,
-  op: string,
-  recovering: boolean,
-  call: Call,
-): Promise<string | undefined> {
-  const { bucket } = space.backend;
-  const { md5Etags, conditionalDelete } = bucket.behaviour;
-  const { lease } = held;
-  let etag = move.etag;
-  let copyNeeded = true;
-  if (recovering) {
-    const copy = await bucket.head(move.to, call);
-    if (isLiveFile(copy)) {
-      if (copy.source === etag || (md5Etags && copy.etag === etag) || !copy.ops.includes(op))
-        copyNeeded = false;
-    }
-  }
-  for (let attempt = 0; attempt < MAX_COPIES; attempt++) {
-    if (copyNeeded) {
-      lease.check();
-      const copied = await bucket.copy(move.from, move.to, etag, opsHeader(op), call);
-      if (copied === null) return undefined;
-      // radosgw ignores CopySourceIfMatch: with MD5 ETags, the copy's own ETag tells what it copied.
-      if (copied === 'precondition' || (md5Etags && copied !== etag)) {
-        const now = await bucket.head(move.from, call);
-        if (now === null) return undefined;
-        if (now.tombstone) return move.from;
-        etag = now.etag;
-        continue;
-      }
-    }
-    lease.check();
-    if (conditionalDelete) {
-      if ((await bucket.delete(move.from, etag, call)) === 'deleted') return undefined;
-    } else {
-      const frozen = await bucket.put(
-        move.from,
-        TOMBSTONE,
-        { ifMatch: etag, ops: opsHeader(op), moved: op, contentType: 'application/octet-stream' },
-        call,
-      );
-      if (typeof frozen === 'string') return move.from;
-    }
-    // The source changed after it was copied (or our own freeze landed and was sent again).
-    const now = await bucket.head(move.from, call);
-    if (now === null) return undefined;
-    if (now.tombstone) return move.from;
-    etag = now.etag;
-    copyNeeded = true;
-  }
-  throw outcomeUnknown('a file kept changing while it was moved', undefined, 'busy');
-}
-
-/** {@link relocate} for many files, {@link COPY_CONCURRENCY} at a time. */
-export async function relocateAll(
-  space: Space,
-  held: Held,
-  moves: readonly Relocation[],
-  op: string,
-  recovering: boolean,
-  call: Call,
-): Promise<string[]> {
-  const leftovers: string[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < moves.length) {
-      const move = moves[next++]!;
-      const left = await relocate(space, held, move, op, recovering, call);
-      if (left !== undefined) leftovers.push(left);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(COPY_CONCURRENCY, moves.length) }, worker));
-  return leftovers;
-}
-
-/** What a move takes along: the file at `from`, or every object beneath it; and old tombstones. */
-export async function movingSet(
-  space: Space,
-  from: string,
-  to: string,
-  call: Call,
-): Promise<{ file: boolean; moves: Relocation[]; litter: string[]; live: number }> {
-  const { keys } = space;
-  const fromKey = keys.file(from);
-  const toKey = keys.file(to);
-  const objects = await region(space, from, call);
-  const source = objects.find((object) => object.key === fromKey);
-  if (source && !isListedTombstone(source)) {
-    return { file: true, moves: [{ from: fromKey, to: toKey, etag: source.etag }], litter: [], live: 1 };
-  }
-  const moves: Relocation[] = [];
-  const litter: string[] = [];
-  let live = 0;
-  for (const object of objects) {
-    if (isListedTombstone(object)) {
-      litter.push(object.key);
-      continue;
-    }
-    if (keys.pathOf(object.key) !== undefined) live++;
-    // Objects other tools put there (an S3 console's folder marker) go along with the folder.
-    moves.push({ from: object.key, to: toKey + object.key.slice(fromKey.length), etag: object.etag });
-  }
-  return { file: false, moves, litter, live };
-}
-
-/** Moves file or directory `from` to `to`, under the lease (see the top of this file). */
-export function movePath(space: Space, from: string, to: string, { op, call }: ChangeContext): Promise<void> {
-  const { backend, keys } = space;
-  const journal: Journal = { kind: 'move', op, from, to, phase: 'intent' };
-  return backend.namespace(keys).leases.submit({
-    journal,
-    call,
-    run: async (held) => {
-      // Ancestors `to` shares with `from` are directories, as `from` lies beneath them (when it exists).
-      const [moving, target] = await Promise.all([
-        movingSet(space, from, to, call),
-        inspect(space, to, call, { skipAncestors: new Set(ancestors(from)) }),
-      ]);
-      if (moving.live === 0) throw refuseNotFound(from);
-      if (target.fileAbove !== undefined) throw refusePathConflict(target.fileAbove);
-      if (target.file || target.occupied) throw refuseAlreadyExists(to);
-      held.lease.check();
-      held.changing();
-      let leftovers: string[];
-      if (moving.file) {
-        // No journal write: recovery of an `intent` move looks for a copy carrying the move's id.
-        const left = await relocate(space, held, moving.moves[0]!, op, false, call);
-        leftovers = left === undefined ? [] : [left];
-      } else {
-        await held.lease.record([{ ...journal, phase: 'copying', folder: true }], call);
-        leftovers = await relocateAll(space, held, moving.moves, op, false, call);
-      }
-      await deleteWithLease(space, held, [...leftovers, ...moving.litter], call);
-      backend.known.forget(keys.file(from));
-      backend.known.forgetBeneath(keys.beneath(from));
-    },
-  });
 }

@@ -15,6 +15,7 @@ import type { DriverSweepOptions } from '@memdir/core';
 import type { NamespaceState, Space } from './backend.js';
 import { PAGE_SIZE } from './bucket.js';
 import type { Call } from './call.js';
+import { sweepVersions } from './history-sweep.js';
 import { isListedTombstone, listObjects } from './listing.js';
 import { opsHeader } from './objects.js';
 import { removePath } from './structure.js';
@@ -54,7 +55,7 @@ export async function sweepSpace(
   call: Call,
 ): Promise<{ expired: number; pruned: number; done: boolean }> {
   const { expireBefore } = options;
-  if (expireBefore === undefined) return { expired: 0, pruned: 0, done: true };
+  if (expireBefore === undefined) return pruneHistory(space, options, 0, true, call);
   const { backend, keys } = space;
   const { bucket } = backend;
   const state = backend.namespace(keys);
@@ -91,7 +92,14 @@ export async function sweepSpace(
     const window = stale.slice(done, done + REMOVAL_WINDOW);
     const removed = await Promise.all(
       window.map(({ path, etag, size }) =>
-        removePath(space, path, { op: options.op, call, quota, onlyVersion: { etag, size } }),
+        removePath(space, path, {
+          op: options.op,
+          call,
+          quota,
+          onlyVersion: { etag, size },
+          // History on: each expiry is recorded as a deletion (history-structure.ts).
+          record: options.record,
+        }),
       ),
     );
     window.forEach(({ path }, index) => {
@@ -103,7 +111,24 @@ export async function sweepSpace(
   if (stopped) resumeAt.set(state, { expireBefore, key: stale[done - 1]!.key });
   else resumeAt.delete(state);
   if (gone.length > 0) await bucket.deleteMany(gone, call);
-  return { expired: gone.length, pruned: 0, done: !stopped };
+  return pruneHistory(space, options, gone.length, !stopped, call);
+}
+
+/** After the expiry of a batch, the versions retention no longer keeps, within what the batch has left. */
+async function pruneHistory(
+  space: Space,
+  options: DriverSweepOptions,
+  expired: number,
+  expiryDone: boolean,
+  call: Call,
+): Promise<{ expired: number; pruned: number; done: boolean }> {
+  const budget = Math.max(0, Math.floor(options.batch) - expired);
+  if (options.retention === undefined && options.record === undefined) {
+    return { expired, pruned: 0, done: expiryDone };
+  }
+  if (budget === 0) return { expired, pruned: 0, done: false };
+  const swept = await sweepVersions(space, options.retention, options.now ?? Date.now(), budget, call);
+  return { expired, pruned: swept.pruned, done: expiryDone && swept.done };
 }
 
 /**

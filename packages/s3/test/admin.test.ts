@@ -126,7 +126,7 @@ describe('listNamespaces on S3', () => {
 });
 
 describe('usage on S3', () => {
-  it('is exact for a namespace written with and without a quota, in one request below 1,000 files', async () => {
+  it('is exact for a namespace written with and without a quota, in one round trip below 1,000 files and versions', async () => {
     const prefix = freshPrefix('admin-usage');
     const limited = open(prefix, 't', { quota: { maxBytes: 1_000 } });
     const plain = open(prefix, 't');
@@ -138,8 +138,10 @@ describe('usage on S3', () => {
     const wire = tap(client, bucket);
     const admin = createS3Admin({ ...storeOptions(prefix), client });
     wire.reset();
-    expect(await admin.usage('t')).toMatchObject({ files: 2, bytes: 4, versions: 0 });
-    expect(wire.requests.map(kindOf)).toEqual(['LIST']);
+    // Versions: a.md and b.md created, a.md deleted, c/d.md created.
+    expect(await admin.usage('t')).toMatchObject({ files: 2, bytes: 4, versions: 4 });
+    // The files' listing and the history's, sent together.
+    expect(wire.requests.map(kindOf)).toEqual(['LIST', 'LIST']);
     await admin.close();
     client.destroy();
   });

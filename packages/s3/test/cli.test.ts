@@ -28,7 +28,10 @@ describe('openStore for s3:// URLs', () => {
     expect(await store.view({ command: 'view', path: '/memories/a.md' })).toBe(
       "Here's the content of /memories/a.md with line numbers:\n     1\tfrom the cli",
     );
-    expect(await keysUnder(admin, `${prefix}/`)).toEqual([`${prefix}/namespaces/cli/memories/a.md`]);
+    expect(await keysUnder(admin, `${prefix}/`)).toEqual([
+      `${prefix}/namespaces/cli/.memdir/history/9999999999999998-memver_0000000000000001`,
+      `${prefix}/namespaces/cli/memories/a.md`,
+    ]);
   });
 
   it('refuses credentials in the URL without repeating them', () => {

@@ -36,8 +36,16 @@ afterAll(() => own.destroy());
 describeMemoryStore(
   {
     name: 's3 with your own S3Client',
+    // History off (its version objects are the same requests whatever the client, and the history
+    // group runs in conformance.test.ts), so this run costs what it did before history.
     create: (options, backend) =>
-      createS3Store({ ...options, client: own, bucket, prefix: backendPrefix(ownBase, backend) }),
+      createS3Store({
+        history: false,
+        ...options,
+        client: own,
+        bucket,
+        prefix: backendPrefix(ownBase, backend),
+      }),
     check: (backend) => check(backendPrefix(ownBase, backend)),
     destroy: (backend) => clearPrefix(admin, `${backendPrefix(ownBase, backend)}/`),
     timeout: 60_000,

@@ -72,13 +72,15 @@ export async function clearPrefix(client: S3Client, prefix: string): Promise<voi
 /**
  * What memdir leaves under `prefix` that is not a memory file: a lease, a probe object, a move's
  * stand-in (tombstone). After every command has finished, there must be none. (A namespace's quota
- * totals, `.memdir/totals`, and its markers of reads that refresh expiry, `.memdir/touched/`, are
- * kept on purpose.)
+ * totals, `.memdir/totals`, its markers of reads that refresh expiry, `.memdir/touched/`, and its
+ * history, `.memdir/history/`, are kept on purpose.)
  */
 export async function leftovers(client: S3Client, prefix: string): Promise<string[]> {
   const found: string[] = [];
   for await (const { key, etag } of objectsUnder(client, prefix)) {
     if (key.endsWith('.memdir/totals') || key.includes('.memdir/touched/')) continue;
+    // History's version objects are kept on purpose too.
+    if (key.includes('.memdir/history/')) continue;
     if (key.includes('/.memdir/') || key.startsWith('.memdir/')) found.push(key);
     else if (etag?.replaceAll('"', '') === TOMBSTONE_ETAG) found.push(`${key} (a move's stand-in)`);
   }

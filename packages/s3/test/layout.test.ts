@@ -51,11 +51,31 @@ describe('the layout in the bucket', () => {
     await create(store, '/memories/.archive/old.md', 'old');
     await create(team, '/memories/plan.md', 'ship it');
     await store.rename({ command: 'rename', old_path: '/memories/notes', new_path: '/memories/journal' });
+    // History (on by default): a version object per change, newest first under .memdir/history/.
     expect((await keysUnder(admin, `${prefix}/`)).sort()).toEqual([
+      `${prefix}/.memdir/history/9999999999999996-memver_0000000000000003`,
+      `${prefix}/.memdir/history/9999999999999997-memver_0000000000000002`,
+      `${prefix}/.memdir/history/9999999999999998-memver_0000000000000001`,
       `${prefix}/memories/.archive/old.md`,
       `${prefix}/memories/journal/today.md`,
+      `${prefix}/namespaces/team/.memdir/history/9999999999999998-memver_0000000000000001`,
       `${prefix}/namespaces/team/memories/plan.md`,
     ]);
+    const version = await admin.send(
+      new GetObjectCommand({
+        Bucket: bucket,
+        Key: `${prefix}/.memdir/history/9999999999999996-memver_0000000000000003`,
+      }),
+    );
+    const [line, content] = (await version.Body!.transformToString()).split('\n');
+    expect(JSON.parse(line!)).toMatchObject({
+      memdir: 'version',
+      operation: 'renamed',
+      path: 'journal/today.md',
+      previousPath: 'notes/today.md',
+      command: 'rename',
+    });
+    expect(content).toBe('remember the milk');
     const object = await admin.send(
       new GetObjectCommand({ Bucket: bucket, Key: `${prefix}/memories/journal/today.md` }),
     );
@@ -247,7 +267,8 @@ describe('listings', () => {
     const client = rawClient();
     const wire = tap(client, bucket);
     // Deleting the 4,501 files at the end takes a dozen requests: more than 5 s on a loaded machine.
-    const store = open(prefix, { client, timeoutMs: 30_000 });
+    // Without history, which would read each file and write its deletion version (2 requests a file).
+    const store = open(prefix, { client, timeoutMs: 30_000, history: false });
     // 4,500 files under .git and node_modules sort before the visible one ('.' and 'n' < 'z').
     const hidden = [
       ...Array.from({ length: 3000 }, (_, index) => `memories/repo/.git/objects/${index}`),

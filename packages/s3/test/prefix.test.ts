@@ -60,9 +60,14 @@ describe('the prefix option', () => {
     expect(await listing(carol)).toEqual(['6B\t/memories/carol.md']);
     expect(await listing(below)).toEqual(['6B\t/memories/below.md']);
     expect(await listing(team)).toEqual(['5B\t/memories/team.md']);
+    // Each store's history is its own too.
+    const first = '.memdir/history/9999999999999998-memver_0000000000000001';
     expect((await keysUnder(admin, `${base}/`)).sort()).toEqual([
+      `${base}/${first}`,
       `${base}/memories/carol.md`,
+      `${base}/namespaces/n/${first}`,
       `${base}/namespaces/n/memories/team.md`,
+      `${base}/x/${first}`,
       `${base}/x/memories/below.md`,
     ]);
   });

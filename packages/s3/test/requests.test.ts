@@ -14,7 +14,8 @@ const prefix = uniquePrefix('requests');
 let store: MemoryStore;
 
 beforeAll(async () => {
-  store = createS3Store({ ...storeOptions(prefix), client });
+  // History off: these are the counts without it (the block at the end pins those with it).
+  store = createS3Store({ ...storeOptions(prefix), client, history: false });
   await store.create({ command: 'create', path: '/memories/notes/a.md', file_text: 'alpha\nbeta\n' });
   await store.create({ command: 'create', path: '/memories/notes/b.md', file_text: 'b' });
 });
@@ -146,7 +147,7 @@ describe('requests per command', () => {
 
   it('stores for 20 tenants on one client: no probe after the first, 1 request per view, 4 per new file', async () => {
     const tenants = Array.from({ length: 20 }, (_, index) =>
-      createS3Store({ ...storeOptions(prefix), client, namespace: `tenant-${index}` }),
+      createS3Store({ ...storeOptions(prefix), client, namespace: `tenant-${index}`, history: false }),
     );
     const requests = await requestsOf(async () => {
       for (const tenant of tenants) {
@@ -187,6 +188,7 @@ describe('requests per command with a quota: at most one more', () => {
       ...storeOptions(quotaPrefix),
       client,
       quota: { maxBytes: 10_000, maxFiles: 100 },
+      history: false,
     });
     // The first change of a namespace reads its totals (here: counts its files and creates them).
     await quoted.create({ command: 'create', path: '/memories/notes/a.md', file_text: 'alpha\nbeta\n' });
@@ -253,5 +255,95 @@ describe('requests per command with a quota: at most one more', () => {
     expect(
       await requestsOf(() => quoted.delete({ command: 'delete', path: '/memories/notes/d.md' })),
     ).toEqual(['PUT', 'LIST', 'PUT', 'DELETE-MANY', 'PUT']);
+  });
+});
+
+// History on (the default): each change writes its version object (a PUT If-None-Match at the next
+// id) before its commit, one request more than without. A delete and a rename read the file (HEAD,
+// GET) in place of the listing of its path, so they too cost one more.
+describe('requests per command with history: one more', () => {
+  let versioned: MemoryStore;
+  const historyPrefix = uniquePrefix('requests-history');
+
+  beforeAll(async () => {
+    versioned = createS3Store({ ...storeOptions(historyPrefix), client });
+    // The first change of a namespace in a process lists its newest version id (one LIST).
+    await versioned.create({ command: 'create', path: '/memories/notes/a.md', file_text: 'alpha\nbeta\n' });
+    await versioned.create({ command: 'create', path: '/memories/notes/b.md', file_text: 'b' });
+  });
+  afterAll(async () => {
+    await versioned.close();
+    await clearPrefix(admin, `${historyPrefix}/`);
+  });
+
+  const versionPuts = () =>
+    wire.requests.filter((request) => request.key.includes('.memdir/history/') && kindOf(request) === 'PUT');
+
+  it('a new file: 5 (the lease, the listing, the version, the PUT, the release)', async () => {
+    expect(
+      await requestsOf(() =>
+        versioned.create({ command: 'create', path: '/memories/notes/c.md', file_text: 'c' }),
+      ),
+    ).toEqual(['PUT', 'LIST', 'PUT', 'PUT', 'DELETE']);
+    expect(versionPuts()).toHaveLength(1);
+  });
+
+  it('create over a file this store has seen: 2 (the version, the PUT If-Match)', async () => {
+    expect(
+      await requestsOf(() =>
+        versioned.create({ command: 'create', path: '/memories/notes/b.md', file_text: 'b2' }),
+      ),
+    ).toEqual(['PUT', 'PUT']);
+  });
+
+  it('str_replace and insert: 3 each (GET, the version, PUT If-Match)', async () => {
+    expect(
+      await requestsOf(() =>
+        versioned.str_replace({
+          command: 'str_replace',
+          path: '/memories/notes/a.md',
+          old_str: 'beta',
+          new_str: 'gamma',
+        }),
+      ),
+    ).toEqual(['GET', 'PUT', 'PUT']);
+    expect(
+      await requestsOf(() =>
+        versioned.insert({
+          command: 'insert',
+          path: '/memories/notes/a.md',
+          insert_line: 0,
+          insert_text: 'top',
+        }),
+      ),
+    ).toEqual(['GET', 'PUT', 'PUT']);
+  });
+
+  it('delete of a file: 4 (the lease, a HEAD in place of the listing, the version, DeleteObjects with the lease)', async () => {
+    expect(
+      await requestsOf(() => versioned.delete({ command: 'delete', path: '/memories/notes/c.md' })),
+    ).toEqual(['PUT', 'HEAD', 'PUT', 'DELETE-MANY']);
+  });
+
+  it('rename of a file: 7 (a GET of the file in place of its listing, and the version)', async () => {
+    const requests = await requestsOf(() =>
+      versioned.rename({
+        command: 'rename',
+        old_path: '/memories/notes/b.md',
+        new_path: '/memories/notes/b2.md',
+      }),
+    );
+    expect(requests.sort()).toEqual(['COPY', 'DELETE-MANY', 'GET', 'LIST', 'PUT', 'PUT', 'PUT']);
+  });
+
+  it('create over a file this store has not seen: 6 (a HEAD for its history headers, the version)', async () => {
+    await admin.send(
+      new PutObjectCommand({ Bucket: bucket, Key: `${historyPrefix}/memories/notes/unseen.md`, Body: 'u' }),
+    );
+    expect(
+      await requestsOf(() =>
+        versioned.create({ command: 'create', path: '/memories/notes/unseen.md', file_text: 'seen now' }),
+      ),
+    ).toEqual(['PUT', 'LIST', 'HEAD', 'PUT', 'PUT', 'DELETE']);
   });
 });

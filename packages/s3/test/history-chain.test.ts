@@ -1,0 +1,89 @@
+// The file chain (history-chain.ts) and retention's plan on it, without a server: what lets a change
+// prune its file in its own step. The bound "10,000 edits with keepDays 0 leave at most keepVersions
+// versions" follows from one step, checked here for every length up to and past the chain's limit;
+// history-retention.test.ts checks it against radosgw with fewer edits.
+import { PRUNE_PER_CHANGE } from '@memdir/core/driver';
+import { describe, expect, it } from 'vitest';
+import { CHAIN_LIMIT, type ChainEntry, formatChain, parseChain, prunePlan } from '../src/history-chain.js';
+import { fileMetadata } from '../src/objects.js';
+
+const DAY_MS = 86_400_000;
+
+describe('the chain of a file', () => {
+  it('round-trips through its header, newest first, cut at the limit', () => {
+    const entries = Array.from({ length: 30 }, (_, index) => ({
+      seq: 9_000_000_000_000 - index,
+      at: 1_800_000_000_000 + index,
+    }));
+    expect(parseChain(formatChain(entries))).toEqual(entries.slice(0, CHAIN_LIMIT));
+    expect(parseChain('')).toEqual([]);
+    expect(parseChain('zz.1 bad !.? 1.1')).toEqual([
+      { seq: Number.parseInt('zz', 36), at: 1 },
+      { seq: 1, at: 1 },
+    ]);
+  });
+
+  it("fits in S3's 2 KB of user metadata beside the longest operation ids a write keeps", () => {
+    // The largest ids and times a chain can hold (sequence numbers of 16 digits).
+    const entries = Array.from({ length: CHAIN_LIMIT }, () => ({
+      seq: 9_007_199_254_740_991,
+      at: 4_102_444_800_000,
+    }));
+    const metadata = {
+      'memdir-op': 'x'.repeat(1_400),
+      'memdir-source': 'f'.repeat(32),
+      ...fileMetadata({ fileId: `mem_${'A'.repeat(22)}`, chain: formatChain(entries) }),
+    };
+    const bytes = Object.entries(metadata).reduce((sum, [key, value]) => sum + key.length + value.length, 0);
+    expect(bytes).toBeLessThanOrEqual(2_048);
+  });
+});
+
+describe("retention's plan for one change", () => {
+  const now = 1_800_000_000_000;
+
+  /** Edits one after another, each applying its plan: the chain the file ends with, and what was pruned. */
+  function edit(times: number, retention: { keepVersions: number; keepDays: number }, spacingMs = 1) {
+    let chain: ChainEntry[] = [];
+    let pruned = 0;
+    for (let seq = 1; seq <= times; seq++) {
+      const at = now - (times - seq) * spacingMs;
+      const plan = prunePlan([{ seq, at }], chain, retention, at);
+      expect(plan.pruned.length).toBeLessThanOrEqual(PRUNE_PER_CHANGE);
+      pruned += plan.pruned.length;
+      chain = plan.chain;
+    }
+    return { chain, pruned };
+  }
+
+  it('10,000 edits with keepDays 0 keep the newest keepVersions, for keepVersions up to what a chain holds', () => {
+    for (const keepVersions of [1, 3, 20, CHAIN_LIMIT - 1]) {
+      const { chain, pruned } = edit(10_000, { keepVersions, keepDays: 0 });
+      expect(chain.map((entry) => entry.seq)).toEqual(
+        Array.from({ length: keepVersions }, (_, index) => 10_000 - index),
+      );
+      expect(pruned).toBe(10_000 - keepVersions);
+    }
+  });
+
+  it('keeps versions younger than keepDays whatever their number, and prunes them once they age', () => {
+    const young = edit(50, { keepVersions: 3, keepDays: 30 }, DAY_MS / 100);
+    expect(young.pruned).toBe(0);
+    expect(young.chain).toHaveLength(CHAIN_LIMIT);
+    // A month later, the next change removes PRUNE_PER_CHANGE of them, oldest first.
+    const later = now + 31 * DAY_MS;
+    const plan = prunePlan([{ seq: 51, at: later }], young.chain, { keepVersions: 3, keepDays: 30 }, later);
+    expect(plan.pruned).toEqual(young.chain.slice(-PRUNE_PER_CHANGE).map((entry) => entry.seq));
+  });
+
+  it('never prunes the new version, and a group of edits prunes for each of them', () => {
+    const chain = Array.from({ length: 10 }, (_, index) => ({ seq: 10 - index, at: now - 1000 }));
+    const added = [
+      { seq: 12, at: now },
+      { seq: 11, at: now },
+    ];
+    const plan = prunePlan(added, chain, { keepVersions: 1, keepDays: 0 }, now);
+    expect(plan.pruned).toHaveLength(2 * PRUNE_PER_CHANGE);
+    expect(plan.chain[0]).toEqual({ seq: 12, at: now });
+  });
+});

@@ -9,6 +9,28 @@ import { renderReport } from '../report.js';
 import { listingWorkload, mixedWorkload } from '../workloads.js';
 import type { BenchSection } from './section.js';
 
+/**
+ * The timing of the fs workloads against the reference (also the history section's mixed loop).
+ * Many short alternating rounds pair up better than a few long ones on a machine whose load drifts
+ * (other jobs come and go within seconds); the listing's rounds are longer because one reference
+ * listing of 10,000 files takes about a second.
+ */
+export function fsTiming(quick: boolean, rounds: number | undefined): BenchConfig['timing'] {
+  const timing: BenchConfig['timing'] = quick
+    ? {
+        mixed: { warmupMs: 300, roundMs: 500, minUnits: 1, rounds: 5 },
+        listing: { warmupMs: 300, roundMs: 1000, minUnits: 1, rounds: 3 },
+      }
+    : {
+        mixed: { warmupMs: 1000, roundMs: 1000, minUnits: 1, rounds: 15 },
+        listing: { warmupMs: 1000, roundMs: 2500, minUnits: 2, rounds: 9 },
+      };
+  if (rounds !== undefined) {
+    for (const workload of Object.values(timing)) workload.rounds = rounds;
+  }
+  return timing;
+}
+
 export function fsReferenceSection(args: BenchArgs): BenchSection {
   return {
     id: 'fs',
@@ -18,21 +40,7 @@ export function fsReferenceSection(args: BenchArgs): BenchSection {
       const workloads = [mixedWorkload(), listingWorkload(100, 100)].filter((workload) =>
         args.only.includes(workload.id),
       );
-      // Many short alternating rounds pair up better than a few long ones on a machine whose load
-      // drifts (other jobs come and go within seconds); the listing's rounds are longer because one
-      // reference listing of 10,000 files takes about a second.
-      const timing: BenchConfig['timing'] = args.quick
-        ? {
-            mixed: { warmupMs: 300, roundMs: 500, minUnits: 1, rounds: 5 },
-            listing: { warmupMs: 300, roundMs: 1000, minUnits: 1, rounds: 3 },
-          }
-        : {
-            mixed: { warmupMs: 1000, roundMs: 1000, minUnits: 1, rounds: 15 },
-            listing: { warmupMs: 1000, roundMs: 2500, minUnits: 2, rounds: 9 },
-          };
-      if (args.rounds !== undefined) {
-        for (const workload of Object.values(timing)) workload.rounds = args.rounds;
-      }
+      const timing = fsTiming(args.quick, args.rounds);
       const config: BenchConfig = {
         timing,
         workloads,

@@ -5,12 +5,14 @@ import { copySection } from './copy.js';
 import { driverCallsSection } from './driver-calls.js';
 import { engineSection } from './engine.js';
 import { fsReferenceSection } from './fs-reference.js';
+import { historySection } from './history.js';
 import { otelSection } from './otel.js';
 import { postgresSection } from './postgres.js';
 import { redisSection } from './redis.js';
 import { s3Section } from './s3.js';
 import type { BenchSection } from './section.js';
 import { serveSection } from './serve.js';
+import { tenantsSection } from './tenants.js';
 
 export type { BenchSection, SectionContext } from './section.js';
 
@@ -25,5 +27,7 @@ export function benchSections(args: BenchArgs): BenchSection[] {
     serveSection(),
     otelSection(),
     copySection(),
+    historySection(),
+    tenantsSection(),
   ];
 }

@@ -365,7 +365,8 @@ async function runS3(context: SectionContext): Promise<string> {
   }
 }
 
-function configOf(env: Record<string, string | undefined>, endpoint: string): S3ClientConfig {
+/** The S3 client's configuration for the servers of `env` (also the history section's). */
+export function configOf(env: Record<string, string | undefined>, endpoint: string): S3ClientConfig {
   return {
     endpoint,
     region: env['S3_REGION'] ?? 'us-east-1',

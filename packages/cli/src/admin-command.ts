@@ -5,20 +5,11 @@
 import { createInterface } from 'node:readline';
 import { createMemoryAdmin, type MemoryAdmin, type NamespaceUsage, storeDriver } from '@memdir/core';
 import { ADMIN_HELP } from './admin-help.js';
+import { expectPositionals, parse, str, type Values } from './args.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK } from './errors.js';
 import { table } from './history-command.js';
 import { type CliIo, write } from './io.js';
-import {
-  describeStore,
-  expectPositionals,
-  parse,
-  reportToolError,
-  STORE_OPTIONS,
-  storeOptions,
-  str,
-  type Values,
-  withStore,
-} from './main.js';
+import { describeStore, reportToolError, STORE_OPTIONS, storeOptions, withStore } from './main.js';
 import { isTerminal } from './terminal.js';
 
 type Options = Parameters<typeof parse>[2];

@@ -10,8 +10,9 @@
 import { isUtf8 } from 'node:buffer';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { isMemoryToolError, type MemoryDriver, normalizeMemoryPath } from '@memdir/core';
+import { type DriverPath, isMemoryToolError, type MemoryDriver, normalizeMemoryPath } from '@memdir/core';
 import { ArchiveError } from './archive-error.js';
+import { HISTORY_FOLDER, MAX_CHUNK_BYTES } from './archive-history.js';
 import { MANIFEST_NAME, ManifestError, readManifest } from './archive-manifest.js';
 import { Staging } from './archive-stage.js';
 import { collectAsBytesMove } from './memory.js';
@@ -36,10 +37,15 @@ export interface ArchiveLimits {
 
 /** A checked archive, staged on disk: its files as a driver, until `discard()`. */
 export interface StagedArchive {
-  /** The archive's files, read-only, for `copyStore`. */
+  /**
+   * The archive's files, read-only, for `copyStore`; with its history (`capabilities.history`)
+   * when the archive has one.
+   */
   readonly driver: MemoryDriver;
   readonly files: number;
   readonly bytes: number;
+  /** The versions of the archive's history, or undefined for an archive exported without it. */
+  readonly versions: number | undefined;
   /** Removes the staged files. */
   discard(): Promise<void>;
 }
@@ -250,8 +256,9 @@ export async function stageArchive(input: Readable, limits: ArchiveLimits): Prom
   // Ctrl-C: the input is closed, which ends the wait for its next piece.
   const stop = () => input.destroy();
   limits.signal?.addEventListener('abort', stop, { once: true });
+  let versions: number | undefined;
   try {
-    await readInto(new Input(input), staging, limits);
+    versions = await readInto(new Input(input), staging, limits);
     if (limits.signal?.aborted) throw new ArchiveError('interrupted');
   } catch (error) {
     await staging.discard();
@@ -260,14 +267,20 @@ export async function stageArchive(input: Readable, limits: ArchiveLimits): Prom
     limits.signal?.removeEventListener('abort', stop);
   }
   return {
-    driver: staging.driver(),
+    driver: staging.driver(versions !== undefined),
     files: staging.files,
     bytes: staging.bytes,
+    versions,
     discard: () => staging.discard(),
   };
 }
 
-async function readInto(input: Input, staging: Staging, limits: ArchiveLimits): Promise<void> {
+const CHUNK_NAME = new RegExp(`^${HISTORY_FOLDER}/versions-\\d{6}\\.jsonl$`);
+const FILE_ID = /^mem_[A-Za-z0-9_-]{16,200}$/;
+const VERSION_ID = /^memver_\d{16}$/;
+
+/** Reads and checks the whole archive; resolves to its versions (undefined: it has no history). */
+async function readInto(input: Input, staging: Staging, limits: ArchiveLimits): Promise<number | undefined> {
   const maxTotalBytes = limits.maxTotalBytes ?? 512 * 1024 * 1024;
   const maxEntries = limits.maxEntries ?? 1_000_000;
   let manifestSeen = false;
@@ -316,10 +329,33 @@ async function readInto(input: Input, staging: Staging, limits: ArchiveLimits): 
     }
     if (type === '5') {
       if (size !== 0) throw new ArchiveError('a directory entry has content');
+      // The history's folder (a system tar adds it when it archives an export's folders again).
+      if (name.replace(/^(\.\/)+/, '').replace(/\/+$/, '') === HISTORY_FOLDER) continue;
       await staging.addFolder(memoryPathOf(name));
       continue;
     }
     name = name.replace(/^(\.\/)+/, '');
+    if (name.startsWith(`${HISTORY_FOLDER}/`)) {
+      if (!CHUNK_NAME.test(name)) {
+        throw new ArchiveError(
+          `the archive holds ${JSON.stringify(name.slice(0, 200))}, which is not a part of a memdir history`,
+        );
+      }
+      if (size > MAX_CHUNK_BYTES) {
+        throw new ArchiveError(
+          `${name} is ${size} bytes, over the ${MAX_CHUNK_BYTES} bytes of a history chunk`,
+        );
+      }
+      const chunk = await staging.history.addChunk(name);
+      try {
+        if (!(await pipeContent(input, size, (piece) => chunk.write(piece)))) {
+          throw new ArchiveError(`the archive ends inside ${name}: it is cut short`);
+        }
+      } finally {
+        await chunk.done();
+      }
+      continue;
+    }
     if (name === MANIFEST_NAME) {
       if (manifestSeen) throw new ArchiveError('the archive holds two manifests');
       if (size > 64 * 1024 * 1024) throw new ArchiveError('the manifest is larger than 64 MiB');
@@ -364,13 +400,32 @@ async function readInto(input: Input, staging: Staging, limits: ArchiveLimits): 
       `the archive has no ${MANIFEST_NAME}: import only takes archives made by memdir export`,
     );
   }
+  let history: Awaited<ReturnType<typeof readManifest>>['history'];
   try {
     // First the manifest's shape (it needs the whole text), then each entry against the files.
-    await readManifest(staging.manifestFile);
-    await readManifest(staging.manifestFile, (entry) => staging.verify(entry));
+    ({ history } = await readManifest(staging.manifestFile));
+    await readManifest(staging.manifestFile, async (entry) => {
+      await staging.verify(entry);
+      if (history === undefined || entry.fileId === undefined) return;
+      // Ids from the archive go to the target's files as they are: checked like every other field.
+      if (!FILE_ID.test(entry.fileId) || entry.version === undefined || !VERSION_ID.test(entry.version)) {
+        throw new ArchiveError(
+          `${entry.path} has a file id or version in the manifest that memdir does not make`,
+        );
+      }
+      staging.history.addTreeEntry({
+        path: entry.path.slice(ARCHIVE_ROOT.length + 2) as DriverPath,
+        fileId: entry.fileId,
+        version: entry.version,
+        size: entry.size,
+        sha256: entry.sha256,
+      });
+    });
   } catch (error) {
     if (error instanceof ManifestError) throw new ArchiveError(error.message);
     throw error;
   }
   await staging.verifyAll();
+  await staging.history.check(history);
+  return history?.versions;
 }

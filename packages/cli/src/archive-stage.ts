@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { DriverEntry, DriverPath, MemoryDriver } from '@memdir/core';
 import { ArchiveError } from './archive-error.js';
+import { StagedHistory } from './archive-history-stage.js';
 
 const ROOT = '/memories';
 
@@ -65,8 +66,12 @@ export class Staging {
   /** Removes the folder if the process exits first (a second Ctrl-C, `process.exit`). */
   readonly #atExit = () => rmSync(this.#root, { recursive: true, force: true });
 
+  /** The archive's history entries, staged beside the files. */
+  readonly history: StagedHistory;
+
   private constructor(root: string) {
     this.#root = root;
+    this.history = new StagedHistory(root);
     process.once('exit', this.#atExit);
   }
 
@@ -239,9 +244,15 @@ export class Staging {
 
   /**
    * The checked files as a read-only driver, for `copyStore` to write into the target. Lists from
-   * the index (paths and sizes only), reads each file from disk when it is copied.
+   * the index (paths and sizes only), reads each file from disk when it is copied. With
+   * `withHistory`, the driver has the checked history too (`capabilities.history`).
    */
-  driver(): MemoryDriver {
+  driver(withHistory = false): MemoryDriver {
+    const files = this.#filesDriver();
+    return withHistory ? this.history.driverWith(files) : files;
+  }
+
+  #filesDriver(): MemoryDriver {
     const read = async (path: DriverPath) => {
       try {
         const content = await readFile(this.#file(keyOf(`${ROOT}/${path}`), 'checked'), 'utf8');

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { DriverPath, MemoryDriver } from '@memdir/core';
+import { type ExportedHistory, exportHistory } from './archive-history.js';
 import { MANIFEST_FORMAT, MANIFEST_NAME, type Manifest, type ManifestFile } from './archive-manifest.js';
 import { ARCHIVE_ROOT } from './archive-read.js';
 
@@ -70,6 +71,8 @@ function write(output: Writable, chunk: Buffer): Promise<void> {
 
 /** Progress of an export: files and bytes written so far, of the totals. */
 export interface ArchiveProgress {
+  /** `history`: the versions (counted in `files`), then `files`. */
+  phase: 'history' | 'files';
   files: number;
   totalFiles: number;
   bytes: number;
@@ -89,7 +92,9 @@ type Read = { entry: { path: DriverPath; size: number } } & (
  * Writes every file of `driver` (hidden ones included) to `output` as a tar archive of
  * `memories/...` ending with the manifest, and resolves to the manifest. Up to `concurrency` files
  * are read at once, ahead of the one being written, and written in path order: memory holds those
- * files, and the paths, sizes and hashes of the store.
+ * files, and the paths, sizes and hashes of the store. With `history` (the driver must keep one),
+ * every version goes first, in `memdir-history/` chunks (archive-history.ts), and the manifest is
+ * of version 2, with each file's id; without, it is of version 1, which every memdir reads.
  */
 export async function writeArchive(
   driver: MemoryDriver,
@@ -99,8 +104,31 @@ export async function writeArchive(
     onProgress?: (progress: ArchiveProgress) => void;
     /** Files read at once. @default 8 */
     concurrency?: number | undefined;
+    /** Write the history too. @default false */
+    history?: boolean | undefined;
   } = {},
 ): Promise<Manifest> {
+  const concurrency = Math.max(1, options.concurrency ?? DEFAULT_EXPORT_CONCURRENCY);
+  // The history first, so that the files written next are at least as new as its newest version.
+  let history: ExportedHistory | undefined;
+  if (options.history) {
+    history = await exportHistory(
+      driver,
+      (name, body) =>
+        write(output, Buffer.concat([...entryHeader(name, body.length, '0', 0o644), pad(body)])),
+      {
+        concurrency,
+        progress: (written, total) =>
+          options.onProgress?.({
+            phase: 'history',
+            files: written,
+            totalFiles: total,
+            bytes: 0,
+            totalBytes: 0,
+          }),
+      },
+    );
+  }
   const entries: { path: DriverPath; size: number }[] = [];
   for await (const entry of driver.list('' as DriverPath)) entries.push(entry);
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -120,8 +148,7 @@ export async function writeArchive(
       ),
     );
   };
-  for (let index = 0; index < Math.max(1, options.concurrency ?? DEFAULT_EXPORT_CONCURRENCY); index++)
-    readAhead();
+  for (let index = 0; index < concurrency; index++) readAhead();
   await write(output, Buffer.concat(entryHeader(`${ARCHIVE_ROOT}/`, 0, '5', 0o755)));
   while (reads.length > 0) {
     const read = await reads.shift()!;
@@ -144,16 +171,29 @@ export async function writeArchive(
         pad(content),
       ]),
     );
-    files.push({ path: `/${ARCHIVE_ROOT}/${entry.path}`, size: content.length, sha256: sha256(content) });
+    const ids = history?.tree.get(entry.path);
+    files.push({
+      path: `/${ARCHIVE_ROOT}/${entry.path}`,
+      size: content.length,
+      sha256: sha256(content),
+      ...(ids === undefined ? {} : { fileId: ids.fileId, version: ids.version }),
+    });
     written += content.length;
-    options.onProgress?.({ files: files.length, totalFiles: entries.length, bytes: written, totalBytes });
+    options.onProgress?.({
+      phase: 'files',
+      files: files.length,
+      totalFiles: entries.length,
+      bytes: written,
+      totalBytes,
+    });
   }
   const manifest: Manifest = {
     format: MANIFEST_FORMAT,
-    version: 1,
+    version: history === undefined ? 1 : 2,
     ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
     files,
     totalBytes: written,
+    ...(history === undefined ? {} : { history: history.history }),
   };
   const body = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
   await write(output, Buffer.concat([...entryHeader(MANIFEST_NAME, body.length, '0', 0o644), pad(body)]));

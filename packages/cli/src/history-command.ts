@@ -2,19 +2,11 @@
 // `store.history()`, `version()`, `restore()`, `redact()`, `asOf()`) for the operator, on any store
 // whose driver keeps one. The model's protocol has no history command; these are the CLI's own.
 import type { MemdirStore, MemoryStore, MemoryVersion, MemoryVersionWithContent } from '@memdir/core';
+import { expectPositionals, parse, str, type Values } from './args.js';
 import { CliUsageError, EXIT_OK } from './errors.js';
 import { HISTORY_HELP } from './history-help.js';
 import { type CliIo, write } from './io.js';
-import {
-  describeStore,
-  expectPositionals,
-  parse,
-  reportToolError,
-  STORE_OPTIONS,
-  str,
-  type Values,
-  withStore,
-} from './main.js';
+import { describeStore, reportToolError, STORE_OPTIONS, withStore } from './main.js';
 import { escapeControls, isTerminal } from './terminal.js';
 import { unifiedDiff } from './unified-diff.js';
 

@@ -1,6 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { type ParseArgsConfig, parseArgs } from 'node:util';
 import {
   createInMemoryStore,
   type MemoryStore,
@@ -9,10 +6,11 @@ import {
   toMemoryToolError,
   validateNamespace,
 } from '@memdir/core';
+import { expectPositionals, type Options, parse, str, unknownCommand, type Values } from './args.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, operatorCause } from './errors.js';
 import { runExec } from './exec.js';
 import { COMMAND_HELP, MAIN_HELP } from './help.js';
-import { type CliIo, processIo, readAll, write } from './io.js';
+import { type CliIo, processIo, write } from './io.js';
 import { HTTP_FLAGS, httpServeConfig, withDefaultHttpAddress } from './serve-http-options.js';
 import {
   checkFileStore,
@@ -24,10 +22,9 @@ import {
   scrubSecrets,
 } from './store-url.js';
 import { escapeControls, isTerminal } from './terminal.js';
+import { TEXT_SOURCE, toolInput } from './tool-input.js';
 import { stderrLogger } from './verbose.js';
 import { VERSION } from './version.js';
-
-type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** The store options every store command takes. */
 export const STORE_OPTIONS = {
@@ -39,11 +36,6 @@ export const STORE_OPTIONS = {
   'max-view-chars': { type: 'string' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
-} satisfies Options;
-
-const TEXT_SOURCE = {
-  text: { type: 'string', short: 't' },
-  file: { type: 'string', short: 'f' },
 } satisfies Options;
 
 /** Each command's own flags, besides the store options. */
@@ -63,8 +55,6 @@ const ALIASES: Record<string, string> = { 'str-replace': 'str_replace' };
 /** Commands of the store's history and of its namespaces (loaded on demand, like copy). */
 const HISTORY_COMMANDS = new Set(['log', 'show', 'diff', 'restore', 'redact']);
 const ADMIN_COMMANDS = new Set(['namespaces', 'usage', 'drop', 'sweep']);
-
-export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
 /**
  * Runs the `memdir` command line with `argv` (without `node` and the script) and resolves to the
@@ -296,12 +286,6 @@ async function migrate(args: string[], io: CliIo): Promise<number> {
   return EXIT_OK;
 }
 
-function unknownCommand(word: string): CliUsageError {
-  return new CliUsageError(`unknown command ${JSON.stringify(word)}`, {
-    hint: 'Run "memdir --help" for usage.',
-  });
-}
-
 /** Options that take a value, whose next argument is therefore not the command. */
 const VALUE_FLAGS = new Set([
   '--store',
@@ -322,134 +306,6 @@ function commandIndex(argv: readonly string[]): number {
     if (!arg.startsWith('-')) return index;
   }
   return -1;
-}
-
-export function parse(
-  command: string,
-  args: string[],
-  options: Options,
-): { values: Values; positionals: string[] } {
-  try {
-    const { values, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
-    return { values: values as Values, positionals };
-  } catch (error) {
-    throw new CliUsageError(`${command}: ${(error as Error).message}`, {
-      hint: `Run "memdir ${command} --help" for usage.`,
-    });
-  }
-}
-
-export function expectPositionals(command: string, positionals: string[], min: number, max: number): void {
-  if (positionals.length >= min && positionals.length <= max) return;
-  const what =
-    positionals.length > max ? `unexpected argument ${JSON.stringify(positionals[max])}` : 'missing argument';
-  throw new CliUsageError(`${command}: ${what}`, { hint: `Run "memdir ${command} --help" for usage.` });
-}
-
-export function str(values: Values, name: string): string | undefined {
-  const value = values[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-/** Parses an integer flag; the engine judges its range (so the model-facing error texts apply). */
-function numberFlag(command: string, flag: string, value: string): number {
-  const number = Number(value.trim());
-  if (value.trim() === '' || !Number.isFinite(number)) {
-    throw new CliUsageError(`${command}: --${flag} expects a number, got ${JSON.stringify(value)}`);
-  }
-  return number;
-}
-
-/** The text of `--text`, `--file` or `-` (stdin): exactly one of them. */
-async function textSource(
-  command: string,
-  values: Values,
-  positionals: string[],
-  io: CliIo,
-): Promise<string> {
-  const text = str(values, 'text');
-  const file = str(values, 'file');
-  if (positionals.length > 1 && positionals[1] !== '-') {
-    throw new CliUsageError(`${command}: unexpected argument ${JSON.stringify(positionals[1])}`, {
-      hint: `Run "memdir ${command} --help" for usage.`,
-    });
-  }
-  const dash = positionals[1] === '-';
-  const given = [text !== undefined, file !== undefined, dash].filter(Boolean).length;
-  if (given !== 1) {
-    throw new CliUsageError(
-      `${command}: give the text with exactly one of --text TEXT, --file FILE, or - (stdin)`,
-      { hint: `Run "memdir ${command} --help" for usage.` },
-    );
-  }
-  if (text !== undefined) return text;
-  if (dash || file === '-') return readAll(io.stdin);
-  try {
-    return await readFile(resolve(io.cwd, file!), 'utf8');
-  } catch (error) {
-    throw new CliUsageError(`${command}: cannot read ${file}: ${(error as Error).message}`);
-  }
-}
-
-/** The tool input for a memory command, from its flags. */
-async function toolInput(command: string, values: Values, positionals: string[], io: CliIo): Promise<object> {
-  switch (command) {
-    case 'view': {
-      expectPositionals(command, positionals, 0, 1);
-      const input: { command: 'view'; path: string; view_range?: number[] } = {
-        command,
-        path: positionals[0] ?? '/memories',
-      };
-      const range = str(values, 'range');
-      if (range !== undefined) {
-        const parts = range.split(',');
-        if (parts.length !== 2) {
-          throw new CliUsageError(
-            `view: --range expects START,END (e.g. 1,5 or 3,-1), got ${JSON.stringify(range)}`,
-          );
-        }
-        input.view_range = parts.map((part) => numberFlag(command, 'range', part));
-      }
-      return input;
-    }
-    case 'create': {
-      expectPositionals(command, positionals, 1, 2);
-      return { command, path: positionals[0], file_text: await textSource(command, values, positionals, io) };
-    }
-    case 'str_replace': {
-      expectPositionals(command, positionals, 1, 1);
-      const oldStr = str(values, 'old');
-      if (oldStr === undefined) {
-        throw new CliUsageError('str_replace: --old TEXT is required', {
-          hint: 'Run "memdir str_replace --help" for usage.',
-        });
-      }
-      return { command, path: positionals[0], old_str: oldStr, new_str: str(values, 'new') };
-    }
-    case 'insert': {
-      expectPositionals(command, positionals, 1, 2);
-      const line = str(values, 'line');
-      if (line === undefined) {
-        throw new CliUsageError('insert: --line N is required', {
-          hint: 'Run "memdir insert --help" for usage.',
-        });
-      }
-      return {
-        command,
-        path: positionals[0],
-        insert_line: numberFlag(command, 'line', line),
-        insert_text: await textSource(command, values, positionals, io),
-      };
-    }
-    case 'delete':
-      expectPositionals(command, positionals, 1, 1);
-      return { command, path: positionals[0] };
-    case 'rename':
-      expectPositionals(command, positionals, 2, 2);
-      return { command, old_path: positionals[0], new_path: positionals[1] };
-    default:
-      throw unknownCommand(command);
-  }
 }
 
 /** The store options given on the command line. */

@@ -7,7 +7,13 @@ import type { Writable } from 'node:stream';
 export interface ProgressState {
   /** What is being done: `copy`, `verify`, `export`... */
   phase: string;
+  /**
+   * What `files` and `totalFiles` count; bytes are shown with files only.
+   * @default 'files'
+   */
+  unit?: 'files' | 'versions';
   files: number;
+  /** NaN while the total is not known: the count is shown alone, without a bar. */
   totalFiles: number;
   bytes: number;
   totalBytes: number;
@@ -72,8 +78,19 @@ export class ProgressReporter {
         : seconds < 1 || fraction === 0
           ? '?'
           : duration((seconds / fraction) * (1 - fraction));
-    const rate = seconds < 1 ? '' : `, ${Math.round(state.files / seconds).toLocaleString('en-US')} files/s`;
-    const counts = `${state.files.toLocaleString('en-US')}/${state.totalFiles.toLocaleString('en-US')} files, ${humanBytes(state.bytes)}/${humanBytes(state.totalBytes)}${rate}`;
+    const unit = state.unit ?? 'files';
+    const rate =
+      seconds < 1 ? '' : `, ${Math.round(state.files / seconds).toLocaleString('en-US')} ${unit}/s`;
+    const bytes = unit === 'files' ? `, ${humanBytes(state.bytes)}/${humanBytes(state.totalBytes)}` : '';
+    if (Number.isNaN(state.totalFiles)) {
+      const line = `${state.phase}: ${state.files.toLocaleString('en-US')} ${unit}${rate}`;
+      if (this.#tty) {
+        this.#stream.write(`\r\u001b[2K${line}`);
+        this.#drawn = true;
+      } else this.#stream.write(`memdir: ${line}\n`);
+      return;
+    }
+    const counts = `${state.files.toLocaleString('en-US')}/${state.totalFiles.toLocaleString('en-US')} ${unit}${bytes}${rate}`;
     if (this.#tty) {
       const width = 24;
       const filled = Math.round(Math.min(1, fraction) * width);

@@ -326,7 +326,7 @@ describe('memdir import checks what it stages, without holding it', () => {
       version: 1,
     });
     expect(await refusal(wrongFormat)).toBe(
-      'memdir-manifest.json is not a memdir manifest (format memdir-archive, version 1)',
+      'memdir-manifest.json is not a memdir manifest (format memdir-archive, version 1 or 2)',
     );
   });
 

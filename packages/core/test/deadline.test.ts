@@ -166,6 +166,16 @@ describe('the deadline helpers of the kit', () => {
     }
   });
 
+  it('sleep keeps the process alive: a command waiting out a backoff is finished, not dropped', async () => {
+    // A process whose only work left is a command's wait (a retry's backoff, a lease wait) used to
+    // exit there with the command half done (Node's exit code 13): the timer was unref'd.
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    const waiting = sleep(200);
+    expect(timers()).toBe(before + 1);
+    await waiting;
+  });
+
   it('sleep wakes early when its signal aborts', async () => {
     const controller = new AbortController();
     const started = Date.now();

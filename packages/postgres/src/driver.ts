@@ -33,8 +33,9 @@ import type { Backend, Query, Row } from './backend.js';
 import { editQueue, fileKey } from './batch.js';
 import * as history from './history.js';
 import { recordParam } from './history.js';
-import { describeOutcome, editOutcome, moveOutcome, writeOutcome } from './outcomes.js';
+import { describeOutcome, editOutcome, moveOutcome } from './outcomes.js';
 import { lockWait, type Statements, subtree } from './sql.js';
+import { WriteBatcher } from './write-batch.js';
 
 /** What the driver over PostgreSQL can do. */
 const CAPABILITIES = {
@@ -57,6 +58,7 @@ export class PostgresMemoryDriver extends AbstractMemoryDriver {
   readonly identity: { readonly kind: 'postgres'; readonly id: string };
   readonly #backend: Backend;
   readonly #edits: EditQueue;
+  readonly #writes: WriteBatcher;
   /** The namespace chain: '' for none, `a/b` for namespace b inside a. */
   readonly #ns: string;
   readonly #root: boolean;
@@ -73,6 +75,7 @@ export class PostgresMemoryDriver extends AbstractMemoryDriver {
     this.identity = { kind: 'postgres', id: identity };
     this.#ns = ns;
     this.#edits = edits;
+    this.#writes = new WriteBatcher(backend, ns);
     this.#root = root;
   }
 
@@ -147,32 +150,12 @@ export class PostgresMemoryDriver extends AbstractMemoryDriver {
     }
   }
 
-  /** One call of `write_v2`, which checks, judges the quota, writes and records in one step. */
+  /**
+   * One call of `write_v3`, which checks, judges the quota, writes and records in one step; writes
+   * of this namespace that arrive while others are in flight go together in one call (write-batch.ts).
+   */
   async write(path: DriverPath, content: string, options: DriverWriteOptions): Promise<{ version: string }> {
-    const { expect, quota } = options;
-    const expected = expect === undefined ? null : 'absent' in expect ? '' : expect.version;
-    const [row] = await this.#run(
-      {
-        text: this.#sql.write,
-        values: [
-          this.#ns,
-          path,
-          Buffer.from(content, 'utf8'),
-          expected,
-          options.op,
-          ancestors(path),
-          quota?.maxBytes ?? null,
-          quota?.maxFiles ?? null,
-          lockWait(options),
-          [],
-          recordParam(options.record),
-          options.fileId ?? null,
-        ],
-      },
-      true,
-      options,
-    );
-    return { version: writeOutcome(path, row?.[0]) };
+    return { version: await this.#writes.write(path, content, options) };
   }
 
   /**

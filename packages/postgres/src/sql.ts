@@ -76,6 +76,8 @@ export interface Statements {
    */
   readonly batchRead: string;
   readonly write: string;
+  /** `write` for a batch of files of one namespace (write-batch.ts), in one statement. */
+  readonly writeMany: string;
   readonly edit: string;
   readonly remove: string;
   readonly move: string;
@@ -123,6 +125,22 @@ LIMIT 1`,
     THEN 'd' END AS directory
 FROM (SELECT 1) AS one LEFT JOIN ${s}.files f ON f.ns = $1 AND f.path = $2`,
     write: `SELECT ${s}.write${v}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS outcome`,
+    // $1 ns, then one array per argument of write_v3 ($2 paths, $3 contents, $4 expected versions,
+    // $5 op ids, $6 byte quotas, $7 file quotas, $8 records, $9 file ids), $10 the lock wait. One
+    // write_v3 per element, in the arrays' order, in one transaction; each path's ancestors as
+    // ancestors() makes them (`a/b/c` gives `a`, `a/b`).
+    writeMany: `SELECT ${s}.write${v}($1, e.path, e.content, e.expect, e.op,
+  ARRAY(SELECT pg_catalog.array_to_string(e.segments[1:k], '/')
+    FROM pg_catalog.generate_series(1, pg_catalog.cardinality(e.segments) - 1) AS k ORDER BY k),
+  e.max_bytes, e.max_files, $10, '{}', e.record, e.file_id) AS outcome
+FROM (
+  SELECT u.*, pg_catalog.string_to_array(u.path, '/') AS segments
+  FROM ROWS FROM (pg_catalog.unnest($2::text[]), pg_catalog.unnest($3::bytea[]), pg_catalog.unnest($4::text[]),
+    pg_catalog.unnest($5::text[]), pg_catalog.unnest($6::bigint[]), pg_catalog.unnest($7::bigint[]),
+    pg_catalog.unnest($8::jsonb[]), pg_catalog.unnest($9::text[]))
+    WITH ORDINALITY AS u(path, content, expect, op, max_bytes, max_files, record, file_id, i)
+) AS e
+ORDER BY e.i`,
     edit: `SELECT o_outcome, o_info, o_snippet FROM ${s}.edit${v}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
     remove: `SELECT ${s}.remove${v}($1, $2, $3, $4, $5) AS outcome`,
     move: `SELECT ${s}.move${v}($1, $2, $3, $4, $5, $6, $7) AS outcome`,

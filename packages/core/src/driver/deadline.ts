@@ -37,7 +37,9 @@ export function checkTime(options: Deadlined | undefined): void {
 
 /**
  * Waits `ms` milliseconds, or less when `signal` aborts first (then it resolves early: the caller
- * checks the time after waking). Never keeps the process alive on its own.
+ * checks the time after waking). The timer keeps the process alive: every wait is a command's
+ * (a backoff, a lease wait) that someone awaits, and a process whose only work left is such a wait
+ * must finish the command, not exit with the command half done.
  */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (ms <= 0) return Promise.resolve();
@@ -49,7 +51,6 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       resolve();
     };
     const timer = setTimeout(done, ms);
-    timer.unref?.();
     signal?.addEventListener('abort', done, { once: true });
   });
 }

@@ -1,0 +1,44 @@
+// The command line's words: flags parsed strictly, positional arguments counted, usage errors
+// that name the command and how to get its help.
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { CliUsageError } from './errors.js';
+
+export type Options = NonNullable<ParseArgsConfig['options']>;
+
+export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+/** Parses `args` for `command`: unknown flags and missing values are usage errors. */
+export function parse(
+  command: string,
+  args: string[],
+  options: Options,
+): { values: Values; positionals: string[] } {
+  try {
+    const { values, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
+    return { values: values as Values, positionals };
+  } catch (error) {
+    throw new CliUsageError(`${command}: ${(error as Error).message}`, {
+      hint: `Run "memdir ${command} --help" for usage.`,
+    });
+  }
+}
+
+/** Fails with a usage error unless `min` to `max` positional arguments were given. */
+export function expectPositionals(command: string, positionals: string[], min: number, max: number): void {
+  if (positionals.length >= min && positionals.length <= max) return;
+  const what =
+    positionals.length > max ? `unexpected argument ${JSON.stringify(positionals[max])}` : 'missing argument';
+  throw new CliUsageError(`${command}: ${what}`, { hint: `Run "memdir ${command} --help" for usage.` });
+}
+
+/** A flag's value when it is a string. */
+export function str(values: Values, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function unknownCommand(word: string): CliUsageError {
+  return new CliUsageError(`unknown command ${JSON.stringify(word)}`, {
+    hint: 'Run "memdir --help" for usage.',
+  });
+}

@@ -233,7 +233,23 @@ export function postgresSection(): BenchSection {
         }
         sent.length = 0;
         await big.view(folder);
-        const listing = sent.find((query) => query.text.includes('WITH target AS'));
+        // Below the root a view is a call of describe_v3, which runs the listing's statement once it
+        // found no file: that statement (the function's last RETURN QUERY, its parameters the
+        // call's) is the one explained.
+        const call = sent.find((query) => query.text.includes('describe_v3('));
+        let listing = sent.find((query) => query.text.includes('WITH target AS'));
+        if (call) {
+          const { rows } = await admin.query(
+            `SELECT p.prosrc FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = 'describe_v3'`,
+            [schema],
+          );
+          const source = String(rows[0]?.prosrc ?? '');
+          const start = source.lastIndexOf('RETURN QUERY ');
+          const end = source.lastIndexOf(';');
+          if (start >= 0 && end > start) {
+            listing = { text: source.slice(start + 'RETURN QUERY '.length, end), values: call.values };
+          }
+        }
         let plan = '(the listing statement was not seen)';
         if (listing) {
           const explained = await admin.query(

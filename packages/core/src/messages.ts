@@ -42,8 +42,16 @@ const LINE_NUMBER_WIDTH = 6;
 
 /** One numbered line as `view` shows it: `"     1\tHello"`. */
 export function numberLine(lineNumber: number, line: string): string {
+  // The first lines of a file (nearly every line viewed) take their prefix from a table.
+  if (lineNumber < NUMBER_PREFIXES.length) return NUMBER_PREFIXES[lineNumber] + line;
   return `${String(lineNumber).padStart(LINE_NUMBER_WIDTH, ' ')}\t${line}`;
 }
+
+/** `"     1\t"`... for the first 1,000 line numbers. */
+const NUMBER_PREFIXES: readonly string[] = Array.from(
+  { length: 1000 },
+  (_, lineNumber) => `${String(lineNumber).padStart(LINE_NUMBER_WIDTH, ' ')}\t`,
+);
 
 /** One line of a directory listing: `"4.2K\t/memories/notes/"`. */
 export function listingLine(size: number, path: string, directory: boolean): string {

@@ -51,6 +51,47 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
+const SLASH = 0x2f;
+const DOT = 0x2e;
+
+/**
+ * The common case in one pass, without a regular expression or an array: printable ASCII other
+ * than `\\` and `%`, beneath `/memories/`, every segment non-empty, neither `.` nor `..` and at
+ * most 255 bytes, the whole at most `limit` bytes. Such a path passes every check of
+ * {@link normalizeMemoryPath} and is already its own normal form (ASCII is NFC); anything else
+ * takes the full checks, which also word the errors.
+ */
+function isNormalPlainPath(input: string, limit: number): boolean {
+  const length = input.length;
+  const start = MEMORY_ROOT.length + 1;
+  if (
+    length <= start ||
+    length > limit ||
+    !input.startsWith(MEMORY_ROOT) ||
+    input.charCodeAt(start - 1) !== SLASH
+  ) {
+    return false;
+  }
+  let segmentStart = start;
+  for (let index = start; index <= length; index++) {
+    const code = index === length ? SLASH : input.charCodeAt(index);
+    if (code === SLASH) {
+      const size = index - segmentStart;
+      if (size === 0 || size > MAX_SEGMENT_BYTES) return false;
+      if (
+        input.charCodeAt(segmentStart) === DOT &&
+        (size === 1 || (size === 2 && input.charCodeAt(segmentStart + 1) === DOT))
+      ) {
+        return false;
+      }
+      segmentStart = index + 1;
+    } else if (code < 0x20 || code > 0x7e || code === 0x5c || code === 0x25) {
+      return false;
+    }
+  }
+  return true;
+}
+
 /** Options of {@link normalizeMemoryPath}. */
 export interface NormalizeOptions {
   /**
@@ -70,6 +111,8 @@ export interface NormalizeOptions {
  *   surrogate or a percent-encoded octet, or is too long once normalised.
  */
 export function normalizeMemoryPath(input: string, options: NormalizeOptions = {}): MemoryPath {
+  const limit = Math.min(options.maxPathBytes ?? MAX_PATH_BYTES, MAX_PATH_BYTES);
+  if (isNormalPlainPath(input, limit)) return input as MemoryPath;
   // First, before any work that grows with the input: 100 MB of slashes is refused at once.
   if (input.length > MAX_PATH_CHARS) throw invalid(pathTooLongAsSent(input));
   if (FORBIDDEN_CHARACTER.test(input) || LONE_SURROGATE.test(input)) {
@@ -90,7 +133,6 @@ export function normalizeMemoryPath(input: string, options: NormalizeOptions = {
     if (bytes > MAX_SEGMENT_BYTES) throw invalid(pathSegmentTooLong(input, bytes));
   }
   const normalized = segments.length === 0 ? MEMORY_ROOT : `${MEMORY_ROOT}/${segments.join('/')}`;
-  const limit = Math.min(options.maxPathBytes ?? MAX_PATH_BYTES, MAX_PATH_BYTES);
   const bytes = utf8Length(normalized);
   if (bytes > limit) throw invalid(pathTooLong(input, bytes, limit));
   return normalized as MemoryPath;

@@ -134,3 +134,59 @@ describe('driver paths', () => {
     expect(isHiddenName(name)).toBe(hidden);
   });
 });
+
+describe('normalizeMemoryPath: the one-pass check of plain paths agrees with the full checks', () => {
+  // A `/./` after the root sends a path down the full checks without changing what it means, so
+  // the two answers must agree: the same normal form, or the same refusal.
+  const throughFullChecks = (input: string) =>
+    input.startsWith('/memories/') ? `/memories/./${input.slice('/memories/'.length)}` : input;
+  const outcome = (input: string, maxPathBytes?: number) => {
+    try {
+      return { path: normalizeMemoryPath(input, { maxPathBytes }) };
+    } catch (error) {
+      if (isMemoryToolError(error)) return { code: error.code };
+      throw error;
+    }
+  };
+  it.each([
+    ['/memories/a/b.md'],
+    ['/memories/a//b.md'],
+    ['/memories/a/./b.md'],
+    ['/memories/a/../b.md'],
+    ['/memories/a/.hidden/..x'],
+    ['/memories/a/'],
+    ['/memories/a%2e'],
+    ['/memories/a%zz'],
+    ['/memories/a\\b'],
+    ['/memories/a\u007fb'],
+    ['/memories/a\u0001b'],
+    ['/memoriesx/a'],
+    ['/memories/ spaced ~name'],
+    [`/memories/${'x'.repeat(255)}`],
+    [`/memories/${'x'.repeat(256)}`],
+    [`/memories/${'abcdefgh/'.repeat(112)}x`],
+    [`/memories/${'abcdefgh/'.repeat(113)}x`],
+  ])('%j', (input) => {
+    const slow = throughFullChecks(input);
+    expect(outcome(input)).toEqual(outcome(slow));
+    expect(outcome(input, 40)).toEqual(outcome(slow, 40));
+  });
+
+  it('on random paths of ASCII and the characters the checks look for', () => {
+    const alphabet = ['a', 'b', '.', '.', '/', '/', '%', '2', 'e', '\\', ' ', '~', '\u0000', '\u00e9'];
+    let seed = 17;
+    const random = (below: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % below;
+    };
+    for (let run = 0; run < 5_000; run++) {
+      let tail = '';
+      const length = random(24);
+      for (let index = 0; index < length; index++) tail += alphabet[random(alphabet.length)];
+      const input = `/memories${random(4) === 0 ? '' : '/'}${tail}`;
+      const slow = throughFullChecks(input);
+      expect(outcome(input, 16), input).toEqual(outcome(slow, 16));
+      expect(outcome(input), input).toEqual(outcome(slow));
+    }
+  });
+});

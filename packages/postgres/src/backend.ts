@@ -180,14 +180,19 @@ export class Backend {
    * strings, and the time left as pg's query_timeout (past it the connection is dropped).
    */
   #config(query: Query, options: DriverCallOptions | undefined) {
+    // Known once the setup ran (it runs before the first query): a schema without describe_v3.
+    const text =
+      query.text === this.sql.describeDirectory && this.share.withoutDescribe.has(this.sql.schema)
+        ? this.sql.describeDirectoryStatement
+        : query.text;
     return {
-      text: query.text,
+      text,
       values: query.values as unknown[],
       rowMode: 'array',
       types: RAW,
       query_timeout: Math.max(1, timeLeft(options)),
       ...(query.binary ? { binary: true } : {}),
-      ...(this.prepare ? { name: statementName(query.text) } : {}),
+      ...(this.prepare ? { name: statementName(text) } : {}),
     } as pg.QueryArrayConfig & { query_timeout: number };
   }
 

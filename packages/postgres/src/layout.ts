@@ -11,6 +11,7 @@
 // so it is held only from the final statement to the commit): no two changes can deadlock.
 
 import { adminFunctions } from './admin-sql.js';
+import { describeFunction } from './describe-sql.js';
 import { type ChangeParts, editFunction, lineFunctions } from './edit-sql.js';
 import {
   CHANGE_DECLARE,
@@ -24,7 +25,7 @@ import {
 } from './history-sql.js';
 import { matchFunctions } from './match-sql.js';
 import { restoreFunctions } from './restore-sql.js';
-import { functionBody, NAMESPACE_LOCK_CLASS } from './sql.js';
+import { describe, functionBody, NAMESPACE_LOCK_CLASS } from './sql.js';
 
 /** The pieces of PL/pgSQL the change functions share, for the quoted schema `s`. */
 export function changeParts(s: string): ChangeParts & { replay: string; lock: string; judge: string } {
@@ -114,6 +115,7 @@ export function functions(s: string): string[] {
   const v = functionBody;
   return [
     ...listingFunctions(s),
+    describeFunction(s, v, describe(s, false, false, true)),
     ...matchFunctions(s, v),
     ...lineFunctions(s, v),
     ...historyFunctions(s, v),

@@ -11,6 +11,11 @@ export class PoolShare {
   readonly gate: Gate;
   /** One setup per schema: a promise while it runs, true once the layout is there. */
   readonly setups = new Map<string, Promise<void> | true>();
+  /**
+   * Schemas of layout 3 without `describe_v3` that this role may not add (made by an earlier
+   * release, the setup run by another role): their views take the single statement instead.
+   */
+  readonly withoutDescribe = new Set<string>();
 
   constructor(readonly pool: pg.Pool) {
     const max = (pool as { options?: { max?: unknown } }).options?.max;

@@ -13,10 +13,19 @@
 import type { DriverCallOptions } from '@memdir/core';
 import { backendFailure, type DriverLog, timeLeft } from '@memdir/core/driver';
 import type pg from 'pg';
+import { DESCRIBE_FUNCTION, describeFunction } from './describe-sql.js';
 import { backendError, classify, errorCode, isServerError } from './errors.js';
 import { functions, installedMarker, recountTotals, tables } from './layout.js';
 import type { PoolShare } from './pool.js';
-import { quoteIdentifier, type Statements, setupLock } from './sql.js';
+import { describe, functionBody, quoteIdentifier, type Statements, setupLock } from './sql.js';
+
+/**
+ * Layout 3 is complete: its marker (made last), and `describe_v3`, which releases before it did not
+ * make (a schema they made gets it added).
+ */
+function complete(installed: string): boolean {
+  return installed.includes('installed_v3') && installed.includes(DESCRIBE_FUNCTION);
+}
 
 /** How long changes already running inside a layout 1 function body get before the totals are counted. */
 const UPGRADE_SETTLE_MS = 200;
@@ -55,11 +64,33 @@ export async function runSetup({ share, sql, log, options }: SetupContext): Prom
   try {
     const query = sender(lease.client, options);
     const layouts = async () => String((await query(sql.installed, [sql.schema])).rows[0]?.installed ?? '');
-    if ((await layouts()).includes('installed_v3')) return;
+    if (complete(await layouts())) return;
     let from = '';
     const s = quoteIdentifier(sql.schema);
     const upgrade = await transaction(query, options, sql, async (found) => {
-      if (found.includes('installed_v3')) return false;
+      if (complete(found)) return false;
+      if (found.includes('installed_v3')) {
+        // Layout 3 made by a release before describe_v3: only the function is missing. A role that
+        // may not add it (the schema set up by another) goes on with the single statement.
+        await query('SAVEPOINT describe_v3');
+        try {
+          await query(
+            [
+              'SET LOCAL check_function_bodies = off',
+              describeFunction(s, functionBody, describe(s, false, false, true)),
+            ].join(';\n'),
+          );
+          from = 'layout 3 without describe_v3';
+        } catch (error) {
+          if (errorCode(error) !== '42501') throw error;
+          await query('ROLLBACK TO SAVEPOINT describe_v3');
+          share.withoutDescribe.add(sql.schema);
+          log.warn(
+            'setup: this role may not add describe_v3 to the schema; views take the single statement (run the setup as the schema owner)',
+          );
+        }
+        return false;
+      }
       from = found.includes('installed_v2') ? 'layout 2' : found.includes('installed_v1') ? 'layout 1' : '';
       await checkServer(query);
       const exists = await query('SELECT pg_catalog.to_regnamespace($1) IS NOT NULL AS found', [s]);

@@ -7,6 +7,7 @@
 // '0' is the character right after '/'.
 
 import { type Deadlined, timeLeft } from '@memdir/core/driver';
+import { DESCRIBE_FUNCTION } from './describe-sql.js';
 import { NOW_MS } from './history-sql.js';
 import { type HistoryStatements, historyStatements } from './history-statements.js';
 
@@ -61,7 +62,10 @@ export interface Statements {
   readonly readTouch: string;
   readonly stat: string;
   readonly describeRoot: string;
+  /** A path that is not the root: `describe_v3` (describe-sql.ts), the file first. */
   readonly describeDirectory: string;
+  /** The same as one statement, for a schema without `describe_v3` (see `PoolShare.withoutDescribe`). */
+  readonly describeDirectoryStatement: string;
   readonly describeRootTouch: string;
   readonly describeDirectoryTouch: string;
   readonly listRoot: string;
@@ -86,7 +90,7 @@ export function statements(schema: string): Statements {
   const v = `_v${LAYOUT}`;
   return {
     schema,
-    installed: `SELECT string_agg(p.proname, ',') AS installed FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname IN ('installed_v1', 'installed_v2', 'installed_v3')`,
+    installed: `SELECT string_agg(p.proname, ',') AS installed FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname IN ('installed_v1', 'installed_v2', 'installed_v3', '${DESCRIBE_FUNCTION}')`,
     // $1 ns, $2 path, $3 path || '/', $4 path || '0'. A file, else a directory marker, else nothing.
     read: `SELECT 'f' AS kind, content, version FROM ${s}.files WHERE ns = $1 AND path = $2
 UNION ALL
@@ -106,7 +110,8 @@ UNION ALL
 SELECT 'd' WHERE EXISTS (SELECT 1 FROM ${s}.files WHERE ns = $1 AND path >= $3 AND path < $4)
 LIMIT 1`,
     describeRoot: describe(s, true, false),
-    describeDirectory: describe(s, false, false),
+    describeDirectory: `SELECT * FROM ${s}.${DESCRIBE_FUNCTION}($1, $2, $3, $4, $5)`,
+    describeDirectoryStatement: describe(s, false, false),
     describeRootTouch: describe(s, true, true),
     describeDirectoryTouch: describe(s, false, true),
     // $1 ns [, $2 lower, $3 upper].
@@ -150,9 +155,10 @@ ORDER BY e.i`,
  * names, computed by `listing_key` (C collation sorts UTF-8 bytes, which differs for names mixing
  * U+E000-U+FFFF with characters above U+FFFF). Server work is one index range scan of the subtree.
  *
- * $1 ns, $2 path, $3 limit [, $4 path || '/', $5 path || '0'].
+ * $1 ns, $2 path, $3 limit [, $4 path || '/', $5 path || '0']. With `directoryOnly` (for
+ * describe_v3, which looked for the file first) the statement lists the directory and no file.
  */
-function describe(s: string, root: boolean, touch: boolean): string {
+export function describe(s: string, root: boolean, touch: boolean, directoryOnly = false): string {
   const range = root ? '' : ' AND path >= $4 AND path < $5';
   // The prefix is cut in characters, as the server counts them (a JavaScript length counts a
   // character above U+FFFF twice).
@@ -169,11 +175,10 @@ function describe(s: string, root: boolean, touch: boolean): string {
   const target = touch
     ? `UPDATE ${s}.files SET touched_at = ${NOW_MS} WHERE ns = $1 AND path = $2 RETURNING content, version`
     : `SELECT content, version FROM ${s}.files WHERE ns = $1 AND path = $2`;
-  return `WITH target AS (
-  ${target}
-), beneath AS (
+  const noFile = directoryOnly ? '' : ' AND NOT EXISTS (SELECT 1 FROM target)';
+  return `WITH ${directoryOnly ? '' : `target AS (\n  ${target}\n), `}beneath AS (
   SELECT ${rel} AS rel, size FROM ${s}.files
-  WHERE ns = $1${range} AND NOT EXISTS (SELECT 1 FROM target)
+  WHERE ns = $1${range}${noFile}
 ), segments AS (
   SELECT split_part(rel, '/', 1) AS s1, split_part(rel, '/', 2) AS s2,
          split_part(rel, '/', 3) <> '' AS deep,
@@ -191,13 +196,11 @@ function describe(s: string, root: boolean, touch: boolean): string {
   ORDER BY ${key('s1')}, s2 IS NOT NULL, ${key('s2')}
   LIMIT $3
 )
-SELECT 'f' AS kind, content, version, NULL AS size, NULL AS count, NULL AS entries FROM target
-UNION ALL
-SELECT 'd', NULL, NULL,
+${directoryOnly ? '' : `SELECT 'f' AS kind, content, version, NULL AS size, NULL AS count, NULL AS entries FROM target\nUNION ALL\n`}SELECT 'd'${directoryOnly ? '::text, NULL::bytea, NULL::text' : ', NULL, NULL'},
   (SELECT coalesce(sum(size), 0) FROM entries WHERE s2 IS NULL)::text,
   (SELECT count(*) FROM entries)::text,
   (SELECT string_agg(CASE WHEN dir THEN 'd' ELSE 'f' END || size || E'\\t' || s1 || coalesce('/' || s2, ''), E'\\n') FROM cut)
-WHERE NOT EXISTS (SELECT 1 FROM target)${root ? '' : ' AND EXISTS (SELECT 1 FROM beneath)'}`;
+WHERE ${directoryOnly ? 'TRUE' : 'NOT EXISTS (SELECT 1 FROM target)'}${root ? '' : ' AND EXISTS (SELECT 1 FROM beneath)'}`;
 }
 
 /** Taken around the setup: processes that start at once on an empty database take turns. */

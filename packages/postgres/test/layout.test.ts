@@ -74,6 +74,7 @@ describe('layout', () => {
       'ancestors_v3',
       'borders_v2',
       'bulk_count_v2',
+      'describe_v3',
       'drop_v3',
       'edit_v2',
       'edit_v3',
@@ -115,14 +116,71 @@ describe('layout', () => {
       `INSERT INTO "${schema}".files (ns, path, content, version) SELECT 'other', 'f' || i, '\\x00'::bytea, 'v' FROM generate_series(1, 20000) i`,
     );
     await admin.query(`ANALYZE "${schema}".files`);
-    const { statements } = await import('../src/sql.js');
+    // The directory's statement, as describe_v3 runs it when no file is at the path.
+    const { describe, quoteIdentifier } = await import('../src/sql.js');
     const plan = await admin.query(
-      `EXPLAIN (COSTS OFF) ${statements(schema).describeDirectory.replaceAll('$1', "''").replaceAll('$2', "'a'").replaceAll('$3', '1000').replaceAll('$4', "'a/'").replaceAll('$5', "'a0'")}`,
+      `EXPLAIN (COSTS OFF) ${describe(quoteIdentifier(schema), false, false, true).replaceAll('$1', "''").replaceAll('$2', "'a'").replaceAll('$3', '1000').replaceAll('$4', "'a/'").replaceAll('$5', "'a0'")}`,
     );
     const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
     expect(text).toMatch(/Index (Only )?Scan using files_pkey/);
     expect(text).toContain("(path >= 'a/'::text) AND (path < 'a0'::text)");
     expect(text).not.toMatch(/Seq Scan/);
+  });
+});
+
+describe('describe_v3', () => {
+  it('a schema of layout 3 made before describe_v3 gets it at the next setup, and views work', async () => {
+    const { store, schema } = openStore();
+    await store.create({ command: 'create', path: '/memories/a/b.md', file_text: 'b' });
+    await admin.query(`DROP FUNCTION "${schema}".describe_v3`);
+    // A new store on the same schema: its setup finds layout 3 without the function.
+    const again = createPostgresStore({ connectionString: databaseUrl(), schema });
+    cleanups.push(() => again.close());
+    expect(await again.view({ command: 'view', path: '/memories/a/b.md' })).toBe(
+      "Here's the content of /memories/a/b.md with line numbers:\n     1\tb",
+    );
+    expect(await again.view({ command: 'view', path: '/memories/a' })).toBe(
+      "Here're the files and directories up to 2 levels deep in /memories/a, excluding hidden items and node_modules:\n1B\t/memories/a\n1B\t/memories/a/b.md",
+    );
+    const { rows } = await admin.query(
+      `SELECT count(*)::int AS n FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = 'describe_v3'`,
+      [schema],
+    );
+    expect(rows[0].n).toBe(1);
+  });
+
+  it('a role that may not add describe_v3 to a schema set up before it views through the single statement', async () => {
+    const schema = freshSchema();
+    const user = `mdt_viewer_${process.pid}_${Date.now()}`;
+    const setupStore = createPostgresStore({ connectionString: databaseUrl(), schema });
+    await setupStore.create({ command: 'create', path: '/memories/a/b.md', file_text: 'b' });
+    await setupStore.close();
+    await admin.query(`DROP FUNCTION "${schema}".describe_v3`);
+    await admin.query(`CREATE ROLE "${user}" LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE`);
+    await admin.query(`GRANT USAGE ON SCHEMA "${schema}" TO "${user}"`);
+    await admin.query(
+      `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "${schema}" TO "${user}"`,
+    );
+    cleanups.push(async () => {
+      await dropSchema(admin, schema);
+      await admin.query(`DROP OWNED BY "${user}"`);
+      await admin.query(`DROP ROLE IF EXISTS "${user}"`);
+    });
+    const url = new URL(databaseUrl());
+    url.username = user;
+    const store = createPostgresStore({ connectionString: url.toString(), schema });
+    cleanups.push(() => store.close());
+    expect(await store.view({ command: 'view', path: '/memories/a/b.md' })).toBe(
+      "Here's the content of /memories/a/b.md with line numbers:\n     1\tb",
+    );
+    expect(await store.view({ command: 'view', path: '/memories/a' })).toContain('1B\t/memories/a/b.md');
+  });
+
+  it('a store whose describe_v3 is dropped while it runs makes it again and answers', async () => {
+    const { store, schema } = openStore();
+    await store.create({ command: 'create', path: '/memories/a/b.md', file_text: 'b' });
+    await admin.query(`DROP FUNCTION "${schema}".describe_v3`);
+    expect(await store.view({ command: 'view', path: '/memories/a/b.md' })).toContain('     1\tb');
   });
 });
 

@@ -124,6 +124,30 @@ local function add_size(node, delta)
   end
 end
 
+-- add_size(source, -weight) then add_size(target, weight), in one pass: an ancestor of both (for
+-- a rename within a folder, every one) keeps its size without a call.
+local function move_size(source, target, weight)
+  if weight == 0 then return end
+  local deltas, order = {}, {}
+  for _, side in ipairs({ { source, -weight }, { target, weight } }) do
+    local node, h = side[1], 0
+    for i = 1, node.k do
+      if hidden(node.segs[i]) then h = i end
+    end
+    for i = h, node.k - 1 do
+      local dir = node.anc[i]
+      if deltas[dir] == nil then
+        order[#order + 1] = dir
+        deltas[dir] = 0
+      end
+      deltas[dir] = deltas[dir] + side[2]
+    end
+  end
+  for _, dir in ipairs(order) do
+    if deltas[dir] ~= 0 then redis.call('HINCRBY', S, dir, deltas[dir]) end
+  end
+end
+
 -- Removes the directories above node that hold nothing any more, deepest first.
 local function prune(node)
   for i = node.k - 1, 1, -1 do
@@ -195,11 +219,24 @@ local function file_key(id) return BASE .. ':h:' .. id end
 
 -- The time of a change: the server's, but never before the namespace's last one, so that times
 -- never decrease along version ids (listings by time and retention rely on it).
-local function change_time(now)
-  local last = redis.call('HMGET', T, 'at', 'vt')
-  local t = math.max(tonumber(last[1]) or 0, tonumber(last[2]) or 0)
+-- last: the namespace's last change time when already read (totals_of), else read here.
+local function change_time(now, last)
+  local t = last
+  if t == nil then
+    local at = redis.call('HMGET', T, 'at', 'vt')
+    t = math.max(tonumber(at[1]) or 0, tonumber(at[2]) or 0)
+  end
   if now < t then return t end
   return now
+end
+
+-- What a write, an edit or a move needs of the namespace's totals, in one call: the time of its
+-- last change (for change_time) and whether it is registered (for changed_file); with
+-- ensure_bytes, its bytes are made first when missing, so that add_bytes adds to the right total.
+local function totals_of(ensure_bytes)
+  local t = redis.call('HMGET', T, 'bytes', 'at', 'vt', 'reg')
+  if ensure_bytes and not t[1] then total_bytes() end
+  return { last = math.max(tonumber(t[2]) or 0, tonumber(t[3]) or 0), registered = t[4] ~= false }
 end
 
 -- The history block of ARGV, from position at: record ('1' or ''), actor type, actor id, command,
@@ -234,9 +271,10 @@ end
 local function retain(key) redis.call('HINCRBY', N, key, 1) end
 
 local function release(key)
-  local left = redis.call('HINCRBY', N, key, -1)
-  if left <= 0 then redis.call('HDEL', N, key) end
-  if left < 0 then redis.call('HDEL', F, key) end
+  local extra = tonumber(redis.call('HGET', N, key))
+  if not extra then redis.call('HDEL', F, key)
+  elseif extra <= 1 then redis.call('HDEL', N, key)
+  else redis.call('HINCRBY', N, key, -1) end
 end
 
 -- release() for many contents, in chunks of one HMGET.
@@ -391,5 +429,12 @@ end
 local function changed(h)
   redis.call('HSET', T, 'at', h.at)
   settle_registration(h.members)
+end
+
+-- changed() for a change that leaves a file in place (a write, an edit): a namespace registered
+-- before it holds something still, so only one that was not needs settling.
+local function changed_file(h, registered)
+  redis.call('HSET', T, 'at', h.at)
+  if not registered then settle_registration(h.members) end
 end
 `;

@@ -36,12 +36,12 @@ if (expect == 'absent' and current) or (expect == 'version' and current_key ~= A
 end
 local delta = #content
 if current then delta = delta - tonumber(redis.call('HGET', S, path) or '0') end
-total_bytes() -- made first when missing, so that add_bytes adds to the right total
+local totals = totals_of(true)
 local breach = quota_breach(ARGV[8], ARGV[9], delta, not current)
 if breach then return breach end
 
 local h = history_args(13, op)
-h.at = change_time(now)
+h.at = change_time(now, totals.last)
 local seq = h.on and next_seq()
 -- With history the content is keyed by its version's sequence number, which the version shares.
 local key = seq and int(seq) or ARGV[3]
@@ -67,7 +67,7 @@ if seq then
   retain(key)
   record(h, seq, id, current and OP_MODIFIED or OP_CREATED, path, false, ARGV[12], false, false)
 end
-changed(h)
+changed_file(h, totals.registered)
 local outcome = ARGV[10] ~= '' and ARGV[10] or key
 receipt(op, now, outcome)
 return { 'ok', outcome, 'new' }
@@ -179,15 +179,17 @@ if redis.call('HEXISTS', V, to) == 1 or redis.call('ZSCORE', I, '\1' .. tm) then
 end
 
 local h = history_args(6, op)
-h.at = change_time(now)
+local totals = totals_of(false)
+h.at = change_time(now, totals.last)
 local weight
 local files = {} -- { old path, new path, content key, file id } of each file moved
 if file then
-  weight = tonumber(redis.call('HGET', S, from) or '0')
+  local size = redis.call('HGET', S, from)
+  weight = tonumber(size or '0')
   local key, id = file_id_of(from, redis.call('HGET', V, from), h.at)
   files[1] = { from, to, key, id }
   redis.call('HSET', V, to, key .. '\t' .. id)
-  redis.call('HSET', S, to, redis.call('HGET', S, from))
+  if size then redis.call('HSET', S, to, size) end
   redis.call('HDEL', V, from)
   redis.call('HDEL', S, from)
   redis.call('ZREM', I, sm)
@@ -243,8 +245,7 @@ else
   end
 end
 add_parents(target, existing)
-add_size(source, -weight)
-add_size(target, weight)
+move_size(source, target, weight)
 prune(source)
 -- A move is a change of each file it moves (expiry counts from it); a renamed version shares the
 -- file's content, and its hash is that of the file's newest version when it has that content.
@@ -257,7 +258,7 @@ for _, moved in ipairs(files) do
     record(h, next_seq(), moved[4], OP_RENAMED, moved[2], moved[1], sha, moved[3], false)
   end
 end
-changed(h)
+changed_file(h, totals.registered)
 receipt(op, now, 'ok')
 return { 'ok' }
 `,

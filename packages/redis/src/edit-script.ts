@@ -269,12 +269,12 @@ else
 end
 if #updated > tonumber(ARGV[5]) then return { 'E', 'TOO_LARGE', #updated } end
 local delta = #updated - #content
-total_bytes() -- made first when missing, so that add_bytes adds to the right total
+local totals = totals_of(true)
 local breach = quota_breach(ARGV[9], ARGV[10], delta, false)
 if breach then return breach end
 
 local h = history_args(12, op)
-h.at = change_time(now)
+h.at = change_time(now, totals.last)
 local seq = h.on and next_seq()
 local version = seq and int(seq) or ARGV[8]
 local _, id = file_id_of(path, value, version)
@@ -289,7 +289,7 @@ if seq then
   retain(version)
   record(h, seq, id, OP_MODIFIED, path, false, '', false, false)
 end
-changed(h)
+changed_file(h, totals.registered)
 if #snippet <= SNIPPET_RECEIPT then
   receipt(op, now, '#' .. first .. '\n' .. snippet)
 else

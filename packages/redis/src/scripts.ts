@@ -33,6 +33,8 @@
 // have been saved. The namespace's totals (KEYS[7]: its bytes; its files are the fields of KEYS[2])
 // are kept by every change, which judges the quota against them in the same step.
 import { createHash } from 'node:crypto';
+import { CHANGE_PRELUDE } from './change-prelude.js';
+import { preludeFor } from './lua-prelude.js';
 
 /** A script and its SHA-1, for EVALSHA. */
 export interface Script {
@@ -41,9 +43,17 @@ export interface Script {
   readonly sha: string;
 }
 
-/** A script of the given `#!lua` flags: the shared prelude, then `body`. */
-export function script(name: string, flags: string, body: string): Script {
-  return rawScript(name, flags, `${PRELUDE}\n${body}`);
+/**
+ * A script of the given `#!lua` flags: the shared prelude, then `body`. A body that starts with
+ * the change prelude (`${CHANGE_PRELUDE}` on its first line) has both; either way only the prelude
+ * functions the body calls are kept (lua-prelude.ts). `head`, when given, runs before the prelude:
+ * a fast path that must make no function (it may use KEYS and ARGV only).
+ */
+export function script(name: string, flags: string, body: string, head = ''): Script {
+  const changes = body.startsWith(`\n${CHANGE_PRELUDE}`);
+  const prelude = changes ? `${PRELUDE}\n${CHANGE_PRELUDE}` : PRELUDE;
+  const rest = changes ? body.slice(CHANGE_PRELUDE.length + 1) : body;
+  return rawScript(name, flags, `${head}${preludeFor(prelude, rest)}\n${rest}`);
 }
 
 /** A script of the given `#!lua` flags and source, without the prelude. */
@@ -151,45 +161,71 @@ export const READ = script('read', ' flags=no-writes', READ_BODY);
 /** `read` that records the read (ARGV[3] '1'), for expiry with `refreshOnRead`: KEYS up to 11. */
 export const READ_TOUCH = script('read-touch', '', READ_BODY);
 
+// A file, before the prelude makes any function: a view of a file (nearly every view) makes no
+// closure at all (see lua-prelude.ts). Its version is its entry in V up to the tab (entry_of), and
+// a touched read is recorded as touch() does.
+const DESCRIBE_FILE = String.raw`
+if ARGV[1] ~= '' then
+  local value = redis.call('HGET', KEYS[2], ARGV[1])
+  if value then
+    local tab = string.find(value, '\t', 1, true)
+    local version = tab and string.sub(value, 1, tab - 1) or value
+    if ARGV[3] == '1' then
+      local t = redis.call('TIME')
+      redis.call('ZADD', KEYS[11], 'GT', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), ARGV[1])
+    end
+    return { 'f', version, redis.call('HGET', KEYS[1], version) }
+  end
+end
+`;
+
 const DESCRIBE_BODY = String.raw`
 local dir, limit = ARGV[1], tonumber(ARGV[2])
-if dir ~= '' then
-  local value = redis.call('HGET', V, dir)
-  if value then
-    local version = entry_of(value)
-    if ARGV[3] == '1' then touch(dir) end
-    return { 'f', version, redis.call('HGET', F, version) }
-  end
-  if not is_dir(dir) then return false end
-end
+if dir ~= '' and not is_dir(dir) then return false end
 
--- Every visible entry at depth 1 and 2 counts, from counts alone: the visible children of dir,
--- and those of each visible child directory.
-local count = visible_count(dir)
-each_child('\1', dir, function(name)
-  count = count + visible_count(join(dir, name))
-end)
+-- Which visible children are directories: one walk of the directories' region, instead of a
+-- ZSCORE for each child.
+local directories = {}
+each_child('\1', dir, function(name) directories[name] = true end)
 
--- The first limit entries in listing order: each directory right before its own children.
-local lines, n = {}, 0
-local function add(parent, name, relative)
-  local path = join(parent, name)
-  local directory = redis.call('ZSCORE', I, '\1' .. parent .. '\0' .. name)
+-- The first limit entries in listing order, each directory right before its own children; their
+-- sizes are read at the end, all in one HMGET.
+local kinds, paths, relatives, n, cut = {}, {}, {}, 0, false
+local function add(directory, path, relative)
   n = n + 1
-  lines[n] = (directory and 'd' or 'f') .. (redis.call('HGET', S, path) or '0') .. '\t' .. relative
-  return directory, path
+  kinds[n] = directory and 'd' or 'f'
+  paths[n] = path
+  relatives[n] = relative
 end
 each_child('', dir, function(name)
-  if n >= limit then return true end
-  local directory, path = add(dir, name, name)
-  if directory then
+  if n >= limit then cut = true return true end
+  local path = join(dir, name)
+  add(directories[name], path, name)
+  if directories[name] then
     each_child('', path, function(child)
-      if n >= limit then return true end
-      add(path, child, name .. '/' .. child)
+      if n >= limit then cut = true return true end
+      local directory = redis.call('ZSCORE', I, '\1' .. path .. '\0' .. child)
+      add(directory, path .. '/' .. child, name .. '/' .. child)
     end)
   end
 end)
-return { 'd', redis.call('HGET', S, dir) or '0', count, table.concat(lines, '\n') }
+
+-- Every visible entry at depth 1 and 2 counts: when the walk was not cut, that is the entries it
+-- found; else from counts alone, the visible children of dir and of each visible child directory.
+local count = n
+if cut then
+  count = visible_count(dir)
+  for name in pairs(directories) do count = count + visible_count(join(dir, name)) end
+end
+
+local own = redis.call('HGET', S, dir) or '0'
+local lines = {}
+for i = 1, n, 500 do
+  local last = math.min(i + 499, n)
+  local sizes = redis.call('HMGET', S, unpack(paths, i, last))
+  for j = i, last do lines[j] = kinds[j] .. (sizes[j - i + 1] or '0') .. '\t' .. relatives[j] end
+end
+return { 'd', own, count, table.concat(lines, '\n') }
 `;
 
 /**
@@ -197,10 +233,10 @@ return { 'd', redis.call('HGET', S, dir) or '0', count, table.concat(lines, '\n'
  * Returns {'f', version, content}, nil, or {'d', size, count, entries} where entries holds one
  * line per entry, "{d|f}{size}\t{relative path}", in listing order, at most `limit` of them.
  */
-export const DESCRIBE = script('describe', ' flags=no-writes', DESCRIBE_BODY);
+export const DESCRIBE = script('describe', ' flags=no-writes', DESCRIBE_BODY, DESCRIBE_FILE);
 
 /** `describe` that records the read of a file (ARGV[3] '1'), for `refreshOnRead`: KEYS up to 11. */
-export const DESCRIBE_TOUCH = script('describe-touch', '', DESCRIBE_BODY);
+export const DESCRIBE_TOUCH = script('describe-touch', '', DESCRIBE_BODY, DESCRIBE_FILE);
 
 /**
  * `list`. ARGV: directory. Returns one line per file beneath it, "{size}\t{path}", in any order

@@ -136,27 +136,29 @@ function renderFile(
     if (end !== -1) last = Math.min(end, lines.length);
   }
   if (lines.length > MAX_VIEW_LINES) throw new MemoryToolError('TOO_LARGE', tooManyLines(path, lines.length));
-  const shown: string[] = [];
-  let length = 0;
+  // One string grown line by line (V8 joins them lazily), not an array joined at the end.
+  let body = '';
   let truncated = false;
   let lastShown = first;
   for (let number = first; number <= last; number++) {
     const rendered = numberLine(number, lines[number - 1]!);
-    const added = shown.length === 0 ? rendered.length : length + 1 + rendered.length;
-    if (added > maxChars) {
-      truncated = true;
-      if (shown.length === 0) {
+    if (number === first) {
+      if (rendered.length > maxChars) {
         // The first line alone is too long: cut it so the model still sees where the file starts.
-        shown.push(rendered.slice(0, maxChars));
-        lastShown = number;
+        body = rendered.slice(0, maxChars);
+        truncated = true;
+        break;
       }
-      break;
+      body = rendered;
+    } else {
+      if (body.length + 1 + rendered.length > maxChars) {
+        truncated = true;
+        break;
+      }
+      body = `${body}\n${rendered}`;
     }
-    shown.push(rendered);
-    length = added;
     lastShown = number;
   }
-  const body = shown.join('\n');
   return truncated
     ? `${fileHeader(path)}${body}\n${fileTruncated(first, lastShown, lines.length)}`
     : `${fileHeader(path)}${body}`;

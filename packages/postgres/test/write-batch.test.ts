@@ -6,7 +6,7 @@
 import type { DriverPath, DriverWriteOptions, MemoryDriver, MemoryToolError } from '@memdir/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDriver, type PostgresDriver } from '../src/index.js';
-import { databaseUrl, dropSchema, freshSchema, testPool } from './helpers.js';
+import { dropSchema, freshSchema, testPool } from './helpers.js';
 
 const admin = testPool();
 const schema = freshSchema('mdt_batch');

@@ -7,7 +7,7 @@ import { backendPrefix, bucket, clearPrefix, leftovers, rawClient, uniquePrefix 
 // go side by side: see vitest.config.ts). Only the groups whose requests a client can change: the
 // six commands, concurrency, quotas and the differential run. The groups that refuse input before
 // any request ('tool input', 'paths') and the one about prefixes ('isolation') reach S3 through the
-// same keys whatever the client, and run in full in conformance.test.ts.
+// same keys whatever the client, and run in full in conformance-input.test.ts.
 const OWN_CLIENT_GROUPS = [
   'view',
   'create',

@@ -208,6 +208,9 @@ describe('memdir copy, export, import (the built CLI)', () => {
       stderr += chunk;
     });
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    // The child is stopped with part of what was sent still in the pipe: that write then fails with
+    // EPIPE on this side, which is expected, not a failure of the test.
+    child.stdin.on('error', () => {});
     // The start of an archive: a file of 1 MiB announced, half of it sent, and the rest never comes.
     child.stdin.write(craftHeader('memories/slow.md', 1024 * 1024, '0'));
     child.stdin.write(Buffer.alloc(512 * 1024, 0x61));

@@ -10,8 +10,14 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import type { DriverPath, MemoryDriver } from '@memdir/core';
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import type { ChangeRecord, DriverPath, MemoryDriver } from '@memdir/core';
 import { createPostgresDriver } from '@memdir/postgres';
 import { createRedisDriver } from '@memdir/redis';
 import { createS3Driver } from '@memdir/s3';
@@ -108,10 +114,15 @@ async function clearRedis(url: string, prefix: string): Promise<void> {
 
 /**
  * What the store's driver does alone, in this process and at the same moment: `count` new files of
- * 1 KiB written (`{ absent }`, as copy writes them) and read back, `concurrency` at once. The most a
- * copy into that store could do here, with no CLI, no source and no hashing.
+ * 1 KiB written (`{ absent }`, and recorded in its history when it keeps one, as copy writes them)
+ * and read back, `concurrency` at once. The most a copy into that store could do here, with no
+ * CLI, no source and no hashing.
  */
 async function driverAlone(driver: MemoryDriver, count: number, concurrency: number): Promise<number> {
+  // A store's defaults (core's DEFAULT_KEEP_VERSIONS and DEFAULT_KEEP_DAYS).
+  const record: ChangeRecord | undefined = driver.capabilities.history
+    ? { actor: null, command: 'import', toolUseId: null, keepVersions: 20, keepDays: 30 }
+    : undefined;
   const content = 'x'.repeat(FILE_BYTES - 1).concat('\n');
   const path = (index: number) => `d${String(index % 100).padStart(2, '0')}/f${index}.md` as DriverPath;
   const started = performance.now();
@@ -122,8 +133,50 @@ async function driverAlone(driver: MemoryDriver, count: number, concurrency: num
         while (next < count) {
           const index = next++;
           if (phase === 'write')
-            await driver.write(path(index), content, { op: randomUUID(), expect: { absent: true } });
+            await driver.write(path(index), content, {
+              op: randomUUID(),
+              expect: { absent: true },
+              ...(record ? { record } : {}),
+            });
           else await driver.read(path(index), {});
+        }
+      }),
+    );
+  }
+  return (performance.now() - started) / 1000;
+}
+
+/**
+ * The raw client alone, in this process: for each of `count` files, the requests a copy into S3
+ * makes per file with history on (a PUT of its version and a PUT of the file, both `If-None-Match:
+ * *`, then a GET of the file when the copy verifies it), `concurrency` files at once, on a client
+ * set up as the store's own. No lease, no listing: what the server and the SDK allow here.
+ */
+async function rawS3(
+  client: S3Client,
+  bucket: string,
+  prefix: string,
+  count: number,
+  concurrency: number,
+): Promise<number> {
+  const content = 'x'.repeat(FILE_BYTES - 1).concat('\n');
+  const started = performance.now();
+  for (const phase of ['write', 'read'] as const) {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < count) {
+          const key = `${prefix}/f${next++}.md`;
+          if (phase === 'write') {
+            for (const at of [`${prefix}/.history/${key}`, key]) {
+              await client.send(
+                new PutObjectCommand({ Bucket: bucket, Key: at, Body: content, IfNoneMatch: '*' }),
+              );
+            }
+          } else {
+            const got = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+            await got.Body!.transformToString();
+          }
         }
       }),
     );
@@ -243,8 +296,36 @@ export function copySection(): BenchSection {
           peakMb: imported.peakMb,
           goal: undefined,
         });
-        // The ceilings: each driver alone, in this process (S3 on a tenth of the files: it creates new
-        // paths one at a time per namespace, so the rate is what counts).
+        // The ceilings, in this process: the raw S3 client making a copy's requests, then each
+        // driver alone, at the CLI's default concurrency into its store (S3 on a fifth of the
+        // files: the rate is what counts).
+        log('[copy] S3 raw client: the requests of a copy, 16 files at once');
+        const rawFiles = Math.max(200, count / 5);
+        const rawSeconds = await rawS3(
+          new S3Client({
+            endpoint: env['S3_ENDPOINT']!,
+            region: env['S3_REGION'] ?? 'us-east-1',
+            forcePathStyle: true,
+            requestChecksumCalculation: 'WHEN_REQUIRED',
+            responseChecksumValidation: 'WHEN_REQUIRED',
+            maxAttempts: 1,
+            credentials: {
+              accessKeyId: env['AWS_ACCESS_KEY_ID']!,
+              secretAccessKey: env['AWS_SECRET_ACCESS_KEY']!,
+            },
+          }),
+          bucket,
+          `${s3Prefix}/raw`,
+          rawFiles,
+          16,
+        );
+        runs.push({
+          what: 'S3 raw client: PUT version + PUT file + GET, 16 at once',
+          files: rawFiles,
+          seconds: rawSeconds,
+          peakMb: Number.NaN,
+          goal: undefined,
+        });
         const credentials = {
           accessKeyId: env['AWS_ACCESS_KEY_ID']!,
           secretAccessKey: env['AWS_SECRET_ACCESS_KEY']!,
@@ -252,7 +333,7 @@ export function copySection(): BenchSection {
         const drivers: Array<{ what: string; open: () => MemoryDriver; files: number; concurrency: number }> =
           [
             {
-              what: 'S3 driver alone: write + read back, 2 at once',
+              what: 'S3 driver alone: write + read back, 16 at once',
               open: () =>
                 createS3Driver({
                   bucket,
@@ -262,21 +343,21 @@ export function copySection(): BenchSection {
                   forcePathStyle: true,
                   credentials,
                 }),
-              files: Math.max(100, count / 10),
-              concurrency: 2,
+              files: Math.max(200, count / 5),
+              concurrency: 16,
             },
             {
-              what: 'PostgreSQL driver alone: write + read back, 16 at once',
+              what: 'PostgreSQL driver alone: write + read back, 128 at once',
               open: () =>
                 createPostgresDriver({ connectionString: env['DATABASE_URL']!, schema: `${schema}_alone` }),
               files: count,
-              concurrency: 16,
+              concurrency: 128,
             },
             {
-              what: 'Redis driver alone: write + read back, 16 at once',
+              what: 'Redis driver alone: write + read back, 128 at once',
               open: () => createRedisDriver({ url: env['REDIS_URL']!, keyPrefix: `${keyPrefix}alone:` }),
               files: count,
-              concurrency: 16,
+              concurrency: 128,
             },
           ];
         for (const alone of drivers) {
@@ -307,7 +388,7 @@ export function copySection(): BenchSection {
       return [
         '## memdir copy, export and import',
         '',
-        `${count.toLocaleString('en-US')} files of 1 KiB in 100 folders, copied from a folder (\`file:\`) into each server store by the built CLI (\`memdir copy --from file:... --to URL\`, its default \`--concurrency\`), in a process of its own: the time is the whole command's (opening the stores, the scan, the copy, and the verification that reads every file back); the peak RSS is /usr/bin/time's. Then the Redis copy is exported to a tar archive and the archive imported into PostgreSQL. Last, each store's driver alone, in the bench's process, writes new files of 1 KiB and reads them back: the most a copy could do on this machine at this moment. The load of the machine (\`uptime\`) at the end: ${loadAverage()}.`,
+        `${count.toLocaleString('en-US')} files of 1 KiB in 100 folders, copied from a folder (\`file:\`) into each server store by the built CLI (\`memdir copy --from file:... --to URL\`, its default \`--concurrency\`), in a process of its own: the time is the whole command's (opening the stores, the scan, the copy, and the verification that reads every file back); the peak RSS is /usr/bin/time's. Then the Redis copy is exported to a tar archive and the archive imported into PostgreSQL. Last, the ceilings, in the bench's process: the raw S3 client making the requests a copy makes per file (the version's PUT, the file's PUT, the GET that verifies it), with no lease and no listing; then each store's driver alone, at the CLI's default concurrency into it, writing new files of 1 KiB with their versions and reading them back: the most a copy could do on this machine at this moment. The load of the machine (\`uptime\`) at the end: ${loadAverage()}.`,
         '',
         table(runs),
       ].join('\n');

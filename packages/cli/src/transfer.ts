@@ -89,9 +89,29 @@ export const DEFAULT_S3_TARGET_CONCURRENCY = 8;
 /** The most `--concurrency` takes: beyond it a server store only queues the calls. */
 const MAX_CONCURRENCY = 256;
 
+/**
+ * The default into a Redis or PostgreSQL store: their drivers send the writes that arrive side by
+ * side together (one pipeline; one statement for a namespace's writes), so the more that arrive at
+ * once, the fewer round trips and commits. Measured with 10,000 files of 1 KiB from a folder into
+ * PostgreSQL (the whole command, its verification included): 7.6 s with 16, 6.2 s with 64, 5.1 s
+ * with 128 and with 256; into Redis 3.7 s with 16, 2.8 s with 64. A folder target is slower with
+ * more (its writers take turns on each folder's lock): 15 s with 16, 21 s with 64.
+ */
+export const DEFAULT_SERVER_TARGET_CONCURRENCY = 128;
+
 /** The default `--concurrency` of a copy (or import) into `target`. */
-function concurrencyInto(target: string): number {
-  return schemeOf(target) === 's3' ? DEFAULT_S3_TARGET_CONCURRENCY : DEFAULT_CONCURRENCY;
+export function concurrencyInto(target: string): number {
+  switch (schemeOf(target)) {
+    case 's3':
+      return DEFAULT_S3_TARGET_CONCURRENCY;
+    case 'redis':
+    case 'rediss':
+    case 'postgres':
+    case 'postgresql':
+      return DEFAULT_SERVER_TARGET_CONCURRENCY;
+    default:
+      return DEFAULT_CONCURRENCY;
+  }
 }
 
 /** `--concurrency`, or `fallback` when it is not given. */

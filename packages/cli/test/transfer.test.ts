@@ -5,7 +5,16 @@ import { PassThrough, Readable } from 'node:stream';
 import { createFsStore } from '@memdir/fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../src/io.js';
-import { EXIT_INTERRUPTED, runCopy, runExport, runImport } from '../src/transfer.js';
+import {
+  concurrencyInto,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_S3_TARGET_CONCURRENCY,
+  DEFAULT_SERVER_TARGET_CONCURRENCY,
+  EXIT_INTERRUPTED,
+  runCopy,
+  runExport,
+  runImport,
+} from '../src/transfer.js';
 import { tempFolder } from './helpers.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -62,6 +71,21 @@ async function tree(dir: string): Promise<Record<string, string>> {
   await walk(dir, '');
   return files;
 }
+
+describe('the default --concurrency, by the target', () => {
+  it.each([
+    ['redis://127.0.0.1:6379', DEFAULT_SERVER_TARGET_CONCURRENCY],
+    ['rediss://cache.example:6380', DEFAULT_SERVER_TARGET_CONCURRENCY],
+    ['postgres://user@db/memdir', DEFAULT_SERVER_TARGET_CONCURRENCY],
+    ['PostgreSQL://user@db/memdir', DEFAULT_SERVER_TARGET_CONCURRENCY],
+    ['s3://bucket/prefix', DEFAULT_S3_TARGET_CONCURRENCY],
+    ['file:./memory', DEFAULT_CONCURRENCY],
+    ['memory:', DEFAULT_CONCURRENCY],
+    ['dynamo://table', DEFAULT_CONCURRENCY],
+  ])('%s: %i', (target, expected) => {
+    expect(concurrencyInto(target)).toBe(expected);
+  });
+});
 
 describe('memdir copy', () => {
   it('copies every file between two folders, verifies them, and says so', async () => {

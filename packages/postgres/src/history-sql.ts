@@ -126,6 +126,29 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS ${body(`
   ];
 }
 
+/**
+ * Returns 'p' || the path of a file at one of `ancestors` (a text[] expression, nearest last), the
+ * one nearest the root first: a new path cannot go below a file. One probe by the whole primary key
+ * per ancestor, the shape of the function's other lookups. Not `path = ANY (ancestors)`: PL/pgSQL
+ * keeps a generic plan per session, and the one it made for that while the table was small (a
+ * bitmap scan of the namespace's `ns` entries, filtered by path) read every file of the namespace,
+ * so each new file cost more than the last until the next ANALYZE replanned it: a copy of 10,000
+ * files into an empty schema slowed from 1,900 to 230 files/s (test/plans.test.ts counts the
+ * tuples read).
+ */
+export function fileAbove(s: string, ancestors: string): string {
+  return `FOREACH v_conflict IN ARRAY ${ancestors} LOOP
+    IF EXISTS (SELECT 1 FROM ${s}.files WHERE ns = p_ns AND path = v_conflict) THEN RETURN 'p' || v_conflict; END IF;
+  END LOOP;`;
+}
+
+/**
+ * A function made with the functions of this release: a schema of layout 3 without it has the
+ * bodies of an earlier one (before fileAbove), which the next setup replaces. Named for the
+ * revision of layout 3's function bodies; a later fix to a body takes a new name.
+ */
+export const FUNCTIONS_REVISION = 'revision_v3_2';
+
 /** The declarations every change function of layout 3 starts with. */
 export const CHANGE_DECLARE = `v_outcome text;
   v_conflict text;

@@ -15,6 +15,8 @@ import { describeFunction } from './describe-sql.js';
 import { type ChangeParts, editFunction, lineFunctions } from './edit-sql.js';
 import {
   CHANGE_DECLARE,
+  FUNCTIONS_REVISION,
+  fileAbove,
   historyFunctions,
   historyTables,
   insertFolder,
@@ -149,8 +151,7 @@ BEGIN
     -- A new path: the structural checks of one namespace take turns. Each statement below takes a
     -- new snapshot (VOLATILE, read committed), so it sees what earlier lock holders committed.
     ${lock}
-    SELECT path INTO v_conflict FROM ${s}.files WHERE ns = p_ns AND path = ANY (p_ancestors) LIMIT 1;
-    IF FOUND THEN RETURN 'p' || v_conflict; END IF;
+    ${fileAbove(s, 'p_ancestors')}
     IF EXISTS (SELECT 1 FROM ${s}.files WHERE ns = p_ns AND path >= p_path || '/' AND path < p_path || '0') THEN
       RETURN 'p' || p_path;
     END IF;
@@ -232,8 +233,7 @@ BEGIN
   IF NOT EXISTS (SELECT 1 FROM ${s}.files WHERE ns = p_ns AND (path = p_from OR (path >= p_from || '/' AND path < p_from || '0'))) THEN
     RETURN 'n';
   END IF;
-  SELECT path INTO v_conflict FROM ${s}.files WHERE ns = p_ns AND path = ANY (p_ancestors) LIMIT 1;
-  IF FOUND THEN RETURN 'p' || v_conflict; END IF;
+  ${fileAbove(s, 'p_ancestors')}
   IF EXISTS (SELECT 1 FROM ${s}.files WHERE ns = p_ns AND (path = p_to OR (path >= p_to || '/' AND path < p_to || '0'))) THEN
     RETURN 'e';
   END IF;
@@ -285,6 +285,7 @@ RETURNS text LANGUAGE sql VOLATILE AS ${v(`SELECT ${s}.remove_v3(p_ns, p_path, p
     `CREATE OR REPLACE FUNCTION ${s}.move_v1(p_ns text, p_from text, p_to text, p_op text, p_ancestors text[])
 RETURNS text LANGUAGE sql VOLATILE AS ${v(`SELECT ${s}.move_v3(p_ns, p_from, p_to, p_op, p_ancestors, NULL, NULL)`)}`,
     `CREATE OR REPLACE FUNCTION ${s}.installed_v1() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 1'`,
+    `CREATE OR REPLACE FUNCTION ${s}.${FUNCTIONS_REVISION}() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 2'`,
   ];
 }
 

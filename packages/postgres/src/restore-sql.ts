@@ -1,7 +1,7 @@
 // Restore and import (layout 3): each one function call, so a restored version is written in the
 // same transaction as the file it writes back, and an import is all or nothing.
 import type { ChangeParts } from './edit-sql.js';
-import { CHANGE_DECLARE, insertVersion, NEW_FILE_ID, NOW_MS } from './history-sql.js';
+import { CHANGE_DECLARE, fileAbove, insertVersion, NEW_FILE_ID, NOW_MS } from './history-sql.js';
 
 /** What restore and import use of the change functions' pieces. */
 type Parts = ChangeParts & { replay: string; lock: string; judge: string };
@@ -36,8 +36,7 @@ BEGIN
   SELECT * INTO v_src FROM ${s}.versions WHERE ns = p_ns AND seq = p_seq;
   IF NOT FOUND OR v_src.content IS NULL THEN RETURN 'n'; END IF;
   v_to := coalesce(p_to, v_src.path);
-  SELECT path INTO v_conflict FROM ${s}.files WHERE ns = p_ns AND path = ANY (${s}.ancestors_v3(v_to)) LIMIT 1;
-  IF FOUND THEN RETURN 'p' || v_conflict; END IF;
+  ${fileAbove(s, `${s}.ancestors_v3(v_to)`)}
   IF EXISTS (SELECT 1 FROM ${s}.files WHERE ns = p_ns AND path >= v_to || '/' AND path < v_to || '0') THEN
     RETURN 'p' || v_to;
   END IF;

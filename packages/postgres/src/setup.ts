@@ -13,18 +13,24 @@
 import type { DriverCallOptions } from '@memdir/core';
 import { backendFailure, type DriverLog, timeLeft } from '@memdir/core/driver';
 import type pg from 'pg';
-import { DESCRIBE_FUNCTION, describeFunction } from './describe-sql.js';
+import { DESCRIBE_FUNCTION } from './describe-sql.js';
 import { backendError, classify, errorCode, isServerError } from './errors.js';
+import { FUNCTIONS_REVISION } from './history-sql.js';
 import { functions, installedMarker, recountTotals, tables } from './layout.js';
 import type { PoolShare } from './pool.js';
-import { describe, functionBody, quoteIdentifier, type Statements, setupLock } from './sql.js';
+import { quoteIdentifier, type Statements, setupLock } from './sql.js';
 
 /**
- * Layout 3 is complete: its marker (made last), and `describe_v3`, which releases before it did not
- * make (a schema they made gets it added).
+ * Layout 3 is complete: its marker (made last), and the functions of this release (`describe_v3`,
+ * which earlier releases did not make, and the revision marker of the bodies): a schema made by an
+ * earlier release gets them at its next setup.
  */
 function complete(installed: string): boolean {
-  return installed.includes('installed_v3') && installed.includes(DESCRIBE_FUNCTION);
+  return (
+    installed.includes('installed_v3') &&
+    installed.includes(DESCRIBE_FUNCTION) &&
+    installed.includes(FUNCTIONS_REVISION)
+  );
 }
 
 /** How long changes already running inside a layout 1 function body get before the totals are counted. */
@@ -70,23 +76,21 @@ export async function runSetup({ share, sql, log, options }: SetupContext): Prom
     const upgrade = await transaction(query, options, sql, async (found) => {
       if (complete(found)) return false;
       if (found.includes('installed_v3')) {
-        // Layout 3 made by a release before describe_v3: only the function is missing. A role that
-        // may not add it (the schema set up by another) goes on with the single statement.
-        await query('SAVEPOINT describe_v3');
+        // Layout 3 made by an earlier release: the tables are right, the functions are replaced
+        // (each call already running finishes with the body it started). A role that may not
+        // replace them (the schema set up by another) goes on with them; without describe_v3, views
+        // take the single statement.
+        await query('SAVEPOINT functions');
         try {
-          await query(
-            [
-              'SET LOCAL check_function_bodies = off',
-              describeFunction(s, functionBody, describe(s, false, false, true)),
-            ].join(';\n'),
-          );
-          from = 'layout 3 without describe_v3';
+          await query(['SET LOCAL check_function_bodies = off', ...functions(s)].join(';\n'));
+          from = 'layout 3 of an earlier release';
         } catch (error) {
           if (errorCode(error) !== '42501') throw error;
-          await query('ROLLBACK TO SAVEPOINT describe_v3');
-          share.withoutDescribe.add(sql.schema);
+          await query('ROLLBACK TO SAVEPOINT functions');
+          const describeMissing = !found.includes(DESCRIBE_FUNCTION);
+          if (describeMissing) share.withoutDescribe.add(sql.schema);
           log.warn(
-            'setup: this role may not add describe_v3 to the schema; views take the single statement (run the setup as the schema owner)',
+            `setup: this role may not replace the functions of an earlier release in the schema${describeMissing ? '; views take the single statement' : ''} (run the setup as the schema owner: memdir migrate)`,
           );
         }
         return false;

@@ -8,7 +8,7 @@
 
 import { type Deadlined, timeLeft } from '@memdir/core/driver';
 import { DESCRIBE_FUNCTION } from './describe-sql.js';
-import { NOW_MS } from './history-sql.js';
+import { FUNCTIONS_REVISION, NOW_MS } from './history-sql.js';
 import { type HistoryStatements, historyStatements } from './history-statements.js';
 
 /** The layout version. Functions carry it in their names, so two releases can run side by side. */
@@ -90,7 +90,7 @@ export function statements(schema: string): Statements {
   const v = `_v${LAYOUT}`;
   return {
     schema,
-    installed: `SELECT string_agg(p.proname, ',') AS installed FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname IN ('installed_v1', 'installed_v2', 'installed_v3', '${DESCRIBE_FUNCTION}')`,
+    installed: `SELECT string_agg(p.proname, ',') AS installed FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname IN ('installed_v1', 'installed_v2', 'installed_v3', '${DESCRIBE_FUNCTION}', '${FUNCTIONS_REVISION}')`,
     // $1 ns, $2 path, $3 path || '/', $4 path || '0'. A file, else a directory marker, else nothing.
     read: `SELECT 'f' AS kind, content, version FROM ${s}.files WHERE ns = $1 AND path = $2
 UNION ALL

@@ -99,6 +99,7 @@ describe('layout', () => {
       'remove_v2',
       'remove_v3',
       'restore_v3',
+      'revision_v3_2',
       'run_end_v2',
       'snippet_v2',
       'sweep_v3',
@@ -144,6 +145,45 @@ describe('describe_v3', () => {
     );
     const { rows } = await admin.query(
       `SELECT count(*)::int AS n FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = 'describe_v3'`,
+      [schema],
+    );
+    expect(rows[0].n).toBe(1);
+  });
+
+  it("a schema of layout 3 with an earlier release's function bodies gets this release's at the next setup", async () => {
+    const { store, schema } = openStore();
+    await store.create({ command: 'create', path: '/memories/a/b.md', file_text: 'b' });
+    // As a release before the revision left it: write_v3 checked a new path's ancestors with one
+    // `= ANY` statement, and there was no revision marker.
+    const definition = async () =>
+      String(
+        (
+          await admin.query(`SELECT pg_catalog.pg_get_functiondef($1::regprocedure) AS d`, [
+            `"${schema}".write_v3(text,text,bytea,text,text,text[],bigint,bigint,integer,text[],jsonb,text)`,
+          ])
+        ).rows[0].d,
+      );
+    const current = await definition();
+    expect(current).toContain('FOREACH v_conflict IN ARRAY p_ancestors');
+    const earlier = current.replace(
+      /FOREACH v_conflict IN ARRAY p_ancestors LOOP[\s\S]*?END LOOP;/,
+      `SELECT path INTO v_conflict FROM "${schema}".files WHERE ns = p_ns AND path = ANY (p_ancestors) LIMIT 1;
+    IF FOUND THEN RETURN 'p' || v_conflict; END IF;`,
+    );
+    expect(earlier).not.toBe(current);
+    await admin.query(earlier);
+    await admin.query(`DROP FUNCTION "${schema}".revision_v3_2`);
+    const again = createPostgresStore({ connectionString: databaseUrl(), schema });
+    cleanups.push(() => again.close());
+    expect(await again.create({ command: 'create', path: '/memories/a/c.md', file_text: 'c' })).toBe(
+      'File created successfully at: /memories/a/c.md',
+    );
+    await expect(
+      again.create({ command: 'create', path: '/memories/a/b.md/d.md', file_text: 'd' }),
+    ).rejects.toThrow('Cannot create /memories/a/b.md/d.md: /memories/a/b.md is a file');
+    expect(await definition()).toBe(current);
+    const { rows } = await admin.query(
+      `SELECT count(*)::int AS n FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = 'revision_v3_2'`,
       [schema],
     );
     expect(rows[0].n).toBe(1);

@@ -34,6 +34,7 @@ import { editQueue, fileKey } from './batch.js';
 import * as history from './history.js';
 import { recordParam } from './history.js';
 import { describeOutcome, editOutcome, moveOutcome } from './outcomes.js';
+import { ReadBatcher } from './read-batch.js';
 import { lockWait, type Statements, subtree } from './sql.js';
 import { WriteBatcher } from './write-batch.js';
 
@@ -59,6 +60,7 @@ export class PostgresMemoryDriver extends AbstractMemoryDriver {
   readonly #backend: Backend;
   readonly #edits: EditQueue;
   readonly #writes: WriteBatcher;
+  readonly #reads: ReadBatcher;
   /** The namespace chain: '' for none, `a/b` for namespace b inside a. */
   readonly #ns: string;
   readonly #root: boolean;
@@ -76,6 +78,7 @@ export class PostgresMemoryDriver extends AbstractMemoryDriver {
     this.#ns = ns;
     this.#edits = edits;
     this.#writes = new WriteBatcher(backend, ns);
+    this.#reads = new ReadBatcher(backend, ns);
     this.#root = root;
   }
 
@@ -95,12 +98,10 @@ export class PostgresMemoryDriver extends AbstractMemoryDriver {
   /** The file at `path` with its version, a directory, or null. */
   async read(path: DriverPath, options?: DriverCallOptions): Promise<DriverFile | DriverDirectory | null> {
     if (path === '') return { kind: 'directory' };
+    // Reads that record their time go alone; the others of this namespace may go together.
+    if (!options?.touch) return this.#reads.read(path, options);
     const [row] = await this.#run(
-      {
-        text: options?.touch ? this.#sql.readTouch : this.#sql.read,
-        values: [this.#ns, path, ...subtree(path)],
-        binary: true,
-      },
+      { text: this.#sql.readTouch, values: [this.#ns, path, ...subtree(path)], binary: true },
       false,
       options,
     );

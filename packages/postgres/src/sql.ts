@@ -59,6 +59,8 @@ export interface Statements {
   readonly installed: string;
   readonly read: string;
   /** `read` that records the file's read time (expiry with refreshOnRead). */
+  /** `read` of many paths in one statement (read-batch.ts). */
+  readonly readMany: string;
   readonly readTouch: string;
   readonly stat: string;
   readonly describeRoot: string;
@@ -96,6 +98,20 @@ export function statements(schema: string): Statements {
 UNION ALL
 SELECT 'd', NULL, NULL WHERE EXISTS (SELECT 1 FROM ${s}.files WHERE ns = $1 AND path >= $3 AND path < $4)
 LIMIT 1`,
+    // $1 ns, $2 paths. `read` for each path, in order, from one snapshot (read-batch.ts): a row per
+    // path, its kind null when nothing is there.
+    readMany: `SELECT n.kind, n.content, n.version
+FROM pg_catalog.unnest($2::text[]) WITH ORDINALITY AS r(path, i)
+CROSS JOIN LATERAL (
+  SELECT 'f' AS kind, content, version FROM ${s}.files WHERE ns = $1 AND path = r.path COLLATE "C"
+  UNION ALL
+  SELECT 'd', NULL, NULL WHERE EXISTS (SELECT 1 FROM ${s}.files
+    WHERE ns = $1 AND path >= (r.path || '/') COLLATE "C" AND path < (r.path || '0') COLLATE "C")
+  UNION ALL
+  SELECT NULL, NULL, NULL
+  LIMIT 1
+) AS n
+ORDER BY r.i`,
     // $1 ns, $2 path, $3 path || '/', $4 path || '0'.
     readTouch: `WITH touched AS (
   UPDATE ${s}.files SET touched_at = ${NOW_MS} WHERE ns = $1 AND path = $2 RETURNING content, version

@@ -5,7 +5,7 @@
 // 10,000 files into an empty schema slowed from 1,900 to 230 files/s before the check of a new
 // path's ancestors became one probe by primary key per ancestor). Counted in the server's own
 // statistics of the tuples read, not timed.
-import type { DriverPath } from '@memdir/core';
+import type { ChangeRecord, DriverPath } from '@memdir/core';
 import type pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresDriver } from '../src/index.js';
@@ -56,7 +56,13 @@ describe('plans as a namespace grows within one session', () => {
     const pool = testPool({ max: 1 });
     const driver = createPostgresDriver({ pool, schema });
     const files = 1_500;
-    const record = { actor: undefined, command: 'create', keepVersions: 10, keepDays: undefined };
+    const record: ChangeRecord = {
+      actor: null,
+      command: 'create',
+      toolUseId: null,
+      keepVersions: 10,
+      keepDays: 30,
+    };
     try {
       for (let index = 0; index < files; index++) {
         await driver.write(`d${index % 10}/f${index}.md` as DriverPath, `file ${index}\n`, {
@@ -80,5 +86,45 @@ describe('plans as a namespace grows within one session', () => {
     // entries. A statement scanning the namespace would read about files^2 / 2 = 1,125,000.
     expect(read).toBeGreaterThanOrEqual(100);
     expect(read / files).toBeLessThan(20);
+  });
+
+  it('reads in batches while the namespace grows: a few tuples read per read', async () => {
+    const schema = freshSchema('mdt_plans');
+    schemas.push(schema);
+    const pool = testPool({ max: 1 });
+    const driver = createPostgresDriver({ pool, schema });
+    const rounds = 15;
+    const perRound = 100;
+    let reads = 0;
+    try {
+      for (let round = 0; round < rounds; round++) {
+        for (let index = round * perRound; index < (round + 1) * perRound; index++) {
+          await driver.write(`d${index % 10}/f${index}.md` as DriverPath, `file ${index}\n`, {
+            op: `plans-${schema}-${index}`,
+          });
+        }
+        // The round's files, folders and missing paths, all at once: they go in batches.
+        const paths = [
+          ...Array.from({ length: perRound }, (_, index) => `d${index % 10}/f${round * perRound + index}.md`),
+          ...Array.from({ length: 10 }, (_, index) => `d${index}`),
+          ...Array.from({ length: 18 }, (_, index) => `d${index % 10}/missing${index}.md`),
+        ];
+        const nodes = await Promise.all(paths.map((file) => driver.read(file as DriverPath)));
+        expect(nodes.map((node) => node?.kind ?? null)).toEqual(
+          paths.map((file) =>
+            file.includes('missing') ? null : file.endsWith('.md') ? 'file' : 'directory',
+          ),
+        );
+        reads += paths.length;
+      }
+    } finally {
+      await driver.close();
+      await pool.end();
+    }
+    const read = await settledReads(schema, rounds * perRound);
+    expect(read).toBeGreaterThanOrEqual(rounds * perRound);
+    // A file's key and row, a folder's first entry: a statement scanning the namespace would read
+    // about 750 per read here.
+    expect(read / reads).toBeLessThan(10);
   });
 });

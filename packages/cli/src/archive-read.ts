@@ -13,7 +13,7 @@ import type { Readable } from 'node:stream';
 import { type DriverPath, isMemoryToolError, type MemoryDriver, normalizeMemoryPath } from '@memdir/core';
 import { ArchiveError } from './archive-error.js';
 import { HISTORY_FOLDER, MAX_CHUNK_BYTES } from './archive-history.js';
-import { MANIFEST_NAME, ManifestError, readManifest } from './archive-manifest.js';
+import { MANIFEST_NAME, ManifestError, type ManifestFile, readManifest } from './archive-manifest.js';
 import { Staging } from './archive-stage.js';
 import { collectAsBytesMove } from './memory.js';
 
@@ -33,6 +33,19 @@ export interface ArchiveLimits {
   stagingParent?: string;
   /** Stops the reading (Ctrl-C): the staged files are removed, and it rejects with an ArchiveError. */
   signal?: AbortSignal | undefined;
+  /**
+   * Called as the work goes: `read` after each file staged (its totals are not known yet), `check`
+   * after each manifest entry checked against the staged files (out of `totalFiles`).
+   */
+  onProgress?:
+    | ((progress: {
+        phase: 'read' | 'check';
+        files: number;
+        bytes: number;
+        totalFiles: number;
+        totalBytes: number;
+      }) => void)
+    | undefined;
 }
 
 /** A checked archive, staged on disk: its files as a driver, until `discard()`. */
@@ -253,9 +266,11 @@ async function pipeContent(
  */
 export async function stageArchive(input: Readable, limits: ArchiveLimits): Promise<StagedArchive> {
   const staging = await Staging.create(limits.stagingParent);
-  // Ctrl-C: the input is closed, which ends the wait for its next piece.
+  // Ctrl-C: the input is closed, which ends the wait for its next piece (also when it came while
+  // the staging folder was being made, before this listener).
   const stop = () => input.destroy();
   limits.signal?.addEventListener('abort', stop, { once: true });
+  if (limits.signal?.aborted) stop();
   let versions: number | undefined;
   try {
     versions = await readInto(new Input(input), staging, limits);
@@ -275,6 +290,8 @@ export async function stageArchive(input: Readable, limits: ArchiveLimits): Prom
   };
 }
 
+/** Manifest entries checked against the staged files at once. */
+const VERIFY_AHEAD = 16;
 const CHUNK_NAME = new RegExp(`^${HISTORY_FOLDER}/versions-\\d{6}\\.jsonl$`);
 const FILE_ID = /^mem_[A-Za-z0-9_-]{16,200}$/;
 const VERSION_ID = /^memver_\d{16}$/;
@@ -394,6 +411,13 @@ async function readInto(input: Input, staging: Staging, limits: ArchiveLimits): 
     } finally {
       await staged.done();
     }
+    limits.onProgress?.({
+      phase: 'read',
+      files: staging.files,
+      bytes: staging.bytes,
+      totalFiles: Number.NaN,
+      totalBytes: Number.NaN,
+    });
   }
   if (!manifestSeen) {
     throw new ArchiveError(
@@ -401,29 +425,74 @@ async function readInto(input: Input, staging: Staging, limits: ArchiveLimits): 
     );
   }
   let history: Awaited<ReturnType<typeof readManifest>>['history'];
+  // Entries are checked against the files VERIFY_AHEAD at a time (each is a few reads and a rename
+  // on disk, mostly waiting), and their outcomes taken in manifest order, so a damaged archive is
+  // refused with the same message as one at a time. A path listed twice within the window is
+  // refused in its turn, as the second check of it would be.
+  const window: Array<{ entry: ManifestFile; outcome: Promise<unknown> }> = [];
+  /** The failure of an entry taken in its turn: the entries still in the window come after it. */
+  let settled: unknown;
+  const checked = { files: 0, bytes: 0 };
+  const next = async () => {
+    const { entry, outcome } = window.shift()!;
+    const failure = await outcome;
+    if (failure !== undefined) {
+      settled = failure;
+      throw failure;
+    }
+    checked.files++;
+    checked.bytes += entry.size;
+    limits.onProgress?.({
+      phase: 'check',
+      ...checked,
+      totalFiles: staging.files,
+      totalBytes: staging.bytes,
+    });
+    if (history === undefined || entry.fileId === undefined) return;
+    staging.history.addTreeEntry({
+      path: entry.path.slice(ARCHIVE_ROOT.length + 2) as DriverPath,
+      fileId: entry.fileId,
+      version: entry.version!,
+      size: entry.size,
+      sha256: entry.sha256,
+    });
+  };
   try {
     // First the manifest's shape (it needs the whole text), then each entry against the files.
     ({ history } = await readManifest(staging.manifestFile));
     await readManifest(staging.manifestFile, async (entry) => {
-      await staging.verify(entry);
-      if (history === undefined || entry.fileId === undefined) return;
-      // Ids from the archive go to the target's files as they are: checked like every other field.
-      if (!FILE_ID.test(entry.fileId) || entry.version === undefined || !VERSION_ID.test(entry.version)) {
-        throw new ArchiveError(
-          `${entry.path} has a file id or version in the manifest that memdir does not make`,
+      let outcome: Promise<unknown>;
+      if (window.some((pending) => pending.entry.path === entry.path)) {
+        outcome = Promise.resolve(new ArchiveError(`${entry.path} is listed twice in the manifest`));
+      } else if (
+        history !== undefined &&
+        entry.fileId !== undefined &&
+        // Ids from the archive go to the target's files as they are: checked like every other field.
+        (!FILE_ID.test(entry.fileId) || entry.version === undefined || !VERSION_ID.test(entry.version))
+      ) {
+        outcome = Promise.resolve(
+          new ArchiveError(
+            `${entry.path} has a file id or version in the manifest that memdir does not make`,
+          ),
+        );
+      } else {
+        outcome = staging.verify(entry).then(
+          () => undefined,
+          (error: unknown) => error ?? new Error('verification failed'),
         );
       }
-      staging.history.addTreeEntry({
-        path: entry.path.slice(ARCHIVE_ROOT.length + 2) as DriverPath,
-        fileId: entry.fileId,
-        version: entry.version,
-        size: entry.size,
-        sha256: entry.sha256,
-      });
+      window.push({ entry, outcome });
+      if (window.length >= VERIFY_AHEAD) await next();
     });
+    while (window.length > 0) await next();
   } catch (error) {
-    if (error instanceof ManifestError) throw new ArchiveError(error.message);
-    throw error;
+    // Nothing is left running in the staging folder when it is removed. A failure of the manifest
+    // itself (further on) comes after those of the entries before it, as one at a time.
+    const earlier = await Promise.all(window.splice(0).map((pending) => pending.outcome));
+    const first = error === settled ? undefined : earlier.find((failure) => failure !== undefined);
+    const failure = first ?? error;
+    if (failure instanceof ManifestError) throw new ArchiveError(failure.message);
+    throw failure;
   }
   await staging.verifyAll();
   await staging.history.check(history);

@@ -86,6 +86,8 @@ export const DEFAULT_CONCURRENCY = 16;
  * 2, 23 s with 4, 17-20 s with 8, 20 s with 16 and with 32.
  */
 export const DEFAULT_S3_TARGET_CONCURRENCY = 8;
+/** How long reading an archive goes before its progress shows. */
+const STAGING_QUIET_MS = 1_000;
 /** The most `--concurrency` takes: beyond it a server store only queues the calls. */
 const MAX_CONCURRENCY = 256;
 
@@ -329,10 +331,10 @@ async function copyWithProgress(
   io: CliIo,
   what: string,
   urls: readonly string[],
+  progress = new ProgressReporter(io.stderr, { tty: isTerminal(io.stderr) }),
 ): Promise<number> {
   const dryRun = values['dry-run'] === true;
   const withHistory = values['with-history'] === true;
-  const progress = new ProgressReporter(io.stderr, { tty: isTerminal(io.stderr) });
   const { signal, dispose } = interruption(io);
   // What the copy reads from either side (the files, then the target's copies to verify them).
   const moved = collectAsBytesMove();
@@ -453,8 +455,19 @@ export async function runImport(args: string[], io: CliIo): Promise<number> {
   // nothing is written for an archive that is refused.
   let staged: StagedArchive;
   const { signal, dispose } = interruption(io);
+  // One reporter for the whole import: reading the archive, checking it, then the copy. Reading a
+  // small archive takes no time: its progress shows once it has taken a second.
+  const progress = new ProgressReporter(io.stderr, { tty: isTerminal(io.stderr) });
+  const started = Date.now();
   try {
-    staged = await stageArchive(io.stdin, { maxFileBytes: limit ?? DEFAULT_MAX_FILE_BYTES, signal });
+    staged = await stageArchive(io.stdin, {
+      maxFileBytes: limit ?? DEFAULT_MAX_FILE_BYTES,
+      signal,
+      onProgress: (state) => {
+        if (Date.now() - started >= STAGING_QUIET_MS)
+          progress.update(state, state.files === state.totalFiles);
+      },
+    });
   } catch (error) {
     if (!(error instanceof ArchiveError)) throw error;
     if (signal.aborted) {
@@ -503,6 +516,7 @@ export async function runImport(args: string[], io: CliIo): Promise<number> {
         io,
         `import into ${redactStoreUrl(url)}`,
         [url],
+        progress,
       );
     } finally {
       await store.close().catch(() => {});

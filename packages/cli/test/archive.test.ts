@@ -289,6 +289,44 @@ describe('memdir import checks what it stages, without holding it', () => {
     sha256: createHash('sha256').update(content).digest('hex'),
   });
 
+  it('entries are checked several at a time, but an archive with many faults is refused for the first, in manifest order', async () => {
+    const names = Array.from({ length: 40 }, (_, index) => `/memories/f${String(index).padStart(2, '0')}.md`);
+    const archive = (files: unknown[]) =>
+      craft(
+        names.map((name) => ({ name: name.slice(1), content: `content of ${name}` })),
+        {
+          format: 'memdir-archive',
+          version: 1,
+          files,
+          totalBytes: names.reduce((sum, name) => sum + Buffer.byteLength(`content of ${name}`), 0),
+        },
+      );
+    const good = names.map((name) => file(name, `content of ${name}`));
+    const damaged = (index: number) => ({ ...good[index]!, sha256: '0'.repeat(64) });
+    // A damaged file before a path listed twice within the same few entries: the damage first.
+    expect(
+      await refusal(archive([...good.slice(0, 5), damaged(5), good[6], good[6], ...good.slice(7)])),
+    ).toBe('/memories/f05.md does not match its manifest (size or SHA-256): the archive is damaged');
+    // The path listed twice first, the damage after it.
+    expect(await refusal(archive([...good.slice(0, 6), good[5], damaged(6), ...good.slice(7)]))).toBe(
+      '/memories/f05.md is listed twice in the manifest',
+    );
+    // A damaged file, then an entry without its size and hash: the manifest's shape is checked
+    // whole before any file is.
+    expect(
+      await refusal(
+        archive([damaged(0), ...good.slice(1, 10), { path: '/memories/f10.md' }, ...good.slice(11)]),
+      ),
+    ).toBe('memdir-manifest.json has an entry without a path, a size and a SHA-256');
+    // Two damaged files far apart: the first.
+    expect(
+      await refusal(archive([...good.slice(0, 30), damaged(30), ...good.slice(31, 39), damaged(39)])),
+    ).toBe('/memories/f30.md does not match its manifest (size or SHA-256): the archive is damaged');
+    // The whole archive, untouched, goes through.
+    const { files } = await readArchive(Readable.from([archive(good)]), { maxFileBytes: 1024 * 1024 });
+    expect([...files.keys()]).toEqual(names);
+  });
+
   it('a file the manifest lists twice, a manifest whose format comes after its files', async () => {
     const twice = craft(
       [

@@ -58,3 +58,8 @@ export async function tempFolder(): Promise<{ path: string; remove: () => Promis
   const path = await mkdtemp(join(tmpdir(), 'memdir-cli-test-'));
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
 }
+
+/** `stderr` without the progress lines of reading and checking an archive (`memdir import`). */
+export function withoutProgress(stderr: string): string {
+  return stderr.replace(/^memdir: (read|check): .*\n/gm, '');
+}

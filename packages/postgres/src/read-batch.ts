@@ -110,6 +110,6 @@ export class ReadBatcher {
       );
       return;
     }
-    batch.forEach((pending, index) => pending.resolve(nodeOf(rows[index])));
+    for (const [index, pending] of batch.entries()) pending.resolve(nodeOf(rows[index]));
   }
 }

@@ -461,26 +461,23 @@ async function readInto(input: Input, staging: Staging, limits: ArchiveLimits): 
     // First the manifest's shape (it needs the whole text), then each entry against the files.
     ({ history } = await readManifest(staging.manifestFile));
     await readManifest(staging.manifestFile, async (entry) => {
-      let outcome: Promise<unknown>;
-      if (window.some((pending) => pending.entry.path === entry.path)) {
-        outcome = Promise.resolve(new ArchiveError(`${entry.path} is listed twice in the manifest`));
-      } else if (
+      // Ids from the archive go to the target's files as they are: checked like every other field,
+      // once the file is.
+      const badIds =
         history !== undefined &&
         entry.fileId !== undefined &&
-        // Ids from the archive go to the target's files as they are: checked like every other field.
-        (!FILE_ID.test(entry.fileId) || entry.version === undefined || !VERSION_ID.test(entry.version))
-      ) {
-        outcome = Promise.resolve(
-          new ArchiveError(
-            `${entry.path} has a file id or version in the manifest that memdir does not make`,
-          ),
-        );
-      } else {
-        outcome = staging.verify(entry).then(
-          () => undefined,
-          (error: unknown) => error ?? new Error('verification failed'),
-        );
-      }
+        (!FILE_ID.test(entry.fileId) || entry.version === undefined || !VERSION_ID.test(entry.version));
+      const outcome = window.some((pending) => pending.entry.path === entry.path)
+        ? Promise.resolve(new ArchiveError(`${entry.path} is listed twice in the manifest`))
+        : staging.verify(entry).then(
+            () =>
+              badIds
+                ? new ArchiveError(
+                    `${entry.path} has a file id or version in the manifest that memdir does not make`,
+                  )
+                : undefined,
+            (error: unknown) => error ?? new Error('verification failed'),
+          );
       window.push({ entry, outcome });
       if (window.length >= VERIFY_AHEAD) await next();
     });

@@ -75,3 +75,25 @@ export function otherDatabase(name: string): string {
   url.pathname = `/${name}`;
   return url.toString();
 }
+
+/**
+ * A pool whose connections report the text of every statement they send to `seen` (the real
+ * server answers each one): for tests that count what a driver sends.
+ */
+export function countingPool(seen: (text: string) => void, options: pg.PoolConfig = {}): pg.Pool {
+  const pool = testPool(options);
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  (pool as { connect: unknown }).connect = async () => {
+    const client = await connect();
+    const query = client.query.bind(client) as (config: { text?: string }) => unknown;
+    if (!(client as { counted?: boolean }).counted) {
+      (client as { counted?: boolean }).counted = true;
+      (client as { query: unknown }).query = (config: { text?: string }, ...rest: unknown[]) => {
+        seen(typeof config === 'string' ? config : (config?.text ?? ''));
+        return (query as (...args: unknown[]) => unknown)(config, ...rest);
+      };
+    }
+    return client;
+  };
+  return pool;
+}

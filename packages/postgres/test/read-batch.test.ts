@@ -3,10 +3,9 @@
 // directory for a path with files beneath it, nothing for a path with neither; in the namespace it
 // was asked in, whatever the names hold. Reads that record their time (refreshOnRead) go alone.
 import type { DriverPath } from '@memdir/core';
-import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDriver, type PostgresDriver } from '../src/index.js';
-import { dropSchema, freshSchema, testPool } from './helpers.js';
+import { countingPool, dropSchema, freshSchema, testPool } from './helpers.js';
 
 const admin = testPool();
 const schema = freshSchema('mdt_reads');
@@ -16,23 +15,14 @@ let driver: PostgresDriver;
 
 beforeAll(async () => {
   // A pool whose connections count what the driver sends (the real server answers every one).
-  const pool = testPool({ max: 8 });
-  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
-  (pool as { connect: unknown }).connect = async () => {
-    const client = await connect();
-    const query = client.query.bind(client) as (config: { text?: string }) => unknown;
-    if (!(client as { counted?: boolean }).counted) {
-      (client as { counted?: boolean }).counted = true;
-      (client as { query: unknown }).query = (config: { text?: string }, ...rest: unknown[]) => {
-        const text = typeof config === 'string' ? config : (config?.text ?? '');
-        if (text.includes('CROSS JOIN LATERAL')) sent.readMany++;
-        else if (text.startsWith(`SELECT 'f' AS kind, content, version FROM`)) sent.read++;
-        else sent.other++;
-        return (query as (...args: unknown[]) => unknown)(config, ...rest);
-      };
-    }
-    return client;
-  };
+  const pool = countingPool(
+    (text) => {
+      if (text.includes('CROSS JOIN LATERAL')) sent.readMany++;
+      else if (text.startsWith(`SELECT 'f' AS kind, content, version FROM`)) sent.read++;
+      else sent.other++;
+    },
+    { max: 8 },
+  );
   driver = createPostgresDriver({ pool, schema });
   await driver.setup();
 });

@@ -6,7 +6,7 @@
 import type { DriverPath, DriverWriteOptions, MemoryDriver, MemoryToolError } from '@memdir/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDriver, type PostgresDriver } from '../src/index.js';
-import { dropSchema, freshSchema, testPool } from './helpers.js';
+import { countingPool, dropSchema, freshSchema, testPool } from './helpers.js';
 
 const admin = testPool();
 const schema = freshSchema('mdt_batch');
@@ -16,23 +16,14 @@ let driver: PostgresDriver;
 
 beforeAll(async () => {
   // A pool whose connections count what the driver sends (the real server answers every one).
-  const pool = testPool({ max: 8 });
-  const connect = pool.connect.bind(pool) as () => Promise<import('pg').PoolClient>;
-  (pool as { connect: unknown }).connect = async () => {
-    const client = await connect();
-    const query = client.query.bind(client) as (config: { text?: string }) => unknown;
-    if (!(client as { counted?: boolean }).counted) {
-      (client as { counted?: boolean }).counted = true;
-      (client as { query: unknown }).query = (config: { text?: string }, ...rest: unknown[]) => {
-        const text = typeof config === 'string' ? config : (config?.text ?? '');
-        if (text.includes('write_v3($1, e.path')) sent.writeMany++;
-        else if (text.includes('write_v3($1, $2')) sent.write++;
-        else sent.other++;
-        return (query as (...args: unknown[]) => unknown)(config, ...rest);
-      };
-    }
-    return client;
-  };
+  const pool = countingPool(
+    (text) => {
+      if (text.includes('write_v3($1, e.path')) sent.writeMany++;
+      else if (text.includes('write_v3($1, $2')) sent.write++;
+      else sent.other++;
+    },
+    { max: 8 },
+  );
   driver = createPostgresDriver({ pool, schema });
   await driver.setup();
 });

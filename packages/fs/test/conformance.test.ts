@@ -66,12 +66,18 @@ const check = (backend: string) => checkFolder(join(base, backend));
 // retention test makes 1,000 edits here, not 10,000 (each edit is an fsynced file and a synced
 // history line: 10,000 would take half a minute of the CI budget); retention.test.ts checks the
 // 10,000-edit rule on the history file itself.
+//
+// Commands get 30 s, not the default 5 s: CI runs this suite on Node 22 and 24 beside npm installs
+// and other suites on two cores, where one fsync can stall for seconds. The deadline itself is
+// tested in deadline.test.ts, lock.test.ts and reasons.test.ts.
+const storeOptions = { timeoutMs: 30_000 };
 describeMemoryStore({
   name: 'fs',
   createDriver: (backend) => createFsDriver({ root: join(base, backend) }),
   check,
   destroy,
   historyEdits: 1_000,
+  storeOptions,
 });
 
 // With createDriver the stores of one backend share one driver. Here each store gets its own, as
@@ -83,6 +89,7 @@ describeMemoryStore(
     create: (options, backend) => createFsStore({ ...options, root: join(base, backend) }),
     check,
     destroy,
+    storeOptions,
   },
   { groups: ['concurrency', 'isolation', 'create'] },
 );

@@ -95,6 +95,14 @@ export interface ConformanceTarget {
    */
   historyEdits?: number;
   /**
+   * Options every store the suite opens starts from; a test's own options win, and the suite
+   * chooses the namespace. For a store whose commands may run slowly on the machine that runs the
+   * suite: `{ timeoutMs: 30_000 }` on a loaded CI runner, where a starved process can take longer
+   * than the default 5 s deadline for one command. No test of the suite is about the deadline.
+   * @default {}
+   */
+  storeOptions?: Omit<MemoryStoreOptions, 'namespace'>;
+  /**
    * Per-test timeout in ms (real servers are slower). Also bounds opening the first store, which
    * the suite does while it collects the tests, to read its capabilities.
    * @default 30000

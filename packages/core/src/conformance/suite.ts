@@ -253,7 +253,10 @@ export async function probeTarget(target: ConformanceTarget, namespace: string |
             await driver.close();
           }
         }
-        const store = await target.create!(namespace === undefined ? {} : { namespace }, backend);
+        const store = await target.create!(
+          namespace === undefined ? { ...target.storeOptions } : { ...target.storeOptions, namespace },
+          backend,
+        );
         try {
           if (store.capabilities !== undefined)
             return { capabilities: store.capabilities, source: 'store', driverMethods: undefined } as Probe;
@@ -386,7 +389,11 @@ export function createSuite(
 
   async function open(options: MemoryStoreOptions = {}, backend = MAIN): Promise<MemoryStore> {
     const name = realName(backend);
-    const full: MemoryStoreOptions = 'namespace' in options ? { ...options } : { ...options, namespace };
+    const full: MemoryStoreOptions = {
+      ...target.storeOptions,
+      ...options,
+      namespace: 'namespace' in options ? options.namespace : namespace,
+    };
     if (full.namespace === undefined) delete full.namespace;
     const store = target.create
       ? await target.create(full, name)

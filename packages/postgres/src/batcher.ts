@@ -4,11 +4,9 @@
 // later answer than it would without batching. write-batch.ts and read-batch.ts say what each kind
 // sends; this is the line they share: how many calls are in flight, which wait, which go together,
 // the batch's deadline and counted round trips, and each call alone again after a failed batch.
-import type { DriverCallOptions } from '@memdir/core';
+import { DEFAULT_TIMEOUT_MS, type DriverCallOptions } from '@memdir/core';
 import type { Row } from './backend.js';
 
-/** A call waits at most this long when it carries no deadline (the engine's default timeout). */
-const DEFAULT_WAIT_MS = 5_000;
 /** A call of a failed batch runs again alone when it has this much time left. */
 const MIN_RETRY_MS = 100;
 
@@ -37,8 +35,9 @@ interface Waiting<C, A> {
   reject(error: unknown): void;
 }
 
+/** A call's deadline; one that carries none waits as long as the engine's default timeout. */
 const deadlineOf = (options: DriverCallOptions | undefined) =>
-  options?.deadline ?? Date.now() + DEFAULT_WAIT_MS;
+  options?.deadline ?? Date.now() + DEFAULT_TIMEOUT_MS;
 
 /** The line of one kind of call of one namespace (one driver instance). */
 export class Batcher<C extends { readonly options?: DriverCallOptions | undefined }, A> {

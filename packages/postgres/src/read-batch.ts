@@ -3,7 +3,8 @@
 // whether files lie beneath it), from one snapshot. Each read is answered as if it had been sent
 // alone at that moment, which lies within the time every one of them was waiting (a copy's
 // verification reading 10,000 files back, an export, parallel tool calls). The first few reads in
-// flight are sent alone at once, as before: a lone read gets no later answer than it did. The line itself is batcher.ts's.
+// flight are sent alone at once, as before: a lone read gets no later answer than it did. The line
+// itself is batcher.ts's.
 import type { DriverCallOptions, DriverDirectory, DriverFile, DriverPath } from '@memdir/core';
 import type { Backend, Row } from './backend.js';
 import { Batcher } from './batcher.js';

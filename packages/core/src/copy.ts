@@ -2,7 +2,8 @@
 // a move from the filesystem store to Redis, a backup before an upgrade, a staging store seeded from
 // production. It streams file by file (only paths and sizes are held for the whole store), writes
 // with the target's atomic primitives, can run again after an interruption (identical files are
-// left alone), and ends by reading the target back and checking every file's hash.
+// left alone), and ends by reading the target back and checking every file's hash (or, where the
+// target's listing carries each file's MD5 as its backend computed it, by listing it once).
 import { Engine, type Operation } from './engine/context.js';
 import { isMemoryToolError } from './errors.js';
 import { copyVersions } from './history/copy-history.js';
@@ -114,8 +115,9 @@ export interface CopyReport {
   /** True when the copy was stopped by its signal before every file was handled. */
   readonly interrupted: boolean;
   /**
-   * True when every source file was read back from the target with the same size and SHA-256
-   * (false in a dry run, after an interruption, or with problems).
+   * True when every source file was read back from the target with the same size and SHA-256, or
+   * listed there with the same size and the MD5 its backend computed (a target with
+   * `capabilities.listsContentMd5`); false in a dry run, after an interruption, or with problems.
    */
   readonly verified: boolean;
   /** Verification failures: a target file missing or different after the copy. */
@@ -144,7 +146,7 @@ function driverOf(endpoint: Endpoint, which: string): MemoryDriver {
 
 /** The part of `node:crypto` the copy uses, where the runtime has it. */
 interface NodeHashing {
-  createHash(algorithm: 'sha256'): {
+  createHash(algorithm: 'sha256' | 'md5'): {
     update(data: string, encoding: 'utf8'): { digest(encoding: 'hex'): string };
   };
 }
@@ -160,6 +162,24 @@ async function sha256(content: string): Promise<string> {
   if (nodeHashing) return nodeHashing.createHash('sha256').update(content, 'utf8').digest('hex');
   const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(content));
   return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * The MD5 of `content`'s UTF-8 bytes, in hex, to compare with a listing's `contentMd5`; undefined
+ * where the runtime has no MD5 (Web Crypto has none; a FIPS build refuses it): the file is then
+ * read back instead.
+ */
+function md5(content: string): string | undefined {
+  try {
+    return nodeHashing?.createHash('md5').update(content, 'utf8').digest('hex');
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the target's listing says `entry` holds exactly the file of `size` bytes and MD5 `hash`. */
+function listedAs(entry: DriverEntry | undefined, size: number, hash: string | undefined): boolean {
+  return hash !== undefined && entry?.contentMd5 === hash && entry.size === size;
 }
 
 function memoryPath(path: string): string {
@@ -336,7 +356,10 @@ export async function copyStore(
     source.operation('import').list('' as DriverPath, { skipHidden: false }),
     target.operation('import').list('' as DriverPath, { skipHidden: false }),
   ]);
-  const inTarget = new Set<string>(targetEntries.map((entry) => entry.path));
+  const inTarget = new Map<string, DriverEntry>(targetEntries.map((entry) => [entry.path, entry]));
+  // A target whose listing carries each file's MD5: identical files are known from it, and the
+  // verification lists the target once instead of reading every file back.
+  const listsMd5 = target.capabilities.listsContentMd5 === true;
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   totalFiles = entries.length;
   totalBytes = entries.reduce((sum, entry) => sum + entry.size, 0);
@@ -346,12 +369,13 @@ export async function copyStore(
 
   // Copy.
   Object.assign(state, { phase: 'copy', files: 0, bytes: 0 });
-  const hashes = new Map<string, { hash: string; size: number }>();
+  const hashes = new Map<string, Copied>();
   const sizeOf = (entry: DriverEntry) => entry.size;
   await forEach(entries, concurrency, stopped, sizeOf, async (entry) => {
     const copy = {
       entry,
-      listed: inTarget.has(entry.path),
+      listed: inTarget.get(entry.path) ?? null,
+      listsMd5,
       options,
       limits,
       fileId: fileIds.get(entry.path),
@@ -370,12 +394,21 @@ export async function copyStore(
   const interrupted = stopped() && state.files < totalFiles;
   progress(true);
 
-  // Verify: read every copied or identical file back from the target.
+  // Verify: read every copied or identical file back from the target, but for those its listing
+  // now shows with the MD5 and size they were copied with.
   const mismatches: CopyProblem[] = [];
   let extraInTarget = 0;
   if (!options.dryRun && !interrupted) {
     Object.assign(state, { phase: 'verify', files: 0, bytes: 0 });
     const checked = [...hashes.entries()];
+    const listedNow = listsMd5
+      ? new Map<string, DriverEntry>(
+          (await target.operation('import').list('' as DriverPath, { skipHidden: false })).map((entry) => [
+            entry.path,
+            entry,
+          ]),
+        )
+      : undefined;
     await forEach(
       checked,
       concurrency,
@@ -383,6 +416,12 @@ export async function copyStore(
       ([, expected]) => expected.size,
       async ([path, expected]) => {
         try {
+          if (listedAs(listedNow?.get(path), expected.size, expected.md5)) {
+            state.files++;
+            state.bytes += expected.size;
+            progress();
+            return;
+          }
           const node = await target.operation('import').read(path as DriverPath);
           if (node?.kind !== 'file') {
             mismatches.push({ path: memoryPath(path), reason: 'missing in the target' });
@@ -426,26 +465,35 @@ export async function copyStore(
   };
 }
 
-/** One file to copy: its listing entry, whether the target listed a file there, and the rules. */
+/** One file to copy: its listing entry, the target's entry at its path (if any), and the rules. */
 interface FileCopy {
   readonly entry: DriverEntry;
-  readonly listed: boolean;
+  readonly listed: DriverEntry | null;
+  /** True when the target's listing carries MD5s: the file's MD5 is then kept for the verification. */
+  readonly listsMd5: boolean;
   readonly options: CopyOptions;
   readonly limits: TargetLimits;
   /** The file id its versions carry, when the history was copied first. */
   readonly fileId: string | undefined;
 }
 
+/** A file the target holds: its size, SHA-256 and, for a target that lists MD5s, its MD5. */
+interface Copied {
+  readonly hash: string;
+  readonly size: number;
+  readonly md5: string | undefined;
+}
+
 /**
- * Copies one file. Resolves to its hash and size once the target holds it (written or already
+ * Copies one file. Resolves to its hashes and size once the target holds it (written or already
  * identical), or to the reason it was not copied.
  */
 async function copyOne(
   source: Operation,
   target: Operation,
-  { entry, listed, options, limits, fileId }: FileCopy,
+  { entry, listed, listsMd5, options, limits, fileId }: FileCopy,
   done: (kind: 'copied' | 'identical') => void,
-): Promise<{ hash: string; size: number } | { reason: string }> {
+): Promise<Copied | { reason: string }> {
   if (utf8Length(memoryPath(entry.path)) > limits.pathBytes) {
     return { reason: `the path is longer than the ${limits.pathBytes} bytes the target holds` };
   }
@@ -456,7 +504,16 @@ async function copyOne(
   if (file?.kind !== 'file') return { reason: 'it was removed from the source during the copy' };
   const size = utf8Length(file.content);
   if (size > limits.fileBytes) return { reason: tooLarge(size, limits.fileBytes) };
-  const hash = await sha256(file.content);
+  const copied: Copied = {
+    hash: await sha256(file.content),
+    size,
+    md5: listsMd5 ? md5(file.content) : undefined,
+  };
+  // Listed with this very content: identical, and not read.
+  if (listedAs(listed ?? undefined, size, copied.md5)) {
+    done('identical');
+    return copied;
+  }
   // Not in the target's listing: written where nothing is, without reading first.
   let known: Awaited<ReturnType<Operation['read']>> | undefined = listed ? undefined : null;
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -466,14 +523,14 @@ async function copyOne(
     if (existing?.kind === 'file') {
       if (existing.content === file.content) {
         done('identical');
-        return { hash, size };
+        return copied;
       }
       if (!options.overwrite)
         return { reason: 'the target has this file with other content (use overwrite to replace it)' };
     }
     if (options.dryRun) {
       done('copied');
-      return { hash, size };
+      return copied;
     }
     try {
       await target.write(
@@ -484,7 +541,7 @@ async function copyOne(
         fileId,
       );
       done('copied');
-      return { hash, size };
+      return copied;
     } catch (error) {
       if (isMemoryToolError(error) && error.code === 'QUOTA_EXCEEDED') return { reason: error.message };
       if (isMemoryToolError(error) && error.code === 'PATH_CONFLICT') {

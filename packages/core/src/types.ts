@@ -317,6 +317,12 @@ export interface DriverCapabilities {
    * @default false
    */
   readonly admin?: boolean | undefined;
+  /**
+   * True when `list` gives files their {@link DriverEntry.contentMd5}: a copy into the store then
+   * checks what it wrote from one listing instead of reading every file back.
+   * @default false
+   */
+  readonly listsContentMd5?: boolean | undefined;
 }
 
 /** A file as a driver returns it. */
@@ -365,6 +371,14 @@ export interface DriverEntry {
   readonly path: DriverPath;
   /** The file's size in UTF-8 bytes. */
   readonly size: number;
+  /**
+   * The MD5 of the file's UTF-8 bytes (32 lowercase hex digits), as the backend computed it, where
+   * its listing gives one at no cost (an S3 ETag of an object written in one PUT); see
+   * {@link DriverCapabilities.listsContentMd5}. Equal to the MD5 of the content means the file
+   * holds that content; anything else means nothing (an encrypted object's ETag is no MD5), and
+   * whoever needs to know reads the file.
+   */
+  readonly contentMd5?: string | undefined;
 }
 
 /** A condition `write` checks in the same atomic step as the write. */

@@ -171,6 +171,15 @@ describe('the conformance suite fails a driver for its bug, and for nothing else
     );
   });
 
+  it('a listing whose contentMd5 goes stale when a file is rewritten fails the contentMd5 check alone, naming the file', () => {
+    const tests = testsOf('drivers.fixture.ts', 'stale md5');
+    const title =
+      'driver: a listed contentMd5 is the MD5 of the file\u2019s UTF-8 bytes as it is now, and only a driver with listsContentMd5 lists one';
+    expect(failed(tests)).toEqual(inBothRuns(title));
+    const [failure] = tests.filter((test) => test.status === 'failed');
+    expect(failure!.failureMessages.join('\n')).toContain('contentMd5 of "notes/a.md"');
+  });
+
   it('a read that cannot tell a directory from nothing fails the read check, naming the path', () => {
     const tests = testsOf('drivers.fixture.ts', 'read hides directories');
     expect(failed(tests)).toEqual(

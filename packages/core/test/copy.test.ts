@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { wrapDriver } from '../src/driver/index.js';
 import {
@@ -10,6 +11,8 @@ import {
   type MemoryStore,
   storeDriver,
 } from '../src/index.js';
+
+const md5 = (content: string) => createHash('md5').update(content, 'utf8').digest('hex');
 
 /** Files that exercise what a careless copy gets wrong. */
 const TRICKY: Record<string, string> = {
@@ -207,6 +210,79 @@ describe('copyStore', () => {
     reads = 0;
     expect(await copyStore(from, counting)).toMatchObject({ identical: 50, verified: true });
     expect(reads).toBe(100);
+  });
+
+  describe('into a target whose listing carries MD5s (capabilities.listsContentMd5)', () => {
+    /**
+     * An in-memory target that lists each file's MD5 as `md5Of` says (the true one unless a test
+     * says otherwise) and counts its reads and listings.
+     */
+    function md5Target(md5Of: (content: string) => string | undefined = (content) => md5(content)) {
+      const inner = createInMemoryDriver();
+      const counts = { reads: 0, lists: 0 };
+      const driver: MemoryDriver = wrapDriver(inner, {
+        capabilities: { ...inner.capabilities, listsContentMd5: true },
+        namespace: () => driver,
+        read(path, options) {
+          counts.reads++;
+          return inner.read(path, options);
+        },
+        async *list(dir, options) {
+          counts.lists++;
+          for await (const entry of inner.list(dir, options)) {
+            const node = await inner.read(entry.path);
+            yield { ...entry, contentMd5: node?.kind === 'file' ? md5Of(node.content) : undefined };
+          }
+        },
+      });
+      return { inner, driver, counts };
+    }
+
+    it('verifies from one listing, reading no file back; run again, it knows identical files from the listing', async () => {
+      const from = createMemoryStore(createInMemoryDriver());
+      await seed(from, TRICKY);
+      const target = md5Target();
+      const report = await copyStore(from, target.driver);
+      expect(report).toMatchObject({ copied: Object.keys(TRICKY).length, verified: true, mismatches: [] });
+      expect(target.counts).toEqual({ reads: 0, lists: 2 });
+      expect(await filesOf(target.inner)).toEqual(await filesOf(storeDriver(from)!));
+      target.counts.lists = 0;
+      const again = await copyStore(from, target.driver);
+      expect(again).toMatchObject({ copied: 0, identical: Object.keys(TRICKY).length, verified: true });
+      expect(target.counts).toEqual({ reads: 0, lists: 2 });
+    });
+
+    it('a listed MD5 that is not the content\u2019s (an encrypted object\u2019s ETag) is no verdict: the file is read', async () => {
+      const from = createMemoryStore(createInMemoryDriver());
+      await seed(from, TRICKY);
+      const target = md5Target(() => 'd41d8cd98f00b204e9800998ecf8427e');
+      const report = await copyStore(from, target.driver);
+      expect(report).toMatchObject({ copied: Object.keys(TRICKY).length, verified: true, mismatches: [] });
+      // Each file read once, to verify it; the one empty file's MD5 is that very value.
+      expect(target.counts.reads).toBe(Object.keys(TRICKY).length - 1);
+      // Run again: read to compare, then to verify.
+      target.counts.reads = 0;
+      expect(await copyStore(from, target.driver)).toMatchObject({ identical: Object.keys(TRICKY).length });
+      expect(target.counts.reads).toBe(2 * (Object.keys(TRICKY).length - 1));
+    });
+
+    it('a file the target holds with other bytes than were written is a mismatch, whatever it lists', async () => {
+      const from = createMemoryStore(createInMemoryDriver());
+      await seed(from, { '/memories/a.md': 'the source', '/memories/b.md': 'fine' });
+      const target = md5Target();
+      // The backend keeps other bytes than it was given for a.md, and lists their true MD5.
+      const lossy = wrapDriver(target.driver, {
+        namespace: () => lossy,
+        write(path, content, options) {
+          return target.driver.write(path, path === 'a.md' ? 'the sourcE' : content, options);
+        },
+      });
+      const report = await copyStore(from, lossy);
+      expect(report.verified).toBe(false);
+      expect(report.mismatches).toEqual([
+        { path: '/memories/a.md', reason: 'different content in the target' },
+      ]);
+    });
   });
 
   it('holds at most 4 MiB of file content in flight, whatever the concurrency (one larger file goes alone)', async () => {

@@ -113,6 +113,19 @@ const DEFAULT_LEASE_TTL_MS = 10_000;
  * `describe` reads it first (one request). Other names (`notes`, `.archive`) are most likely
  * folders: it sends the GET and the listing together (one round trip, two requests).
  */
+const MD5_HEX = /^[0-9a-f]{32}$/i;
+
+/**
+ * What an object's listed ETag says of its content, as `DriverEntry.contentMd5`: the MD5 of its
+ * bytes when it is one (32 hex digits; a multipart ETag ends in `-N`), unless the probe found that
+ * this server's ETags are not MD5s (SSE-KMS). Before the probe, a 32-digit ETag is given as it is:
+ * one that is no MD5 will not equal a content's MD5, and the caller then reads the file.
+ */
+function md5OfEtag(bucket: Backend['bucket'], etag: string): string | undefined {
+  if (bucket.probing !== undefined && !bucket.behaviour.md5Etags) return undefined;
+  return MD5_HEX.test(etag) ? etag.toLowerCase() : undefined;
+}
+
 function looksLikeFile(path: string): boolean {
   const name = path.slice(path.lastIndexOf('/') + 1);
   return name.lastIndexOf('.') > 0;
@@ -144,6 +157,7 @@ class S3MemoryDriver extends AbstractMemoryDriver implements S3Driver {
       quotas: true,
       history: true,
       admin: true,
+      listsContentMd5: true,
       maxPathBytes: space.keys.maxPathBytes,
       maxFileBytes: MAX_OBJECT_BYTES,
     };
@@ -259,7 +273,11 @@ class S3MemoryDriver extends AbstractMemoryDriver implements S3Driver {
           continue;
         }
       }
-      yield { path: asDriverPath(path), size: object.size };
+      yield {
+        path: asDriverPath(path),
+        size: object.size,
+        contentMd5: md5OfEtag(this.#backend.bucket, object.etag),
+      };
     }
   }
 

@@ -1,7 +1,7 @@
 // The HTTP requests each command sends, counted at the client's request handler (every attempt the
 // SDK makes), after the startup probe. The bench measures round trips and time; this pins the count.
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import type { MemoryStore } from '@memdir/core';
+import { copyStore, createInMemoryDriver, createMemoryStore, type MemoryStore } from '@memdir/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createS3Store } from '../src/index.js';
 import { bucket, clearPrefix, leftovers, rawClient, storeOptions, uniquePrefix } from './helpers.js';
@@ -176,6 +176,27 @@ describe('requests per command', () => {
     expect(requests.length).toBeLessThanOrEqual(20);
     const content = await store.view({ command: 'view', path: '/memories/log.md' });
     expect(content.split('\n').length).toBe(1 + 101);
+  });
+
+  it('a copy of 30 new files reads none back (it verifies from one listing); run again, it sends 2 listings and nothing else', async () => {
+    const source = createMemoryStore(createInMemoryDriver());
+    for (let index = 0; index < 30; index++) {
+      const path = `/memories/c${index % 3}/f${index}.md`;
+      await source.create({ command: 'create', path, file_text: `file ${index} \u{1f600}` });
+    }
+    const target = createS3Store({ ...storeOptions(prefix), client, history: false, namespace: 'copy' });
+    try {
+      const first = await requestsOf(async () =>
+        expect(await copyStore(source, target)).toMatchObject({ copied: 30, verified: true, mismatches: [] }),
+      );
+      expect(first.filter((kind) => kind === 'GET')).toEqual([]);
+      const again = await requestsOf(async () =>
+        expect(await copyStore(source, target)).toMatchObject({ identical: 30, verified: true }),
+      );
+      expect(again).toEqual(['LIST', 'LIST']);
+    } finally {
+      await target.close();
+    }
   });
 });
 

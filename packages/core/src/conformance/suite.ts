@@ -148,7 +148,7 @@ export function capabilityProblem(capabilities: unknown): string | undefined {
   if (typeof capabilities !== 'object' || capabilities === null) {
     return `capabilities must be an object, got ${capabilities === null ? 'null' : typeof capabilities}`;
   }
-  const { atomicRename, maxPathBytes, maxFileBytes, replaySafe, quotas, history, admin } =
+  const { atomicRename, maxPathBytes, maxFileBytes, replaySafe, quotas, history, admin, listsContentMd5 } =
     capabilities as Record<string, unknown>;
   if (typeof atomicRename !== 'boolean') {
     return `capabilities.atomicRename must be a boolean, got ${JSON.stringify(atomicRename) ?? 'undefined'}`;
@@ -166,7 +166,7 @@ export function capabilityProblem(capabilities: unknown): string | undefined {
   if (maxFileBytes !== undefined && !(Number.isSafeInteger(maxFileBytes) && (maxFileBytes as number) >= 1)) {
     return `capabilities.maxFileBytes must be a positive integer when given, got ${JSON.stringify(maxFileBytes)}`;
   }
-  for (const [name, value] of Object.entries({ replaySafe, quotas, history, admin })) {
+  for (const [name, value] of Object.entries({ replaySafe, quotas, history, admin, listsContentMd5 })) {
     if (value !== undefined && typeof value !== 'boolean') {
       return `capabilities.${name} must be a boolean when given, got ${JSON.stringify(value)}`;
     }

@@ -1,4 +1,5 @@
 // The driver group, reads: capabilities, `read` and `stat`, `list`, `describe` against the reference fold.
+import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
 import { foldListing } from '../../driver/index.js';
 import { utf8Length } from '../../path.js';
@@ -122,6 +123,27 @@ export function driverReadTests(suite: Suite, methods: DriverMethods): void {
     }
     for (const dir of ['missing', 'not', 'ab', 'a/x']) {
       expect(await listAll(driver, dir), `list(${JSON.stringify(dir)})`).toEqual([]);
+    }
+  });
+
+  test('driver: a listed contentMd5 is the MD5 of the file\u2019s UTF-8 bytes as it is now, and only a driver with listsContentMd5 lists one', async () => {
+    const driver = await suite.files();
+    await seedFiles(driver, TREE);
+    const files: Record<string, string> = { ...TREE, 'notes/a.md': 'rewritten \u{1f600}' };
+    await put(driver, 'notes/a.md', files['notes/a.md']!);
+    const entries = await listAll(driver, '');
+    const given = entries.filter((entry) => entry.contentMd5 !== undefined);
+    if (suite.capabilities.listsContentMd5 !== true) {
+      expect(
+        given.map((entry) => entry.path),
+        'contentMd5 without capabilities.listsContentMd5',
+      ).toEqual([]);
+      return;
+    }
+    expect(given.length, 'listsContentMd5, yet no entry has a contentMd5').toBeGreaterThan(0);
+    for (const entry of given) {
+      const md5 = createHash('md5').update(files[entry.path]!, 'utf8').digest('hex');
+      expect(entry.contentMd5, `contentMd5 of ${JSON.stringify(entry.path)}`).toBe(md5);
     }
   });
 

@@ -10,13 +10,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import {
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { ChangeRecord, DriverPath, MemoryDriver } from '@memdir/core';
 import { createPostgresDriver } from '@memdir/postgres';
 import { createRedisDriver } from '@memdir/redis';
@@ -115,8 +109,9 @@ async function clearRedis(url: string, prefix: string): Promise<void> {
 /**
  * What the store's driver does alone, in this process and at the same moment: `count` new files of
  * 1 KiB written (`{ absent }`, and recorded in its history when it keeps one, as copy writes them)
- * and read back, `concurrency` at once. The most a copy into that store could do here, with no
- * CLI, no source and no hashing.
+ * and checked as a copy checks them: read back, `concurrency` at once, or, for a driver whose
+ * listing carries MD5s (`capabilities.listsContentMd5`), listed once. The most a copy into that
+ * store could do here, with no CLI, no source and no hashing.
  */
 async function driverAlone(driver: MemoryDriver, count: number, concurrency: number): Promise<number> {
   // A store's defaults (core's DEFAULT_KEEP_VERSIONS and DEFAULT_KEEP_DAYS).
@@ -142,6 +137,12 @@ async function driverAlone(driver: MemoryDriver, count: number, concurrency: num
         }
       }),
     );
+    if (driver.capabilities.listsContentMd5) {
+      let listed = 0;
+      for await (const entry of driver.list('' as DriverPath)) if (entry.contentMd5 !== undefined) listed++;
+      if (listed !== count) throw new Error(`the listing gave ${listed} MD5s for ${count} files`);
+      break;
+    }
   }
   return (performance.now() - started) / 1000;
 }
@@ -149,8 +150,9 @@ async function driverAlone(driver: MemoryDriver, count: number, concurrency: num
 /**
  * The raw client alone, in this process: for each of `count` files, the requests a copy into S3
  * makes per file with history on (a PUT of its version and a PUT of the file, both `If-None-Match:
- * *`, then a GET of the file when the copy verifies it), `concurrency` files at once, on a client
- * set up as the store's own. No lease, no listing: what the server and the SDK allow here.
+ * *`), `concurrency` files at once, then the listing that verifies them (1,000 keys a request), on
+ * a client set up as the store's own. No lease, no folder listings: what the server and the SDK
+ * allow here.
  */
 async function rawS3(
   client: S3Client,
@@ -161,26 +163,29 @@ async function rawS3(
 ): Promise<number> {
   const content = 'x'.repeat(FILE_BYTES - 1).concat('\n');
   const started = performance.now();
-  for (const phase of ['write', 'read'] as const) {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < count) {
-          const key = `${prefix}/f${next++}.md`;
-          if (phase === 'write') {
-            for (const at of [`${prefix}/.history/${key}`, key]) {
-              await client.send(
-                new PutObjectCommand({ Bucket: bucket, Key: at, Body: content, IfNoneMatch: '*' }),
-              );
-            }
-          } else {
-            const got = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-            await got.Body!.transformToString();
-          }
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const key = `${prefix}/files/f${next++}.md`;
+        for (const at of [`${prefix}/.history/${key}`, key]) {
+          await client.send(
+            new PutObjectCommand({ Bucket: bucket, Key: at, Body: content, IfNoneMatch: '*' }),
+          );
         }
-      }),
+      }
+    }),
+  );
+  let listed = 0;
+  let token: string | undefined;
+  do {
+    const page = await client.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: `${prefix}/files/`, ContinuationToken: token }),
     );
-  }
+    listed += page.Contents?.length ?? 0;
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  if (listed !== count) throw new Error(`the raw listing found ${listed} of ${count} files`);
   return (performance.now() - started) / 1000;
 }
 
@@ -320,7 +325,7 @@ export function copySection(): BenchSection {
           16,
         );
         runs.push({
-          what: 'S3 raw client: PUT version + PUT file + GET, 16 at once',
+          what: 'S3 raw client: PUT version + PUT file, 16 at once, then LIST',
           files: rawFiles,
           seconds: rawSeconds,
           peakMb: Number.NaN,
@@ -333,7 +338,7 @@ export function copySection(): BenchSection {
         const drivers: Array<{ what: string; open: () => MemoryDriver; files: number; concurrency: number }> =
           [
             {
-              what: 'S3 driver alone: write + read back, 16 at once',
+              what: 'S3 driver alone: write, 16 at once, then list back',
               open: () =>
                 createS3Driver({
                   bucket,
@@ -388,7 +393,7 @@ export function copySection(): BenchSection {
       return [
         '## memdir copy, export and import',
         '',
-        `${count.toLocaleString('en-US')} files of 1 KiB in 100 folders, copied from a folder (\`file:\`) into each server store by the built CLI (\`memdir copy --from file:... --to URL\`, its default \`--concurrency\`), in a process of its own: the time is the whole command's (opening the stores, the scan, the copy, and the verification that reads every file back); the peak RSS is /usr/bin/time's. Then the Redis copy is exported to a tar archive and the archive imported into PostgreSQL. Last, the ceilings, in the bench's process: the raw S3 client making the requests a copy makes per file (the version's PUT, the file's PUT, the GET that verifies it), with no lease and no listing; then each store's driver alone, at the CLI's default concurrency into it, writing new files of 1 KiB with their versions and reading them back: the most a copy could do on this machine at this moment. The load of the machine (\`uptime\`) at the end: ${loadAverage()}.`,
+        `${count.toLocaleString('en-US')} files of 1 KiB in 100 folders, copied from a folder (\`file:\`) into each server store by the built CLI (\`memdir copy --from file:... --to URL\`, its default \`--concurrency\`), in a process of its own: the time is the whole command's (opening the stores, the scan, the copy, and the verification: every file read back, or into S3 one listing of their MD5s); the peak RSS is /usr/bin/time's. Then the Redis copy is exported to a tar archive and the archive imported into PostgreSQL. Last, the ceilings, in the bench's process: the raw S3 client making the requests a copy makes per file (the version's PUT, the file's PUT) and the listing that verifies them, with no lease and no folder listings; then each store's driver alone, at the CLI's default concurrency into it, writing new files of 1 KiB with their versions and reading them back (S3: listing them): the most a copy could do on this machine at this moment. The load of the machine (\`uptime\`) at the end: ${loadAverage()}.`,
         '',
         table(runs),
       ].join('\n');

@@ -17,9 +17,8 @@ and reported, unless --overwrite.
   --max-file-bytes N   the target's file size limit (default 1048576): a larger file is not copied
                        and is listed with its size
   --concurrency N      files copied at once, 1 to 256 (default 16; 128 into a redis:// or
-                       postgres:// store, which sends them together; 8 into an s3:// store, whose
-                       new paths share a lease); with large files fewer, at most 4 MiB of
-                       content in flight
+                       postgres:// store, which sends them together); with large files fewer, at
+                       most 4 MiB of content in flight
   --with-history       copy the history first: every version with its id, file id, time, actor and
                        content; the files keep their ids. Both stores must keep a history, and the
                        target's must be empty (or the start of this copy, which then resumes)
@@ -63,7 +62,7 @@ history of an archive made with export --with-history is checked the same way, l
   --max-file-bytes N   the store's file size limit (default 1048576)
   --with-history       write the archive's history first, as memdir copy --with-history does
   --concurrency N      files written at once (default 16; 128 into a redis:// or postgres://
-                       store, 8 into an s3:// store)
+                       store)
   --verbose            print what the store reports (connections, retries, lock waits) on stderr
 
 Exit codes: 0 imported and verified; 1 archive refused, or a file not imported; 2 a usage error or a

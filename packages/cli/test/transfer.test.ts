@@ -8,7 +8,6 @@ import type { CliIo } from '../src/io.js';
 import {
   concurrencyInto,
   DEFAULT_CONCURRENCY,
-  DEFAULT_S3_TARGET_CONCURRENCY,
   DEFAULT_SERVER_TARGET_CONCURRENCY,
   EXIT_INTERRUPTED,
   runCopy,
@@ -78,7 +77,7 @@ describe('the default --concurrency, by the target', () => {
     ['rediss://cache.example:6380', DEFAULT_SERVER_TARGET_CONCURRENCY],
     ['postgres://user@db/memdir', DEFAULT_SERVER_TARGET_CONCURRENCY],
     ['PostgreSQL://user@db/memdir', DEFAULT_SERVER_TARGET_CONCURRENCY],
-    ['s3://bucket/prefix', DEFAULT_S3_TARGET_CONCURRENCY],
+    ['s3://bucket/prefix', DEFAULT_CONCURRENCY],
     ['file:./memory', DEFAULT_CONCURRENCY],
     ['memory:', DEFAULT_CONCURRENCY],
     ['dynamo://table', DEFAULT_CONCURRENCY],

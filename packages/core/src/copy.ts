@@ -120,6 +120,11 @@ export interface CopyReport {
    * `capabilities.listsContentMd5`); false in a dry run, after an interruption, or with problems.
    */
   readonly verified: boolean;
+  /**
+   * Files the verification checked from the target's listing (size and the MD5 its backend
+   * computed) rather than read back; 0 unless the target has `capabilities.listsContentMd5`.
+   */
+  readonly verifiedFromListing: number;
   /** Verification failures: a target file missing or different after the copy. */
   readonly mismatches: readonly CopyProblem[];
   /** Versions copied (`withHistory`; 0 otherwise). */
@@ -398,6 +403,7 @@ export async function copyStore(
   // now shows with the MD5 and size they were copied with.
   const mismatches: CopyProblem[] = [];
   let extraInTarget = 0;
+  let verifiedFromListing = 0;
   if (!options.dryRun && !interrupted) {
     Object.assign(state, { phase: 'verify', files: 0, bytes: 0 });
     const checked = [...hashes.entries()];
@@ -417,6 +423,7 @@ export async function copyStore(
       async ([path, expected]) => {
         try {
           if (listedAs(listedNow?.get(path), expected.size, expected.md5)) {
+            verifiedFromListing++;
             state.files++;
             state.bytes += expected.size;
             progress();
@@ -460,6 +467,7 @@ export async function copyStore(
       problems.length === 0 &&
       mismatches.length === 0 &&
       hashes.size === totalFiles,
+    verifiedFromListing,
     mismatches,
     versions: state.versions,
   };

@@ -119,7 +119,11 @@ async function driverAlone(driver: MemoryDriver, count: number, concurrency: num
     ? { actor: null, command: 'import', toolUseId: null, keepVersions: 20, keepDays: 30 }
     : undefined;
   const content = 'x'.repeat(FILE_BYTES - 1).concat('\n');
-  const path = (index: number) => `d${String(index % 100).padStart(2, '0')}/f${index}.md` as DriverPath;
+  // 100 folders, filled one after another: the order a copy writes in (its source's, sorted by path),
+  // so that new files side by side share their folder's listing, as in a copy into S3.
+  const perFolder = Math.ceil(count / 100);
+  const path = (index: number) =>
+    `d${String(Math.floor(index / perFolder)).padStart(2, '0')}/f${index}.md` as DriverPath;
   const started = performance.now();
   for (const phase of ['write', 'read'] as const) {
     let next = 0;

@@ -187,6 +187,10 @@ function listedAs(entry: DriverEntry | undefined, size: number, hash: string | u
   return hash !== undefined && entry?.contentMd5 === hash && entry.size === size;
 }
 
+function byPath(entries: readonly DriverEntry[]): Map<string, DriverEntry> {
+  return new Map(entries.map((entry) => [entry.path, entry]));
+}
+
 function memoryPath(path: string): string {
   return `${MEMORY_ROOT}/${path}`;
 }
@@ -361,7 +365,7 @@ export async function copyStore(
     source.operation('import').list('' as DriverPath, { skipHidden: false }),
     target.operation('import').list('' as DriverPath, { skipHidden: false }),
   ]);
-  const inTarget = new Map<string, DriverEntry>(targetEntries.map((entry) => [entry.path, entry]));
+  const inTarget = byPath(targetEntries);
   // A target whose listing carries each file's MD5: identical files are known from it, and the
   // verification lists the target once instead of reading every file back.
   const listsMd5 = target.capabilities.listsContentMd5 === true;
@@ -379,7 +383,7 @@ export async function copyStore(
   await forEach(entries, concurrency, stopped, sizeOf, async (entry) => {
     const copy = {
       entry,
-      listed: inTarget.get(entry.path) ?? null,
+      listed: inTarget.get(entry.path),
       listsMd5,
       options,
       limits,
@@ -408,12 +412,7 @@ export async function copyStore(
     Object.assign(state, { phase: 'verify', files: 0, bytes: 0 });
     const checked = [...hashes.entries()];
     const listedNow = listsMd5
-      ? new Map<string, DriverEntry>(
-          (await target.operation('import').list('' as DriverPath, { skipHidden: false })).map((entry) => [
-            entry.path,
-            entry,
-          ]),
-        )
+      ? byPath(await target.operation('import').list('' as DriverPath, { skipHidden: false }))
       : undefined;
     await forEach(
       checked,
@@ -476,7 +475,7 @@ export async function copyStore(
 /** One file to copy: its listing entry, the target's entry at its path (if any), and the rules. */
 interface FileCopy {
   readonly entry: DriverEntry;
-  readonly listed: DriverEntry | null;
+  readonly listed: DriverEntry | undefined;
   /** True when the target's listing carries MD5s: the file's MD5 is then kept for the verification. */
   readonly listsMd5: boolean;
   readonly options: CopyOptions;
@@ -518,7 +517,7 @@ async function copyOne(
     md5: listsMd5 ? md5(file.content) : undefined,
   };
   // Listed with this very content: identical, and not read.
-  if (listedAs(listed ?? undefined, size, copied.md5)) {
+  if (listedAs(listed, size, copied.md5)) {
     done('identical');
     return copied;
   }

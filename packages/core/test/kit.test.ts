@@ -4,6 +4,7 @@ import {
   applyEdit,
   driverLog,
   EditQueue,
+  importedSequences,
   judgeQuota,
   newFileId,
   optionError,
@@ -108,6 +109,33 @@ describe('history ids and retention', () => {
     expect([...ids].sort()).toEqual(ids);
     expect(ids.map(versionSequence)).toEqual([1, 9, 10, 123_456_789]);
     expect(versionSequence('memver_x')).toBeNaN();
+  });
+
+  it('importedSequences: ids of 1 and up, strictly ascending; the first to break the rule is named', () => {
+    const ids = [1, 2, 10].map(sequenceVersionId);
+    expect(importedSequences(ids.map((id) => ({ id })))).toEqual([1, 2, 10]);
+    expect(importedSequences([])).toEqual([]);
+    const refusal = (ids: string[]) => {
+      try {
+        importedSequences(ids.map((id) => ({ id })));
+      } catch (error) {
+        expect(error).toBeInstanceOf(MemoryToolError);
+        expect((error as MemoryToolError).code).toBe('INVALID_INPUT');
+        return (error as MemoryToolError).message;
+      }
+      throw new Error('not refused');
+    };
+    // No history makes version 0: every driver refuses it, as the first id or later.
+    expect(refusal(['memver_0000000000000000'])).toBe(
+      'importVersions: version ids must be ascending ids made by sequenceVersionId, got "memver_0000000000000000" after nothing',
+    );
+    expect(refusal([ids[1]!, ids[0]!])).toBe(
+      'importVersions: version ids must be ascending ids made by sequenceVersionId, got "memver_0000000000000001" after memver_0000000000000002',
+    );
+    expect(refusal([ids[0]!, ids[0]!])).toContain('got "memver_0000000000000001" after memver_0000000000000001');
+    expect(refusal(['memver_1'])).toContain('got "memver_1" after nothing');
+    // 2^53 and above cannot be counted exactly in JavaScript (nor by PostgreSQL's float round trip).
+    expect(refusal(['memver_9007199254740992'])).toContain('got "memver_9007199254740992"');
   });
 
   it('file ids are mem_ and 22 random characters', () => {

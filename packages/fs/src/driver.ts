@@ -34,7 +34,6 @@ import type {
   MemdirLogger,
   MemoryDriver,
 } from '@memdir/core';
-import { MemoryToolError } from '@memdir/core';
 import {
   AbstractMemoryDriver,
   checkTime,
@@ -42,6 +41,7 @@ import {
   deadlineOf,
   driverLog,
   foldListing,
+  importedSequences,
   newFileId,
   optionError,
   positiveInteger,
@@ -49,9 +49,7 @@ import {
   refuseConflict,
   refuseNotFound,
   refuseQuota,
-  sequenceVersionId,
   validateNamespace,
-  versionSequence,
 } from '@memdir/core/driver';
 import { dropNamespace, listNamespaces, staleFiles } from './admin.js';
 import { type Dir, openFolder } from './dir.js';
@@ -406,18 +404,10 @@ class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
   }
 
   importVersions(versions: readonly DriverVersionWithContent[], options: DriverCallOptions): Promise<void> {
-    let previous = -1;
-    for (const version of versions) {
-      const sequence = versionSequence(version.id);
-      if (!(sequence > previous)) {
-        return Promise.reject(
-          new MemoryToolError(
-            'INVALID_INPUT',
-            `importVersions: version ids must be ascending ids made by sequenceVersionId, got ${JSON.stringify(version.id).slice(0, 80)} after ${previous === -1 ? 'nothing' : sequenceVersionId(previous)}`,
-          ),
-        );
-      }
-      previous = sequence;
+    try {
+      importedSequences(versions);
+    } catch (error) {
+      return Promise.reject(error);
     }
     return this.#change('importVersions', options ?? {}, async (generation) => {
       if (versions.length === 0) return;

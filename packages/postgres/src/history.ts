@@ -1,23 +1,23 @@
 // The history methods of the driver (layout 3): each one statement or one function call, so one
 // round trip. Versions are rows of the versions table; an id is the kit's sequenceVersionId of the
 // row's seq.
-import {
-  type Actor,
-  type ChangeRecord,
-  type DriverCallOptions,
-  type DriverPointInTime,
-  type DriverRestoreOptions,
-  type DriverTreeEntry,
-  type DriverTreeOptions,
-  type DriverVersion,
-  type DriverVersionPage,
-  type DriverVersionQuery,
-  type DriverVersionWithContent,
-  MemoryToolError,
+import type {
+  Actor,
+  ChangeRecord,
+  DriverCallOptions,
+  DriverPointInTime,
+  DriverRestoreOptions,
+  DriverTreeEntry,
+  DriverTreeOptions,
+  DriverVersion,
+  DriverVersionPage,
+  DriverVersionQuery,
+  DriverVersionWithContent,
 } from '@memdir/core';
 import {
   asDriverPath,
   backendFailure,
+  importedSequences,
   refuseConflict,
   refuseNotFound,
   refusePathConflict,
@@ -270,17 +270,7 @@ export async function importVersions(
   versions: readonly DriverVersionWithContent[],
   options: DriverCallOptions,
 ): Promise<void> {
-  let previous = 0;
-  for (const version of versions) {
-    const sequence = versionSequence(version.id);
-    if (!(sequence > previous)) {
-      throw new MemoryToolError(
-        'INVALID_INPUT',
-        `importVersions: version ids must be ascending ids made by sequenceVersionId, got ${JSON.stringify(version.id).slice(0, 80)} after ${previous === 0 ? 'nothing' : sequenceVersionId(previous)}`,
-      );
-    }
-    previous = sequence;
-  }
+  importedSequences(versions);
   if (versions.length === 0) return;
   const meta = versions.map((version, index) => ({
     seq: versionSequence(version.id),

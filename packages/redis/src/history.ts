@@ -19,6 +19,7 @@ import {
 } from '@memdir/core';
 import {
   checkTime,
+  importedSequences,
   refuseConflict,
   refuseNotFound,
   refuseTooLarge,
@@ -272,18 +273,7 @@ export async function importVersions(
   versions: readonly DriverVersionWithContent[],
   options: DriverCallOptions,
 ): Promise<void> {
-  let previous = 0;
-  const sequences = versions.map((version) => {
-    const seq = versionSequence(version.id);
-    if (!(Number.isSafeInteger(seq) && seq >= 1 && seq > previous)) {
-      throw new MemoryToolError(
-        'INVALID_INPUT',
-        `importVersions: version ids must be ascending ids made by sequenceVersionId, got ${JSON.stringify(version.id).slice(0, 80)} after ${previous === 0 ? 'nothing' : sequenceVersionId(previous)}`,
-      );
-    }
-    previous = seq;
-    return seq;
-  });
+  const sequences = importedSequences(versions);
   let start = 0;
   while (start < versions.length) {
     let end = start;

@@ -7,13 +7,12 @@ import type {
   DriverVersionWithContent,
   DriverWriteOptions,
 } from '@memdir/core';
-import { MemoryToolError } from '@memdir/core';
 import {
+  importedSequences,
   newFileId,
   refuseConflict,
   refuseNotFound,
   refuseTooLarge,
-  sequenceVersionId,
   sha256Hex,
   utf8Length,
   versionSequence,
@@ -179,17 +178,7 @@ export async function importVersions(
   versions: readonly DriverVersionWithContent[],
   call: Call,
 ): Promise<void> {
-  let previous = -1;
-  for (const version of versions) {
-    const sequence = versionSequence(version.id);
-    if (!(sequence > previous)) {
-      throw new MemoryToolError(
-        'INVALID_INPUT',
-        `importVersions: version ids must be ascending ids made by sequenceVersionId, got ${JSON.stringify(version.id).slice(0, 80)} after ${previous === -1 ? 'nothing' : sequenceVersionId(previous)}`,
-      );
-    }
-    previous = sequence;
-  }
+  importedSequences(versions);
   if (versions.length === 0) return;
   if ((await newestSequence(space, call)) >= versionSequence(versions[0]!.id)) throw refuseConflict('');
   const { bucket } = space.backend;

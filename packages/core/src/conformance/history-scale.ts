@@ -146,6 +146,11 @@ export function historyScaleTests(suite: Suite): void {
       const label = suite.newBackend();
       const to = await suite.files(label);
       await expectError(to.importVersions!([versions[1]!, versions[0]!], {}), 'INVALID_INPUT');
+      // Version 0 is no id a history makes: refused by every driver, the same way (the kit's rule).
+      await expectError(
+        to.importVersions!([{ ...versions[0]!, id: 'memver_0000000000000000' }, versions[1]!], {}),
+        'INVALID_INPUT',
+      );
       await to.importVersions!(versions.slice(0, 2), {});
       await to.importVersions!(versions.slice(2), {});
       expect((await to.listVersions!({ limit: 1_000 })).versions).toEqual(

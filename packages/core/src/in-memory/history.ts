@@ -2,6 +2,7 @@
 // with an index per file, here three maps. Ids come from one counter per namespace, so they sort in
 // commit order; pruning follows the kit's `prunable`, a bounded number per call.
 import {
+  importedSequences,
   lowerBoundId,
   PRUNE_PER_CHANGE,
   prunable,
@@ -10,10 +11,8 @@ import {
   sha256Hex,
   treeOfVersions,
   versionMatches,
-  versionSequence,
 } from '../driver/history.js';
 import { refuseConflict } from '../driver/refusals.js';
-import { MemoryToolError } from '../errors.js';
 import { utf8Length } from '../path.js';
 import type {
   DriverChangeOptions,
@@ -156,22 +155,12 @@ export class VersionLog {
 
   /** Writes versions of another history as they are (`importVersions`). */
   import(versions: readonly DriverVersionWithContent[]): void {
-    let previous = -1;
-    for (const version of versions) {
-      const sequence = versionSequence(version.id);
-      if (!(sequence > previous)) {
-        throw new MemoryToolError(
-          'INVALID_INPUT',
-          `importVersions: version ids must be ascending ids made by sequenceVersionId, got ${JSON.stringify(version.id).slice(0, 80)} after ${previous === -1 ? 'nothing' : sequenceVersionId(previous)}`,
-        );
-      }
-      previous = sequence;
-    }
+    const sequences = importedSequences(versions);
     if (versions.length === 0) return;
     const last = this.#order[this.#order.length - 1];
     if (last !== undefined && last >= versions[0]!.id) throw refuseConflict('');
     for (const version of versions) this.#add({ ...version });
-    this.#sequence = Math.max(this.#sequence, previous);
+    this.#sequence = Math.max(this.#sequence, sequences[sequences.length - 1]!);
   }
 }
 

@@ -14,9 +14,10 @@ import {
   sequenceVersionId,
   sha256Hex,
   splitStoreOptions,
+  versionPage,
   versionSequence,
 } from '../src/driver/index.js';
-import { MemoryToolError } from '../src/index.js';
+import { type DriverPath, type DriverVersion, MemoryToolError } from '../src/index.js';
 
 const DAY = 86_400_000;
 
@@ -132,7 +133,9 @@ describe('history ids and retention', () => {
     expect(refusal([ids[1]!, ids[0]!])).toBe(
       'importVersions: version ids must be ascending ids made by sequenceVersionId, got "memver_0000000000000001" after memver_0000000000000002',
     );
-    expect(refusal([ids[0]!, ids[0]!])).toContain('got "memver_0000000000000001" after memver_0000000000000001');
+    expect(refusal([ids[0]!, ids[0]!])).toContain(
+      'got "memver_0000000000000001" after memver_0000000000000001',
+    );
     expect(refusal(['memver_1'])).toContain('got "memver_1" after nothing');
     // 2^53 and above cannot be counted exactly in JavaScript (nor by PostgreSQL's float round trip).
     expect(refusal(['memver_9007199254740992'])).toContain('got "memver_9007199254740992"');
@@ -158,6 +161,49 @@ describe('history ids and retention', () => {
     expect(prunable(versions, { keepVersions: 5, keepDays: 30 }, now, 10)).toEqual([6, 5]);
     // keepDays 0: only the newest keepVersions stay; the newest version is never removed.
     expect(prunable(versions, { keepVersions: 1, keepDays: 0 }, now, 10)).toEqual([6, 5, 4, 3, 2, 1]);
+  });
+});
+
+describe('versionPage: one page of a history kept in JavaScript', () => {
+  const version = (sequence: number, path: string): DriverVersion & { content: string } => ({
+    id: sequenceVersionId(sequence),
+    fileId: 'mem_a',
+    path: path as DriverPath,
+    previousPath: null,
+    operation: 'modified',
+    size: 1,
+    sha256: null,
+    at: sequence,
+    actor: null,
+    command: 'create',
+    operationId: `op-${sequence}`,
+    toolUseId: null,
+    restoredFrom: null,
+    redactedAt: null,
+    content: 'x',
+  });
+  const kept = [1, 2, 3, 4, 5].map((sequence) =>
+    version(sequence, sequence % 2 === 0 ? 'even.md' : 'odd.md'),
+  );
+  const ids = kept.map((each) => each.id);
+  const byId = new Map(kept.map((each) => [each.id, each]));
+  const versionOf = (id: string) => byId.get(id)!;
+
+  it('lists newest first from below the cursor, and ends with no cursor', () => {
+    const first = versionPage(ids, versionOf, { limit: 2 });
+    expect(first.versions.map((each) => each.id)).toEqual([ids[4], ids[3]]);
+    expect(first.next).toBe(ids[3]);
+    const second = versionPage(ids, versionOf, { limit: 10, cursor: first.next! });
+    expect(second).toEqual({ versions: [kept[2], kept[1], kept[0]], next: null });
+  });
+
+  it('applies the filters, stops after scanLimit versions looked at, and shows each as asked', () => {
+    const odd = versionPage(ids, versionOf, { limit: 10, path: 'odd.md' as DriverPath });
+    expect(odd.versions.map((each) => each.id)).toEqual([ids[4], ids[2], ids[0]]);
+    const short = versionPage(ids, versionOf, { limit: 10, path: 'odd.md' as DriverPath }, undefined, 2);
+    expect(short).toEqual({ versions: [kept[4]], next: ids[3] });
+    const shown = versionPage(ids, versionOf, { limit: 1 }, ({ content: _content, ...rest }) => rest);
+    expect(shown.versions[0]).not.toHaveProperty('content');
   });
 });
 

@@ -39,7 +39,9 @@ export {
   sequenceVersionId,
   sha256Hex,
   treeOfVersions,
+  VERSION_SCAN_LIMIT,
   versionMatches,
+  versionPage,
   versionSequence,
 } from './history.js';
 export { compareListingPaths, compareNames, foldListing, ListingFold } from './listing.js';

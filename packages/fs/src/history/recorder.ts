@@ -5,11 +5,11 @@
 // before the visible step. What a dead process left pending is settled from the files themselves.
 import type { ChangeRecord, DriverVersionWithContent, VersionOperation } from '@memdir/core';
 import { newFileId, PRUNE_PER_CHANGE, prunable, sha256Hex } from '@memdir/core/driver';
-import { type Dir, openEntry, openFolder } from './dir.js';
-import type { HistoryLog } from './history-log.js';
-import { find } from './lookup.js';
-import { closeNow, readdir } from './sys.js';
-import { closeWalk, FOLDER, readText } from './tree.js';
+import { type Dir, openEntry, openFolder } from '../dir.js';
+import { find } from '../lookup.js';
+import { closeNow, readdir } from '../sys.js';
+import { closeWalk, FOLDER, readText } from '../tree.js';
+import type { HistoryLog } from './log.js';
 
 const DAY_MS = 86_400_000;
 

@@ -53,16 +53,7 @@ if current then
 else
   id = ARGV[11] ~= '' and ARGV[11] or new_file_id(path, key)
 end
-redis.call('HSET', F, key, content)
-redis.call('HSET', V, path, key .. '\t' .. id)
-redis.call('HSET', S, path, #content)
-if not current then
-  redis.call('ZADD', I, 0, m)
-  add_parents(node, existing)
-end
-redis.call('ZADD', E, h.at, path)
-add_size(node, delta)
-add_bytes(delta)
+put_file(node, existing, path, key, id, content, not current, h.at, delta)
 if seq then
   retain(key)
   record(h, seq, id, current and OP_MODIFIED or OP_CREATED, path, false, ARGV[12], false, false)

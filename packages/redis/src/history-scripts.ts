@@ -278,16 +278,7 @@ else
   local latest = #newest > 0 and version_at(newest[1])
   if latest and latest[5] == OP_DELETED and latest[3] == path then id = source[2] else id = new_file_id(path, key) end
 end
-redis.call('HSET', F, key, content)
-redis.call('HSET', V, path, key .. '\t' .. id)
-redis.call('HSET', S, path, #content)
-if not current then
-  redis.call('ZADD', I, 0, m)
-  add_parents(node, existing)
-end
-redis.call('ZADD', E, h.at, path)
-add_size(node, delta)
-add_bytes(delta)
+put_file(node, existing, path, key, id, content, not current, h.at, delta)
 retain(key)
 record(h, seq, id, OP_RESTORED, path, false, source[14] or '', false, source[1])
 changed(h)

@@ -1,7 +1,7 @@
 // History in the change's own locked step: a change tells its recorder what it is about to do just
 // before its visible step (the rename or unlink), and that it happened just after; the recorder
 // turns that into versions (file ids, hashes, the record's attribution), prunes the files changed as
-// retention says (at most PRUNE_PER_CHANGE each), and appends them to the history file (history-log.ts)
+// retention says (at most PRUNE_PER_CHANGE each), and appends them to the history file (log.ts)
 // before the visible step. What a dead process left pending is settled from the files themselves.
 import type { ChangeRecord, DriverVersionWithContent, VersionOperation } from '@memdir/core';
 import { newFileId, PRUNE_PER_CHANGE, prunable, sha256Hex } from '@memdir/core/driver';

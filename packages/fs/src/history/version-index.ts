@@ -1,4 +1,4 @@
-// The in-memory index of a namespace's history file (history-log.ts): every kept version without
+// The in-memory index of a namespace's history file (log.ts): every kept version without
 // its content, where its line is, in commit order and per file, and which file id each live path
 // has. Listings and the tree at a past point are computed here, with the reference's rules
 // (packages/core/src/in-memory/history.ts); a page of a listing is the kit's `versionPage`.

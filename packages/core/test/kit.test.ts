@@ -1,6 +1,7 @@
 // The driver kit's pure helpers (core v3): what adapters used to write each on their own.
 import { describe, expect, it } from 'vitest';
 import {
+  appendFileVersion,
   applyEdit,
   driverLog,
   EditQueue,
@@ -164,7 +165,7 @@ describe('history ids and retention', () => {
   });
 });
 
-describe('versionPage: one page of a history kept in JavaScript', () => {
+describe('a history kept in JavaScript: appendFileVersion and versionPage', () => {
   const version = (sequence: number, path: string): DriverVersion & { content: string } => ({
     id: sequenceVersionId(sequence),
     fileId: 'mem_a',
@@ -188,6 +189,17 @@ describe('versionPage: one page of a history kept in JavaScript', () => {
   const ids = kept.map((each) => each.id);
   const byId = new Map(kept.map((each) => [each.id, each]));
   const versionOf = (id: string) => byId.get(id)!;
+
+  it('appendFileVersion keeps the ids of each file in the order they come', () => {
+    const byFile = new Map<string, string[]>();
+    appendFileVersion(byFile, 'mem_a', ids[0]!);
+    appendFileVersion(byFile, 'mem_b', ids[1]!);
+    appendFileVersion(byFile, 'mem_a', ids[2]!);
+    expect([...byFile]).toEqual([
+      ['mem_a', [ids[0], ids[2]]],
+      ['mem_b', [ids[1]]],
+    ]);
+  });
 
   it('lists newest first from below the cursor, and ends with no cursor', () => {
     const first = versionPage(ids, versionOf, { limit: 2 });

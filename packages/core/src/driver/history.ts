@@ -154,6 +154,13 @@ export function versionPage<V extends DriverVersion>(
   return { versions, next: null };
 }
 
+/** Appends `id`, newer than every id kept, to the ids of `fileId` in `byFile` (the ids of each file, ascending). */
+export function appendFileVersion(byFile: Map<string, string[]>, fileId: string, id: string): void {
+  const ids = byFile.get(fileId);
+  if (ids) ids.push(id);
+  else byFile.set(fileId, [id]);
+}
+
 /** Removes `id` from the ascending list `ids`, if it is there. */
 export function removeSortedId(ids: string[], id: string): void {
   const index = lowerBoundId(ids, id);

@@ -29,6 +29,7 @@ export {
 } from './deadline.js';
 export { EditBatch, type EditCheck, EditQueue, type QueuedEdit } from './edit-queue.js';
 export {
+  appendFileVersion,
   importedSequences,
   isAtOrBeneath,
   lowerBoundId,

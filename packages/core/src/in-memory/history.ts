@@ -2,6 +2,7 @@
 // with an index per file, here three maps. Ids come from one counter per namespace, so they sort in
 // commit order; pruning follows the kit's `prunable`, a bounded number per call.
 import {
+  appendFileVersion,
   importedSequences,
   PRUNE_PER_CHANGE,
   prunable,
@@ -82,12 +83,7 @@ export class VersionLog {
   #add(version: StoredVersion): void {
     this.#byId.set(version.id, version);
     this.#order.push(version.id);
-    let ids = this.#byFile.get(version.fileId);
-    if (!ids) {
-      ids = [];
-      this.#byFile.set(version.fileId, ids);
-    }
-    ids.push(version.id);
+    appendFileVersion(this.#byFile, version.fileId, version.id);
   }
 
   #remove(id: string): void {

@@ -9,7 +9,7 @@ import type {
   DriverVersionPage,
   DriverVersionQuery,
 } from '@memdir/core';
-import { removeSortedId, treeOfVersions, versionPage } from '@memdir/core/driver';
+import { appendFileVersion, removeSortedId, treeOfVersions, versionPage } from '@memdir/core/driver';
 
 export interface IndexEntry {
   version: DriverVersion;
@@ -45,12 +45,7 @@ export class VersionIndex {
     this.#byId.set(version.id, { version, offset, length, bytes });
     // Ids come in ascending order (changes under the lock, imports refused otherwise).
     this.#order.push(version.id);
-    let ids = this.#byFile.get(version.fileId);
-    if (!ids) {
-      ids = [];
-      this.#byFile.set(version.fileId, ids);
-    }
-    ids.push(version.id);
+    appendFileVersion(this.#byFile, version.fileId, version.id);
     const { path, previousPath, fileId } = version;
     if (previousPath !== null && this.#livePaths.get(previousPath) === fileId)
       this.#livePaths.delete(previousPath);

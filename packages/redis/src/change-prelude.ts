@@ -124,6 +124,16 @@ local function add_size(node, delta)
   end
 end
 
+-- Where a whole file at path goes: its node (walk) and its deepest existing ancestor (settle); or,
+-- third, the refusal when a file lies above path or a folder is at it.
+local function file_place(path)
+  local node = walk(path)
+  local existing, file = settle(node)
+  if file then return nil, nil, { 'E', 'PATH_CONFLICT', file } end
+  if redis.call('ZSCORE', I, '\1' .. node.mem[node.k]) then return nil, nil, { 'E', 'PATH_CONFLICT', path } end
+  return node, existing, nil
+end
+
 -- Puts content under key as the file at path (node is walk(path)) with file id id: a new file is
 -- added to the index with the missing folders above it (those deeper than existing); then its
 -- expiry time, the sizes of the folders above it and the namespace's bytes, by delta. Every change

@@ -23,11 +23,8 @@ if done then return { 'ok', done } end
 local now = now_ms()
 if now > tonumber(ARGV[5]) then return { 'E', 'LATE', now } end
 
-local node = walk(path)
-local existing, file = settle(node)
-if file then return { 'E', 'PATH_CONFLICT', file } end
-local m = node.mem[node.k]
-if redis.call('ZSCORE', I, '\1' .. m) then return { 'E', 'PATH_CONFLICT', path } end
+local node, existing, refused = file_place(path)
+if refused then return refused end
 local current = redis.call('HGET', V, path)
 local current_key = current and entry_of(current)
 local expect = ARGV[6]

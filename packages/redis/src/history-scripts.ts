@@ -237,11 +237,8 @@ local source_key = source and content_key(source)
 local content = source_key and redis.call('HGET', F, source_key)
 if not content then return { 'E', 'NOT_FOUND', ARGV[2] } end
 local path = ARGV[2] ~= '' and ARGV[2] or source[3]
-local node = walk(path)
-local existing, file = settle(node)
-if file then return { 'E', 'PATH_CONFLICT', file } end
-local m = node.mem[node.k]
-if redis.call('ZSCORE', I, '\1' .. m) then return { 'E', 'PATH_CONFLICT', path } end
+local node, existing, refused = file_place(path)
+if refused then return refused end
 local current = redis.call('HGET', V, path)
 local current_key, current_id
 if current then current_key, current_id = entry_of(current) end

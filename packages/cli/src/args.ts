@@ -7,14 +7,18 @@ export type Options = NonNullable<ParseArgsConfig['options']>;
 
 export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
-/** Parses `args` for `command`: unknown flags and missing values are usage errors. */
+/**
+ * Parses `args` for `command`: unknown flags and missing values are usage errors, and so are
+ * positional arguments unless `allowPositionals`.
+ */
 export function parse(
   command: string,
   args: string[],
   options: Options,
+  allowPositionals = true,
 ): { values: Values; positionals: string[] } {
   try {
-    const { values, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({ args, options, allowPositionals, strict: true });
     return { values: values as Values, positionals };
   } catch (error) {
     throw new CliUsageError(`${command}: ${(error as Error).message}`, {
@@ -29,6 +33,15 @@ export function expectPositionals(command: string, positionals: string[], min: n
   const what =
     positionals.length > max ? `unexpected argument ${JSON.stringify(positionals[max])}` : 'missing argument';
   throw new CliUsageError(`${command}: ${what}`, { hint: `Run "memdir ${command} --help" for usage.` });
+}
+
+/** The value of `--flag` as a positive integer, else a usage error (`prefix` before its text). */
+export function positiveInteger(value: string, flag: string, prefix = ''): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
+    throw new CliUsageError(`${prefix}--${flag} expects a positive integer, got ${JSON.stringify(value)}`);
+  }
+  return number;
 }
 
 /** A flag's value when it is a string. */

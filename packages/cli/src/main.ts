@@ -3,16 +3,17 @@
 // (bin.ts, the executable; index.ts, the library).
 //
 // Where the rest is:
-// - the words of a command line: args.ts (parsing), errors.ts (usage errors, exit codes), io.ts
-//   (the process's streams), help.ts and the *-help.ts files (every command's help);
-// - what the store commands share: store-command.ts (store flags, options, the store opened and
+// - a command line's words: args.ts (parsing), errors.ts (usage errors, exit codes), io.ts (the
+//   process's streams), help.ts and the *-help.ts files (every command's help);
+// - what the store commands share: store-command.ts (store flags and options, the store opened and
 //   closed), failure-report.ts (a failure as the model and the operator read it), store-url.ts and
 //   store-url-shown.ts (store URLs, adapters, what of a URL may be shown), verbose.ts, terminal.ts;
 // - the memory commands: tool-input.ts (view, create, ... from flags), exec.ts (JSON lines);
 // - history and admin: history-command.ts, unified-diff.ts, admin-command.ts, table.ts;
-// - copy, export and import: transfer.ts, transfer-history.ts, progress.ts, memory.ts, archive*.ts;
-// - serving: serve.ts and mcp-input.ts (stdio), serve-http*.ts, http-*.ts, access-log.ts,
-//   tokens.ts and token-command.ts (`memdir serve --http`), json-events.ts;
+// - copy, export and import: transfer.ts, transfer-history.ts, progress.ts, memory.ts, and the tar
+//   archive in archive*.ts (json-events.ts reads its manifest);
+// - serving: serve.ts and mcp-input.ts (stdio); serve-http.ts, serve-http-options.ts, http-*.ts,
+//   access-log.ts, tokens.ts and token-command.ts (`memdir serve --http`);
 // - conformance*.ts: `memdir conformance`.
 import { memoryErrorText, toMemoryToolError } from '@memdir/core';
 import { expectPositionals, type Options, parse, str, unknownCommand, type Values } from './args.js';

@@ -5,11 +5,11 @@
 import { createInterface } from 'node:readline';
 import { createMemoryAdmin, type MemoryAdmin, type NamespaceUsage, storeDriver } from '@memdir/core';
 import { ADMIN_HELP } from './admin-help.js';
-import { expectPositionals, type Options, str, type Values } from './args.js';
+import { expectPositionals, type Options, parseOrHelp, str, type Values } from './args.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK } from './errors.js';
 import { reportToolError } from './failure-report.js';
 import { type CliIo, write } from './io.js';
-import { describeStore, parseStoreCommand, storeOptions, withStore } from './store-command.js';
+import { describeStore, STORE_OPTIONS, storeOptions, withStore } from './store-command.js';
 import { table } from './table.js';
 import { isTerminal } from './terminal.js';
 
@@ -28,7 +28,8 @@ const PLAIN_PROGRESS_MS = 2_000;
 
 /** `memdir COMMAND ...` for one of the admin commands. */
 export async function runAdmin(command: string, args: string[], io: CliIo): Promise<number> {
-  const parsed = await parseStoreCommand(command, args, ADMIN_OPTIONS[command], ADMIN_HELP[command], io);
+  const options = { ...STORE_OPTIONS, ...ADMIN_OPTIONS[command] };
+  const parsed = await parseOrHelp(command, args, options, ADMIN_HELP[command], io);
   if (parsed === undefined) return EXIT_OK;
   const { values, positionals } = parsed;
   expectPositionals(command, positionals, 0, 0);

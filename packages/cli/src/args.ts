@@ -2,6 +2,7 @@
 // that name the command and how to get its help.
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { CliUsageError } from './errors.js';
+import { type CliIo, write } from './io.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -25,6 +26,24 @@ export function parse(
       hint: `Run "memdir ${command} --help" for usage.`,
     });
   }
+}
+
+/**
+ * Parses `args` for `command` as `parse` does. On `--help` it prints `help` and gives undefined:
+ * the command is done.
+ */
+export async function parseOrHelp(
+  command: string,
+  args: string[],
+  options: Options,
+  help: string | undefined,
+  io: CliIo,
+  allowPositionals = true,
+): Promise<{ values: Values; positionals: string[] } | undefined> {
+  const parsed = parse(command, args, options, allowPositionals);
+  if (!parsed.values.help) return parsed;
+  await write(io.stdout, `${help}\n`);
+  return undefined;
 }
 
 /** Fails with a usage error unless `min` to `max` positional arguments were given. */

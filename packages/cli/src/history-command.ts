@@ -2,12 +2,12 @@
 // `store.history()`, `version()`, `restore()`, `redact()`, `asOf()`) for the operator, on any store
 // whose driver keeps one. The model's protocol has no history command; these are the CLI's own.
 import type { MemdirStore, MemoryStore, MemoryVersion, MemoryVersionWithContent } from '@memdir/core';
-import { expectPositionals, type Options, positiveInteger, str, type Values } from './args.js';
+import { expectPositionals, type Options, parseOrHelp, positiveInteger, str, type Values } from './args.js';
 import { CliUsageError, EXIT_OK } from './errors.js';
 import { reportToolError } from './failure-report.js';
 import { HISTORY_HELP } from './history-help.js';
 import { type CliIo, write } from './io.js';
-import { describeStore, parseStoreCommand, withStore } from './store-command.js';
+import { describeStore, executeAndPrint, STORE_OPTIONS, withStore } from './store-command.js';
 import { table } from './table.js';
 import { escapeControls, isTerminal } from './terminal.js';
 import { unifiedDiff } from './unified-diff.js';
@@ -41,7 +41,8 @@ const PAGE = 1_000;
 
 /** `memdir COMMAND ...` for one of the history commands. */
 export async function runHistory(command: string, args: string[], io: CliIo): Promise<number> {
-  const parsed = await parseStoreCommand(command, args, HISTORY_OPTIONS[command], HISTORY_HELP[command], io);
+  const options = { ...STORE_OPTIONS, ...HISTORY_OPTIONS[command] };
+  const parsed = await parseOrHelp(command, args, options, HISTORY_HELP[command], io);
   if (parsed === undefined) return EXIT_OK;
   const { values, positionals } = parsed;
   const [min, max] = POSITIONALS[command]!;
@@ -100,22 +101,16 @@ export async function viewAt(
   const point = at.startsWith('memver_') ? at : timeValue('view', 'at', at);
   return withHistory('view', values, io, async (store) => {
     let past: MemoryStore;
-    let result: string;
     try {
       past = await store.asOf(point);
     } catch (error) {
       return reportToolError(error, args, io);
     }
     try {
-      result = await past.execute(input);
-    } catch (error) {
-      return reportToolError(error, args, io);
+      return await executeAndPrint(past, input, !values.raw, args, io);
     } finally {
       await past.close().catch(() => {});
     }
-    const shown = !values.raw && isTerminal(io.stdout) ? escapeControls(result) : result;
-    await write(io.stdout, `${shown}\n`);
-    return EXIT_OK;
   });
 }
 

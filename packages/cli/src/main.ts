@@ -16,23 +16,22 @@
 //   access-log.ts, tokens.ts and token-command.ts (`memdir serve --http`);
 // - conformance*.ts: `memdir conformance`.
 import { memoryErrorText, toMemoryToolError } from '@memdir/core';
-import { expectPositionals, type Options, parse, str, unknownCommand, type Values } from './args.js';
+import { expectPositionals, type Options, parseOrHelp, str, unknownCommand, type Values } from './args.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { runExec } from './exec.js';
-import { reportToolError, stackOf, storeUrlsOf } from './failure-report.js';
+import { stackOf, storeUrlsOf } from './failure-report.js';
 import { COMMAND_HELP, MAIN_HELP } from './help.js';
 import { type CliIo, processIo, write } from './io.js';
 import { HTTP_FLAGS, httpServeConfig, withDefaultHttpAddress } from './serve-http-options.js';
 import {
   describeStore,
-  parseStoreCommand,
+  executeAndPrint,
   STORE_OPTIONS,
   storeOptions,
   storeUrl,
   withStore,
 } from './store-command.js';
 import { loadStoreAdapter, openStore, redactStoreUrl, scrubSecrets } from './store-url.js';
-import { escapeControls, isTerminal } from './terminal.js';
 import { TEXT_SOURCE, toolInput } from './tool-input.js';
 import { VERSION } from './version.js';
 
@@ -147,7 +146,13 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (ownOptions === undefined) throw unknownCommand(word);
 
   const args = command === 'serve' ? withDefaultHttpAddress(rest) : rest;
-  const parsed = await parseStoreCommand(command, args, ownOptions, COMMAND_HELP[command], io);
+  const parsed = await parseOrHelp(
+    command,
+    args,
+    { ...STORE_OPTIONS, ...ownOptions },
+    COMMAND_HELP[command],
+    io,
+  );
   if (parsed === undefined) return EXIT_OK;
   const { values, positionals } = parsed;
 
@@ -170,20 +175,9 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     return viewAt(values, args, input, io);
   }
   // Only create can bring a file into being; the others read or change what is there.
-  return withStore(values, io, command === 'create' ? 'write' : 'existing', async (store) => {
-    let result: string;
-    try {
-      result = await store.execute(input);
-    } catch (error) {
-      return reportToolError(error, args, io);
-    }
-    // On a terminal, what the model wrote is shown with its control characters escaped (--raw:
-    // as stored); piped, the bytes are exact.
-    const shown =
-      command === 'view' && !values.raw && isTerminal(io.stdout) ? escapeControls(result) : result;
-    await write(io.stdout, `${shown}\n`);
-    return EXIT_OK;
-  });
+  return withStore(values, io, command === 'create' ? 'write' : 'existing', (store) =>
+    executeAndPrint(store, input, command === 'view' && !values.raw, args, io),
+  );
 }
 
 /**
@@ -226,11 +220,10 @@ async function serveOverHttp(values: Values, io: CliIo): Promise<number> {
 
 /** `memdir migrate --store URL`: the adapter's `migrate(url, options)` sets up its server. */
 async function migrate(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parse('migrate', args, {
-    store: STORE_OPTIONS.store,
-    help: STORE_OPTIONS.help,
-  });
-  if (values.help) return write(io.stdout, `${COMMAND_HELP['migrate']}\n`).then(() => EXIT_OK);
+  const options = { store: STORE_OPTIONS.store, help: STORE_OPTIONS.help };
+  const parsed = await parseOrHelp('migrate', args, options, COMMAND_HELP['migrate'], io);
+  if (parsed === undefined) return EXIT_OK;
+  const { values, positionals } = parsed;
   expectPositionals('migrate', positionals, 0, 0);
   const url = storeUrl(values, io);
   const adapter = await loadStoreAdapter(url, { cwd: io.cwd });

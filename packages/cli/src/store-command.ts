@@ -7,10 +7,12 @@ import {
   type MemoryStoreOptions,
   validateNamespace,
 } from '@memdir/core';
-import { type Options, parse, positiveInteger, str, type Values } from './args.js';
-import { CliUsageError } from './errors.js';
+import { type Options, positiveInteger, str, type Values } from './args.js';
+import { CliUsageError, EXIT_OK } from './errors.js';
+import { reportToolError } from './failure-report.js';
 import { type CliIo, write } from './io.js';
 import { checkFileStore, DEFAULT_STORE_URL, openStore, probeStore, redactStoreUrl } from './store-url.js';
+import { escapeControls, isTerminal } from './terminal.js';
 import { stderrLogger } from './verbose.js';
 
 /** The store options every store command takes. */
@@ -24,23 +26,6 @@ export const STORE_OPTIONS = {
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } satisfies Options;
-
-/**
- * Parses a store command's flags, the store options and its `own`. On `--help` it prints `help`
- * and gives undefined: the command is done.
- */
-export async function parseStoreCommand(
-  command: string,
-  args: string[],
-  own: Options | undefined,
-  help: string | undefined,
-  io: CliIo,
-): Promise<{ values: Values; positionals: string[] } | undefined> {
-  const parsed = parse(command, args, { ...STORE_OPTIONS, ...own });
-  if (!parsed.values.help) return parsed;
-  await write(io.stdout, `${help}\n`);
-  return undefined;
-}
 
 /** The store options given on the command line. */
 export function storeOptions(values: Values, io: CliIo): MemoryStoreOptions {
@@ -123,4 +108,27 @@ export async function openAnsweringStore(
     throw error;
   }
   return store;
+}
+
+/**
+ * Runs one tool input on `store` and prints what the model would read, or reports its failure as
+ * every command does. `escaped`: on a terminal, what the model wrote is shown with its control
+ * characters escaped (a view without --raw); piped, the bytes are exact.
+ */
+export async function executeAndPrint(
+  store: MemoryStore,
+  input: unknown,
+  escaped: boolean,
+  args: readonly string[],
+  io: CliIo,
+): Promise<number> {
+  let result: string;
+  try {
+    result = await store.execute(input);
+  } catch (error) {
+    return reportToolError(error, args, io);
+  }
+  const shown = escaped && isTerminal(io.stdout) ? escapeControls(result) : result;
+  await write(io.stdout, `${shown}\n`);
+  return EXIT_OK;
 }

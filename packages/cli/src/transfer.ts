@@ -13,7 +13,7 @@ import {
   validateNamespace,
 } from '@memdir/core';
 import { ArchiveError, type StagedArchive, stageArchive, writeArchive } from './archive.js';
-import { type Options, parse, positiveInteger, type Values } from './args.js';
+import { type Options, parseOrHelp, positiveInteger, type Values } from './args.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK } from './errors.js';
 import { type CliIo, write } from './io.js';
 import { collectAsBytesMove, countingReads } from './memory.js';
@@ -46,9 +46,21 @@ const COPY_FLAGS = {
   'max-file-bytes': STORE_OPTIONS['max-file-bytes'],
 } satisfies Options;
 
-/** The flags of `command`, parsed: it takes no positional argument. */
-function flagsOf(command: string, args: string[], options: Options): Values {
-  return parse(command, args, options, false).values;
+/** Each command's flags and help. */
+const COMMANDS = {
+  copy: { flags: { from: { type: 'string' }, to: { type: 'string' }, ...COPY_FLAGS }, help: COPY_HELP },
+  export: { flags: { store: STORE_OPTIONS.store, ...TRANSFER_FLAGS }, help: EXPORT_HELP },
+  import: { flags: { store: STORE_OPTIONS.store, ...COPY_FLAGS }, help: IMPORT_HELP },
+} satisfies Record<string, { flags: Options; help: string }>;
+
+/** The flags of `command` (which takes no positional argument); undefined once its help is printed. */
+async function flagsOf(
+  command: keyof typeof COMMANDS,
+  args: string[],
+  io: CliIo,
+): Promise<Values | undefined> {
+  const { flags, help } = COMMANDS[command];
+  return (await parseOrHelp(command, args, flags, help, io, false))?.values;
 }
 
 function namespaceOption(value: string | undefined): string | undefined {
@@ -238,11 +250,8 @@ function countOf(count: number, noun: string): string {
 
 /** `memdir copy`. */
 export async function runCopy(args: string[], io: CliIo): Promise<number> {
-  const values = flagsOf('copy', args, { from: { type: 'string' }, to: { type: 'string' }, ...COPY_FLAGS });
-  if (values.help) {
-    await write(io.stdout, `${COPY_HELP}\n`);
-    return EXIT_OK;
-  }
+  const values = await flagsOf('copy', args, io);
+  if (values === undefined) return EXIT_OK;
   const from = values.from as string | undefined;
   const to = values.to as string | undefined;
   if (!from || !to)
@@ -357,11 +366,8 @@ async function copyWithProgress(
 
 /** `memdir export`. */
 export async function runExport(args: string[], io: CliIo): Promise<number> {
-  const values = flagsOf('export', args, { store: STORE_OPTIONS.store, ...TRANSFER_FLAGS });
-  if (values.help) {
-    await write(io.stdout, `${EXPORT_HELP}\n`);
-    return EXIT_OK;
-  }
+  const values = await flagsOf('export', args, io);
+  if (values === undefined) return EXIT_OK;
   if (isTerminal(io.stdout)) {
     throw new CliUsageError('export writes a tar archive to stdout, which is a terminal', {
       hint: 'Redirect it to a file: memdir export --store URL > memory.tar',
@@ -409,11 +415,8 @@ export async function runExport(args: string[], io: CliIo): Promise<number> {
 
 /** `memdir import`. */
 export async function runImport(args: string[], io: CliIo): Promise<number> {
-  const values = flagsOf('import', args, { store: STORE_OPTIONS.store, ...COPY_FLAGS });
-  if (values.help) {
-    await write(io.stdout, `${IMPORT_HELP}\n`);
-    return EXIT_OK;
-  }
+  const values = await flagsOf('import', args, io);
+  if (values === undefined) return EXIT_OK;
   const url = (values.store as string | undefined) ?? io.env.MEMDIR_STORE ?? DEFAULT_STORE_URL;
   const namespace = namespaceOption(values.namespace as string | undefined);
   const limit = maxFileBytes(values['max-file-bytes'] as string | undefined);

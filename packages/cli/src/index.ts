@@ -1,6 +1,7 @@
 /**
  * The `memdir` command line as a library: run it in-process, serve a store over MCP from your own
- * program, or register a store URL scheme for your own backend.
+ * program, or register a store URL scheme for your own backend. The command line itself is in
+ * main.ts, which opens with a map of the package's files.
  * @module
  */
 export { type ConformanceReport, formatReport, runSuite } from './conformance.js';

@@ -4,7 +4,7 @@
 //
 // The first part is 10^16 - 1 - n, so a listing (ascending keys) comes newest first and a page of
 // history is one ListObjectsV2 page. Its body is a JSON line (the version's fields, and the chain
-// of the file its change read: see history-chain.ts) and, after a newline, the content.
+// of the file its change read: see chain.ts) and, after a newline, the content.
 //
 // A change writes its versions with `If-None-Match: *` before its commit (the file's PUT, copy or
 // delete): that one request both takes the id (the namespace's counter is the keys themselves:
@@ -14,23 +14,15 @@
 // that died leaves them, unseen, to the admin sweep.
 import type { ChangeRecord, DriverVersion, DriverVersionWithContent } from '@memdir/core';
 import { sequenceVersionId, sha256Hex, utf8Length, versionSequence } from '@memdir/core/driver';
-import type { Space } from './backend.js';
-import { Call } from './call.js';
-import type { KeySpace } from './keys.js';
+import { Call } from '../call.js';
+import type { KeySpace } from '../keys.js';
+import type { Space } from '../space.js';
+import type { VersionHeader } from './header.js';
 
 const JSON_TYPE = 'application/x-ndjson';
 /** Claims of one change before it gives up on a namespace whose counter keeps moving under it. */
 const MAX_CLAIMS = 20;
 const NEWLINE = 0x0a;
-
-/** The fields a version object's JSON line holds (the id is its key's). */
-export interface VersionHeader extends Omit<DriverVersion, 'id'> {
-  readonly memdir: 'version';
-  /** The `memdir-vers` chain of the file the change read (history-chain.ts): versions that happened. */
-  readonly evidence: string;
-  /** Written by `importVersions`: shown as it is. */
-  readonly imported?: true | undefined;
-}
 
 /** A version object as read. */
 export interface StoredSlot {

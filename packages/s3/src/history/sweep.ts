@@ -1,15 +1,15 @@
 // The history side of the admin sweep: what changes cannot prune themselves. A change prunes its
-// own file from its file's chain (history-chain.ts), which names the newest 24 kept versions; the
+// own file from its file's chain (chain.ts), which names the newest 24 kept versions; the
 // sweep prunes the rest (versions beyond the chain, those of deleted files) by the kit's
 // `prunable`, and removes the version objects of changes that never committed (a writer that died
 // between its version and its commit), once they are old enough that no change can still be
 // committing them.
 import { prunable } from '@memdir/core/driver';
-import type { Space } from './backend.js';
-import type { Call } from './call.js';
-import { readSlots, visibleAmong } from './history-read.js';
-import type { StoredSlot } from './history-record.js';
-import { listObjects } from './listing.js';
+import type { Call } from '../call.js';
+import { listObjects } from '../listing.js';
+import type { Space } from '../space.js';
+import { readSlots, visibleAmong } from './read.js';
+import type { StoredSlot } from './record.js';
 
 /** A version object that no change committed is removed once it is this old (no change takes that long). */
 const ABANDONED_AFTER_MS = 10 * 60_000;

@@ -1,14 +1,15 @@
 // The history side of a change to one file: before its commit (the PUT of the file, the copy of a
-// move), the version objects are written (history-record.ts) and the file's new history headers
+// move), the version objects are written (record.ts) and the file's new history headers
 // worked out (its id, its chain with the new versions on top and without what retention removes);
 // the commit carries those headers; after it, what retention removed is deleted, or, when the
 // commit did not land, the versions are. A change without a record writes no version, and the file
 // keeps its id and chain.
 import type { ChangeRecord, DriverVersion } from '@memdir/core';
 import { newFileId } from '@memdir/core/driver';
-import type { Space } from './backend.js';
-import type { Call } from './call.js';
-import { formatChain, parseChain, prunePlan } from './history-chain.js';
+import type { Call } from '../call.js';
+import type { FileMeta } from '../objects.js';
+import type { Space } from '../space.js';
+import { formatChain, parseChain, prunePlan } from './chain.js';
 import {
   type Drafted,
   discardVersions,
@@ -16,8 +17,7 @@ import {
   type VersionDraft,
   versionKey,
   writeVersions,
-} from './history-record.js';
-import type { FileMeta } from './objects.js';
+} from './record.js';
 
 /** What a change knows of the file it replaces: its history headers as it read them. */
 export interface Parent {

@@ -1,6 +1,6 @@
 // The history methods of the S3 driver (capabilities.history): reading one version, restoring,
-// redacting and importing. Listings and the tree are history-read.ts; what a change records is
-// history-write.ts; the version objects themselves history-record.ts.
+// redacting and importing. Listings and the tree are read.ts; what a change records is
+// write.ts; the version objects themselves record.ts.
 import type {
   DriverRestoreOptions,
   DriverVersion,
@@ -17,23 +17,23 @@ import {
   utf8Length,
   versionSequence,
 } from '@memdir/core/driver';
-import type { Space } from './backend.js';
-import type { Call } from './call.js';
-import { decodeContent, isTombstone } from './edits.js';
-import { formatChain, parseChain } from './history-chain.js';
-import { allVisible, visibleSlot } from './history-read.js';
+import type { Call } from '../call.js';
+import { decodeContent, isTombstone } from '../edits.js';
+import { listObjects } from '../listing.js';
+import type { Space } from '../space.js';
+import { formatChain, parseChain } from './chain.js';
+import type { VersionHeader } from './header.js';
+import { allVisible, visibleSlot } from './read.js';
 import {
   decodeSlot,
   encodeSlot,
   newestSequence,
   type StoredSlot,
-  type VersionHeader,
   versionKey,
   versionOf,
   withContent,
-} from './history-record.js';
-import type { WriteShape } from './history-write.js';
-import { listObjects } from './listing.js';
+} from './record.js';
+import type { WriteShape } from './write.js';
 
 const JSON_TYPE = 'application/x-ndjson';
 const CONCURRENCY = 16;

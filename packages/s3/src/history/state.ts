@@ -1,7 +1,7 @@
 // What this process keeps of a namespace's history: the next version id to claim, the time of its
 // last version (times never go back within a process), and the headers of version objects it read
 // or wrote (they never change but by redaction, which changes their ETag), bounded.
-import type { VersionHeader } from './history-record.js';
+import type { VersionHeader } from './header.js';
 
 /** Headers remembered, at most; the oldest are forgotten first. */
 const LIMIT = 20_000;

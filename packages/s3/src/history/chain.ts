@@ -2,7 +2,7 @@
 // and the sequence numbers and times of its newest kept versions (`memdir-vers`), newest first. A
 // file object is only ever written by a change that committed, so every version its chain names
 // happened: the chain is how a reader tells a version that committed from one whose change lost its
-// race or died before its write (history-read.ts), and how a change knows which of its file's
+// race or died before its write (read.ts), and how a change knows which of its file's
 // versions retention removes, without a listing (prunePlan). A version object keeps the chain its
 // change read (its `evidence`), which stays proof after the file moved on, moved away or went.
 import type { ChangeRecord } from '@memdir/core';

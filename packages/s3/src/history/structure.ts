@@ -1,16 +1,16 @@
-// The history side of the changes of structure (structure.ts, recovery.ts), under the lease: the
+// The history side of the changes of structure (../structure.ts, ../recovery.ts), under the lease: the
 // deletion versions of the files a delete removes, and the `renamed` version of each file a move
 // copies, written before the DeleteObjects or the copy that commits them. A listing tells no
 // file's history headers, so a delete and a move with history read each file once (a HEAD, a GET
 // for a move, whose version holds the content); a lone file's is also what tells it is a file.
 import type { ChangeRecord } from '@memdir/core';
-import type { Space } from './backend.js';
-import type { Call } from './call.js';
-import { decodeContent, isTombstone } from './edits.js';
-import { readSlots } from './history-read.js';
-import type { Drafted } from './history-record.js';
-import { type Parent, type Versioned, versionContent, versionDeletions } from './history-write.js';
-import type { ListedObject, ObjectContent } from './objects.js';
+import type { Call } from '../call.js';
+import { decodeContent, isTombstone } from '../edits.js';
+import type { ListedObject, ObjectContent } from '../objects.js';
+import type { Space } from '../space.js';
+import { readSlots } from './read.js';
+import type { Drafted } from './record.js';
+import { type Parent, type Versioned, versionContent, versionDeletions } from './write.js';
 
 /** Reads of one change at once. */
 const CONCURRENCY = 16;

@@ -1,6 +1,6 @@
 // Reading history: pages of version objects (one listing page, newest first, and the JSON line of
 // each, remembered by ETag), and which of them are visible. A version object is written before its
-// change commits (history-record.ts), so a reader shows one only once something proves the change
+// change commits (record.ts), so a reader shows one only once something proves the change
 // happened:
 //
 //   - a file chain names it: the chain of a live file (a HEAD), or the chain a later version's
@@ -21,20 +21,13 @@ import type {
   DriverVersionQuery,
 } from '@memdir/core';
 import { sequenceVersionId, treeOfVersions, versionMatches } from '@memdir/core/driver';
-import type { Space } from './backend.js';
-import type { Call } from './call.js';
-import { CHAIN_LIMIT, parseChain } from './history-chain.js';
-import {
-  decodeHeader,
-  newestSequence,
-  type StoredSlot,
-  seqOfKey,
-  type VersionHeader,
-  versionKey,
-  versionOf,
-} from './history-record.js';
-import { listObjects } from './listing.js';
-import type { ListedObject, ObjectInfo } from './objects.js';
+import type { Call } from '../call.js';
+import { listObjects } from '../listing.js';
+import type { ListedObject, ObjectInfo } from '../objects.js';
+import type { Space } from '../space.js';
+import { CHAIN_LIMIT, parseChain } from './chain.js';
+import type { VersionHeader } from './header.js';
+import { decodeHeader, newestSequence, type StoredSlot, seqOfKey, versionKey, versionOf } from './record.js';
 
 /** Bytes of a version object read for its header: its JSON line fits but for very long paths. */
 const HEADER_BYTES = 4096;

@@ -40,7 +40,7 @@ const ADAPTERS = {
     test: (run) => `
 import { Redis } from 'ioredis';
 import { afterAll } from 'vitest';
-import { describeMemoryStore } from '@memdir/core/conformance';
+import { describeMemoryStore } from '@memdir/conformance';
 import { createRedisStore } from '@memdir/redis';
 
 const admin = new Redis(process.env.REDIS_URL, { lazyConnect: true });
@@ -68,7 +68,7 @@ describeMemoryStore(
     test: (run) => `
 import pg from 'pg';
 import { afterAll } from 'vitest';
-import { describeMemoryStore } from '@memdir/core/conformance';
+import { describeMemoryStore } from '@memdir/conformance';
 import { createPostgresStore } from '@memdir/postgres';
 
 const admin = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 2 });
@@ -93,7 +93,7 @@ describeMemoryStore(
 import { createHash } from 'node:crypto';
 import { DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll } from 'vitest';
-import { describeMemoryStore } from '@memdir/core/conformance';
+import { describeMemoryStore } from '@memdir/conformance';
 import { createS3Store } from '@memdir/s3';
 
 const server = {

@@ -3,8 +3,6 @@
  * program, or register a store URL scheme for your own backend.
  * @module
  */
-export { type ConformanceReport, formatReport, runSuite } from './conformance.js';
-export type { ConformanceModule } from './conformance-target.js';
 export { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
 export { type ExecResult, execLine } from './exec.js';
 export type { CliIo } from './io.js';

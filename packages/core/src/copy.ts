@@ -4,20 +4,18 @@
 // with the target's atomic primitives, can run again after an interruption (identical files are
 // left alone), and ends by reading the target back and checking every file's hash (or, where the
 // target's listing carries each file's MD5 as its backend computed it, by listing it once).
-import { Engine, type Operation } from './engine/context.js';
+
+import type { DriverEntry, DriverQuota, MemoryDriver } from './driver/contract.js';
+import { Engine } from './engine/engine.js';
+import type { Operation } from './engine/operation.js';
 import { isMemoryToolError } from './errors.js';
 import { copyVersions } from './history/copy-history.js';
+import type { DriverPath } from './path.js';
 import { MEMORY_ROOT, utf8Length } from './path.js';
-import { DEFAULT_MAX_FILE_BYTES, DEFAULT_TIMEOUT_MS, historyOption } from './store.js';
-import { storeDriver } from './store-driver.js';
-import type {
-  DriverEntry,
-  DriverPath,
-  DriverQuota,
-  MemoryDriver,
-  MemoryStore,
-  QuotaOptions,
-} from './types.js';
+import { storeDriver } from './store.js';
+import type { QuotaOptions } from './store-options.js';
+import { DEFAULT_MAX_FILE_BYTES, DEFAULT_TIMEOUT_MS, historyOption } from './store-options.js';
+import type { MemoryStore } from './tool.js';
 
 /** Where {@link copyStore} reports progress. */
 export interface CopyProgress {

@@ -1,3 +1,6 @@
+// The one error a store raises: `MemoryToolError`, with its stable codes and what a backend failure
+// says of itself (why, and whether the change was applied), so callers branch on fields, never on
+// message text. The texts the model reads are in `messages.ts`.
 import { UNEXPECTED_BACKEND_FAILURE } from './messages.js';
 
 /**

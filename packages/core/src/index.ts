@@ -1,3 +1,13 @@
+// `@memdir/core`: everything an application imports, re-exported from where it lives. Where the
+// rest is:
+// - the tool's types (commands, `MemoryStore`): `tool.ts`; every public type by audience: `types.ts`;
+// - a store: `store.ts` (the factory), `store-options.ts` (options, defaults, checks),
+//   `command-gate.ts`, `commands/` (one file per command), `engine/` (the driver calls' gate);
+// - paths, errors and every text the model reads: `path.ts`, `errors.ts`, `messages.ts`;
+// - history and the operator's admin: `history/`, `admin/`; copying a store: `copy.ts`;
+// - agent frameworks: `integrations/`; the in-memory store: `in-memory/`;
+// - for driver authors, `@memdir/core/driver`: the contract in `driver/contract.ts`, the kit in
+//   `driver/index.ts`.
 // First, before anything else is evaluated: a clear error on a Node.js older than memdir supports.
 import './runtime.js';
 
@@ -58,6 +68,7 @@ export {
   toMemoryToolError,
 } from './integrations/index.js';
 export { formatSize, MAX_MATCH_LINES, MAX_VIEW_LINES } from './messages.js';
+export { validateNamespace } from './namespace.js';
 export type { NormalizeOptions } from './path.js';
 export {
   isHiddenName,
@@ -70,70 +81,15 @@ export {
   toMemoryPath,
 } from './path.js';
 export { readOnlyStore } from './read-only.js';
+export { createMemoryStore, type MemdirStore, storeDriver } from './store.js';
 export {
-  createMemoryStore,
   DEFAULT_KEEP_DAYS,
   DEFAULT_KEEP_VERSIONS,
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_MAX_VIEW_CHARS,
   DEFAULT_TIMEOUT_MS,
-  type MemdirStore,
-  validateNamespace,
-} from './store.js';
-export { storeDriver } from './store-driver.js';
+} from './store-options.js';
 export { type CommandTrace, commandChannel, type DriverTrace, driverChannel } from './telemetry.js';
-export type {
-  Actor,
-  ChangeRecord,
-  CreateCommand,
-  DeleteCommand,
-  DriverCallOptions,
-  DriverCallStats,
-  DriverCapabilities,
-  DriverChangeOptions,
-  DriverDescribeOptions,
-  DriverDirectory,
-  DriverDropOptions,
-  DriverEdit,
-  DriverEditOptions,
-  DriverEditOutcome,
-  DriverEntry,
-  DriverFile,
-  DriverListing,
-  DriverListingEntry,
-  DriverListOptions,
-  DriverNamespacePage,
-  DriverNamespaceQuery,
-  DriverPath,
-  DriverPointInTime,
-  DriverQuota,
-  DriverRestoreOptions,
-  DriverSweepOptions,
-  DriverTreeEntry,
-  DriverTreeOptions,
-  DriverUsage,
-  DriverVersion,
-  DriverVersionPage,
-  DriverVersionQuery,
-  DriverVersionWithContent,
-  DriverWriteOptions,
-  ExpireOptions,
-  HistoryOptions,
-  InsertCommand,
-  MemdirLogger,
-  MemoryCallOptions,
-  MemoryCommand,
-  MemoryCommandName,
-  MemoryDriver,
-  MemoryPath,
-  MemoryStore,
-  MemoryStoreOptions,
-  QuotaOptions,
-  RenameCommand,
-  StrReplaceCommand,
-  TelemetryOptions,
-  VersionOperation,
-  ViewCommand,
-  WriteExpectation,
-} from './types.js';
+// Every public type, by audience (the map says where each lives).
+export type * from './types.js';
 export { MEMORY_COMMANDS } from './types.js';

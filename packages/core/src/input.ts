@@ -11,7 +11,7 @@ import {
   unknownCommand,
 } from './messages.js';
 import { hasLoneSurrogate } from './path.js';
-import { MEMORY_COMMANDS, type MemoryCommandName } from './types.js';
+import { MEMORY_COMMANDS, type MemoryCommandName } from './tool.js';
 
 /** The fields of a tool input. */
 export type Fields = Record<string, unknown>;

@@ -1,3 +1,6 @@
+// The path rules of SPEC section 2 in one place: the two path types (`MemoryPath`, what the model
+// sees; `DriverPath`, what drivers receive), the one function that makes each from untrusted input,
+// and the helpers drivers use on them (ancestors, UTF-8 lengths, hidden names).
 import { MemoryToolError } from './errors.js';
 import {
   MAX_PATH_BYTES,
@@ -12,9 +15,24 @@ import {
   pathTooLong,
   pathTooLongAsSent,
 } from './messages.js';
-import type { DriverPath, MemoryPath } from './types.js';
 
 export { MAX_PATH_BYTES, MAX_PATH_CHARS, MAX_SEGMENT_BYTES, MEMORY_ROOT };
+
+declare const memoryPathBrand: unique symbol;
+declare const driverPathBrand: unique symbol;
+
+/**
+ * A memory path after {@link normalizeMemoryPath}: `/memories` or `/memories/...`, NFC, no empty, `.`
+ * or `..` segment, no trailing slash. What results and messages echo.
+ */
+export type MemoryPath = string & { readonly [memoryPathBrand]: true };
+
+/**
+ * A driver path: a {@link MemoryPath} without `/memories` and its slash, so the root is `''` and
+ * `/memories/notes/a.md` is `notes/a.md`. What drivers receive. Names are literal: no character in
+ * them is special (SPEC section 3).
+ */
+export type DriverPath = string & { readonly [driverPathBrand]: true };
 
 // C0 controls (U+0000-U+001F), DEL and the backslash.
 const FORBIDDEN_CHARACTER = /[\u0000-\u001f\u007f\\]/;

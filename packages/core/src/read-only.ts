@@ -5,7 +5,7 @@ import { COMMANDS } from './commands/index.js';
 import { MemoryToolError } from './errors.js';
 import { commandName } from './input.js';
 import { readOnly } from './messages.js';
-import type { MemoryCallOptions, MemoryStore } from './types.js';
+import type { MemoryCallOptions, MemoryStore } from './tool.js';
 
 const CHANGES = ['create', 'str_replace', 'insert', 'delete', 'rename'] as const;
 

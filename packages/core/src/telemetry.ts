@@ -3,8 +3,9 @@
 // holds a path or a byte of content unless the application opted in with `telemetry.paths`.
 import { createHmac } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
+import type { ChangeRecord } from './driver/contract.js';
 import type { BackendFailureReason, MemoryToolErrorCode } from './errors.js';
-import type { ChangeRecord, TelemetryOptions } from './types.js';
+import type { TelemetryOptions } from './store-options.js';
 
 /**
  * What `memdir:command` carries for one command (one tool call). The same object is passed to the

@@ -132,7 +132,9 @@ describe('history ids and retention', () => {
     expect(refusal([ids[1]!, ids[0]!])).toBe(
       'importVersions: version ids must be ascending ids made by sequenceVersionId, got "memver_0000000000000001" after memver_0000000000000002',
     );
-    expect(refusal([ids[0]!, ids[0]!])).toContain('got "memver_0000000000000001" after memver_0000000000000001');
+    expect(refusal([ids[0]!, ids[0]!])).toContain(
+      'got "memver_0000000000000001" after memver_0000000000000001',
+    );
     expect(refusal(['memver_1'])).toContain('got "memver_1" after nothing');
     // 2^53 and above cannot be counted exactly in JavaScript (nor by PostgreSQL's float round trip).
     expect(refusal(['memver_9007199254740992'])).toContain('got "memver_9007199254740992"');

@@ -3,8 +3,11 @@
 // them. The same shape on every adapter, since it is written once over the driver's admin methods;
 // each driver call goes through an engine gate (one deadline per batch, BACKEND errors as usual)
 // and does a bounded amount of work, so no call scans or erases a whole backend at once.
+
+import type { ChangeRecord, DriverUsage, MemoryDriver } from '../driver/contract.js';
 import { positiveInteger, positiveNumber } from '../driver/options.js';
-import { Engine, type EngineOptions, type Operation } from '../engine/context.js';
+import { Engine } from '../engine/engine.js';
+import type { Operation } from '../engine/operation.js';
 import { MemoryToolError } from '../errors.js';
 import { badArgument, parseTime, type TimeInput } from '../history/versions.js';
 import { NAMESPACE_RULE, validateNamespace } from '../namespace.js';
@@ -12,16 +15,12 @@ import {
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_MAX_VIEW_CHARS,
   DEFAULT_TIMEOUT_MS,
+  type EngineOptions,
+  type ExpireOptions,
+  type HistoryOptions,
   historyOption,
-} from '../store.js';
-import type {
-  Actor,
-  ChangeRecord,
-  DriverUsage,
-  ExpireOptions,
-  HistoryOptions,
-  MemoryDriver,
-} from '../types.js';
+} from '../store-options.js';
+import type { Actor } from '../tool.js';
 
 /** The actor of the deletions a sweep records. */
 export const SWEEP_ACTOR: Actor = { type: 'service', id: 'memdir' };

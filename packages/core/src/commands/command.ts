@@ -1,5 +1,7 @@
-import type { Engine } from '../engine/context.js';
-import type { MemoryCallOptions, MemoryCommand } from '../types.js';
+// The shape every command module has (`view.ts`, `create.ts`...): the check of its input and its
+// run on the engine, so `index.ts` can list the six and the store dispatch on the name.
+import type { Engine } from '../engine/engine.js';
+import type { MemoryCallOptions, MemoryCommand } from '../tool.js';
 
 /**
  * One command of the memory tool, in one module: how its input is checked (at the door, SPEC

@@ -1,10 +1,11 @@
 // SPEC section 4.2: write a whole file, creating its parents.
-import type { CommandPath, Engine, Operation } from '../engine/context.js';
+import type { CommandPath, Engine } from '../engine/engine.js';
+import type { Operation } from '../engine/operation.js';
 import { isMemoryToolError, MemoryToolError, unexpectedBackendFailure } from '../errors.js';
 import { requireObject, requireString, requireText } from '../input.js';
 import { created, fileAlreadyExists, isADirectory, parentIsAFile, tooLarge } from '../messages.js';
 import { driverAncestors, isBeneath, toMemoryPath, utf8Length } from '../path.js';
-import type { CreateCommand } from '../types.js';
+import type { CreateCommand } from '../tool.js';
 import type { CommandModule } from './command.js';
 
 /**

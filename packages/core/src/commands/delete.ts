@@ -1,9 +1,9 @@
 // SPEC section 4.5: delete a file, or a directory with everything beneath it.
-import type { Engine } from '../engine/context.js';
+import type { Engine } from '../engine/engine.js';
 import { MemoryToolError } from '../errors.js';
 import { requireObject, requireString } from '../input.js';
 import { CANNOT_DELETE_ROOT, deleted, pathNotFound } from '../messages.js';
-import type { DeleteCommand } from '../types.js';
+import type { DeleteCommand } from '../tool.js';
 import type { CommandModule } from './command.js';
 
 export const del: CommandModule<DeleteCommand> = {

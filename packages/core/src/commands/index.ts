@@ -1,7 +1,7 @@
 // The six commands, by name: `execute` is a lookup in this table.
-import type { Engine } from '../engine/context.js';
+import type { Engine } from '../engine/engine.js';
 import { commandName } from '../input.js';
-import type { MemoryCallOptions, MemoryCommand, MemoryCommandName } from '../types.js';
+import type { MemoryCallOptions, MemoryCommand, MemoryCommandName } from '../tool.js';
 import type { CommandModule } from './command.js';
 import { create } from './create.js';
 import { del } from './delete.js';

@@ -1,8 +1,9 @@
 // SPEC section 4.4: insert a line after `insert_line`.
-import type { Engine } from '../engine/context.js';
+
 import { editFile } from '../engine/edit.js';
+import type { Engine } from '../engine/engine.js';
 import { requireInteger, requireObject, requireString, requireText } from '../input.js';
-import type { InsertCommand } from '../types.js';
+import type { InsertCommand } from '../tool.js';
 import type { CommandModule } from './command.js';
 
 export const insert: CommandModule<InsertCommand> = {

@@ -1,5 +1,5 @@
 // SPEC section 4.6: move a file or a directory, creating the destination's parents.
-import type { Engine } from '../engine/context.js';
+import type { Engine } from '../engine/engine.js';
 import { isMemoryToolError, MemoryToolError, unexpectedBackendFailure } from '../errors.js';
 import { requireObject, requireString } from '../input.js';
 import {
@@ -11,7 +11,7 @@ import {
   renamed,
 } from '../messages.js';
 import { isBeneath, toMemoryPath } from '../path.js';
-import type { RenameCommand } from '../types.js';
+import type { RenameCommand } from '../tool.js';
 import type { CommandModule } from './command.js';
 
 export const rename: CommandModule<RenameCommand> = {

@@ -1,10 +1,10 @@
 // SPEC section 4.3: replace the one occurrence of `old_str`.
 
-import type { Engine } from '../engine/context.js';
 import { editFile } from '../engine/edit.js';
+import type { Engine } from '../engine/engine.js';
 import { invalidInput, optionalText, requireObject, requireString, requireText } from '../input.js';
 import { EMPTY_OLD_STR } from '../messages.js';
-import type { StrReplaceCommand } from '../types.js';
+import type { StrReplaceCommand } from '../tool.js';
 import type { CommandModule } from './command.js';
 
 type StrReplace = StrReplaceCommand & { new_str: string };

@@ -1,6 +1,9 @@
 // SPEC section 4.1: view a directory (a two-level listing) or a file (numbered lines).
-import { compareListingPaths, ListingFold } from '../driver/index.js';
-import type { Engine, Operation } from '../engine/context.js';
+
+import type { DriverFile, DriverListing } from '../driver/contract.js';
+import { compareListingPaths, ListingFold } from '../driver/listing.js';
+import type { Engine } from '../engine/engine.js';
+import type { Operation } from '../engine/operation.js';
 import { MemoryToolError } from '../errors.js';
 import { type Fields, invalidInput, requireObject, requireString } from '../input.js';
 import {
@@ -18,7 +21,8 @@ import {
   viewRangeStartBelowOne,
   viewRangeStartPastEnd,
 } from '../messages.js';
-import type { DriverFile, DriverListing, DriverPath, MemoryPath, ViewCommand } from '../types.js';
+import type { DriverPath, MemoryPath } from '../path.js';
+import type { ViewCommand } from '../tool.js';
 import type { CommandModule } from './command.js';
 
 /** A parsed `view`: `view_range`, when given, is two integers already checked for shape. */

@@ -5,7 +5,7 @@
 import { findOccurrences, linesOfOffsets } from '../engine/match.js';
 import { MAX_MATCH_LINES } from '../messages.js';
 import { utf8Length } from '../path.js';
-import type { DriverEdit, DriverEditOutcome } from '../types.js';
+import type { DriverEdit, DriverEditOutcome } from './contract.js';
 
 /** An edit applied to some content: its outcome, and the new content when it was `edited`. */
 export interface AppliedEdit {

@@ -2,18 +2,18 @@
 // own method receives only what passed. So no driver, ours or a user's, can be handed a namespace
 // name like '..', '' or 'a/b' that might reach outside its space.
 import { validateNamespace } from '../namespace.js';
+import type { DriverPath } from '../path.js';
+import type { DriverCapabilities } from './capabilities.js';
 import type {
   DriverCallOptions,
-  DriverCapabilities,
   DriverChangeOptions,
   DriverDirectory,
   DriverEntry,
   DriverFile,
   DriverListOptions,
-  DriverPath,
   DriverWriteOptions,
   MemoryDriver,
-} from '../types.js';
+} from './contract.js';
 
 /**
  * The base class of a memdir driver: implement `openNamespace` (and the contract's other methods);

@@ -7,7 +7,7 @@
 // out of time; grouped, each process keeps one write per file in flight, so n edits from p processes
 // cost about n/p rounds at worst. A group gives up only as its members' deadlines pass.
 import { unexpectedBackendFailure } from '../errors.js';
-import type { DriverChangeOptions } from '../types.js';
+import type { DriverChangeOptions } from './contract.js';
 import { checkTime } from './deadline.js';
 
 /** One edit waiting in a queue. */

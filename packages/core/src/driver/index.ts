@@ -6,17 +6,21 @@
  * ```ts
  * import { AbstractMemoryDriver, foldListing, refusePathConflict, timeLeft } from '@memdir/core/driver';
  * ```
+ *
+ * The contract these help to meet (`MemoryDriver` and its types) is in `contract.ts`, and what a
+ * driver can do in `capabilities.ts`; both are exported from `@memdir/core` as types.
  * @module
  */
 // First: a clear error on a Node.js older than memdir supports (see runtime.ts).
 import '../runtime.js';
+import type { DriverPath } from '../path.js';
 import { driverAncestors } from '../path.js';
-import type { DriverPath } from '../types.js';
 
 export { createOwningAdmin } from '../admin/admin.js';
 export { NAMESPACE_RULE, validateNamespace } from '../namespace.js';
 export { isBeneath, isHiddenName, utf8Length } from '../path.js';
 export { createOwningStore } from '../store.js';
+export { STORE_OPTION_NAMES, splitStoreOptions } from '../store-options.js';
 export { type AppliedEdit, applyEdit } from './apply-edit.js';
 export { AbstractMemoryDriver, wrapDriver } from './base.js';
 export {
@@ -44,13 +48,7 @@ export {
 } from './history.js';
 export { compareListingPaths, compareNames, foldListing, ListingFold } from './listing.js';
 export { type DriverLog, driverLog } from './log.js';
-export {
-  optionError,
-  positiveInteger,
-  positiveNumber,
-  STORE_OPTION_NAMES,
-  splitStoreOptions,
-} from './options.js';
+export { optionError, positiveInteger, positiveNumber } from './options.js';
 export { judgeQuota, type QuotaChange } from './quota.js';
 export { Receipts } from './receipts.js';
 export {

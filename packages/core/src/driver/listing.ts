@@ -1,7 +1,7 @@
 // The order of listing entries and the reference fold from a flat listing to the two-level listing
 // `describe` returns (SPEC section 4.1): what a driver without a server-side listing needs.
 import { isBeneath, isHiddenName } from '../path.js';
-import type { DriverEntry, DriverListing, DriverListingEntry } from '../types.js';
+import type { DriverEntry, DriverListing, DriverListingEntry } from './contract.js';
 
 /**
  * The order of names in a listing (SPEC section 4.1): JavaScript's default string order, by UTF-16

@@ -2,7 +2,7 @@
 // setup, slow calls): through the application's logger when it gave one, else `NODE_DEBUG=memdir`.
 // Never a path or content: drivers log events and counts.
 import { debuglog } from 'node:util';
-import type { MemdirLogger } from '../types.js';
+import type { MemdirLogger } from '../store-options.js';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 

@@ -1,7 +1,7 @@
 // Judging a change against a namespace's quota (SPEC section 3), for drivers that keep the
 // namespace's totals where the change's atomic step can read them.
 import type { QuotaBreach } from '../errors.js';
-import type { DriverQuota } from '../types.js';
+import type { DriverQuota } from './contract.js';
 
 /** What the namespace holds now, and what the change would do to it. */
 export interface QuotaChange {

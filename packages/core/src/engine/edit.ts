@@ -4,6 +4,7 @@
 // atomic call; otherwise the engine reads, writes with the version it read, and starts over on fresh
 // content when that compare-and-swap loses to another writer, until the command's deadline.
 import { applyEdit } from '../driver/apply-edit.js';
+import type { DriverEdit, DriverEditOutcome } from '../driver/contract.js';
 import { sleep } from '../driver/deadline.js';
 import { isMemoryToolError, MemoryToolError } from '../errors.js';
 import {
@@ -18,8 +19,8 @@ import {
   pathNotFoundPleaseProvide,
   tooLarge,
 } from '../messages.js';
-import type { DriverEdit, DriverEditOutcome } from '../types.js';
-import { type CommandPath, type Operation, quotaError } from './context.js';
+import type { CommandPath } from './engine.js';
+import { type Operation, quotaError } from './operation.js';
 
 const MAX_BACKOFF_MS = 25;
 

@@ -2,21 +2,22 @@
 // history (`treeAt` for the tree, `readVersion` for a file's content then) sits under the ordinary
 // engine, so a view of the past renders exactly as a view of the present (listings, sizes, hidden
 // names, truncation, view_range), and every change command is refused before it reaches anything.
-import { foldListing } from '../driver/listing.js';
-import { MemoryToolError } from '../errors.js';
+
+import type { DriverCapabilities } from '../driver/capabilities.js';
 import type {
   DriverCallOptions,
-  DriverCapabilities,
   DriverDescribeOptions,
   DriverDirectory,
   DriverEntry,
   DriverFile,
   DriverListing,
-  DriverPath,
   DriverPointInTime,
   DriverTreeEntry,
   MemoryDriver,
-} from '../types.js';
+} from '../driver/contract.js';
+import { foldListing } from '../driver/listing.js';
+import { MemoryToolError } from '../errors.js';
+import type { DriverPath } from '../path.js';
 
 function readOnly(): never {
   throw new MemoryToolError('READ_ONLY', 'A view of the past cannot be changed.');

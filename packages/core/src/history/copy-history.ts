@@ -2,9 +2,10 @@
 // (ids, file ids, times, actors), oldest first, in batches, through the target's `importVersions`;
 // then the files are written with their file ids and no new version. A copy that was interrupted
 // resumes after the newest version the target already holds, when that version is the source's.
-import type { Engine } from '../engine/context.js';
+
+import type { DriverVersion, DriverVersionWithContent } from '../driver/contract.js';
+import type { Engine } from '../engine/engine.js';
 import { isMemoryToolError, MemoryToolError } from '../errors.js';
-import type { DriverVersion, DriverVersionWithContent } from '../types.js';
 
 /** Versions read and imported per batch. */
 const BATCH = 100;

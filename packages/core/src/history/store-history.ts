@@ -2,19 +2,21 @@
 // restore and redaction, each one call through the engine's gate (one deadline, the operation id,
 // the record of who did it). They are the operator's, never the model's: the model's protocol has
 // no history command.
-import type { Engine, Operation } from '../engine/context.js';
-import { isMemoryToolError, MemoryToolError } from '../errors.js';
-import { toMemoryPath } from '../path.js';
-import { readOnlyStore } from '../read-only.js';
+
 import type {
-  DriverPath,
   DriverPointInTime,
   DriverRestoreOptions,
   DriverVersionQuery,
   MemoryDriver,
-  MemoryStore,
-  MemoryStoreOptions,
-} from '../types.js';
+} from '../driver/contract.js';
+import type { Engine } from '../engine/engine.js';
+import type { Operation } from '../engine/operation.js';
+import { isMemoryToolError, MemoryToolError } from '../errors.js';
+import type { DriverPath } from '../path.js';
+import { toMemoryPath } from '../path.js';
+import { readOnlyStore } from '../read-only.js';
+import type { MemoryStoreOptions } from '../store-options.js';
+import type { MemoryStore } from '../tool.js';
 import { PastDriver } from './as-of.js';
 import {
   type HistoryPage,

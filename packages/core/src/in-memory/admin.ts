@@ -4,10 +4,10 @@
 import type {
   DriverNamespacePage,
   DriverNamespaceQuery,
-  DriverPath,
   DriverSweepOptions,
   DriverUsage,
-} from '../types.js';
+} from '../driver/contract.js';
+import type { DriverPath } from '../path.js';
 import { recordChange } from './history.js';
 import type { Backend, Space } from './space.js';
 

@@ -1,21 +1,13 @@
+// The in-memory store, the smallest complete driver: every file of a namespace in one Map, so it
+// shows in a few lines what the contract asks (atomic writes, versions, quotas, history, admin)
+// and serves tests and throwaway stores. Its pieces: one namespace's files in `space.ts`, its
+// version history in `history.ts`, its admin methods in `admin.ts`; the contract it meets is
+// `../driver/contract.ts`.
 import { applyEdit } from '../driver/apply-edit.js';
 import { AbstractMemoryDriver } from '../driver/base.js';
-import { newFileId, sha256Hex } from '../driver/history.js';
-import { foldListing } from '../driver/listing.js';
-import { judgeQuota } from '../driver/quota.js';
-import {
-  refuseAlreadyExists,
-  refuseConflict,
-  refuseNotFound,
-  refusePathConflict,
-  refuseQuota,
-  refuseTooLarge,
-} from '../driver/refusals.js';
-import { driverAncestors, utf8Length } from '../path.js';
-import { createOwningStore, type MemdirStore } from '../store.js';
+import type { DriverCapabilities } from '../driver/capabilities.js';
 import type {
   DriverCallOptions,
-  DriverCapabilities,
   DriverChangeOptions,
   DriverDescribeOptions,
   DriverDropOptions,
@@ -27,7 +19,6 @@ import type {
   DriverListing,
   DriverNamespacePage,
   DriverNamespaceQuery,
-  DriverPath,
   DriverPointInTime,
   DriverRestoreOptions,
   DriverSweepOptions,
@@ -40,8 +31,22 @@ import type {
   DriverVersionWithContent,
   DriverWriteOptions,
   MemoryDriver,
-  MemoryStoreOptions,
-} from '../types.js';
+} from '../driver/contract.js';
+import { newFileId, sha256Hex } from '../driver/history.js';
+import { foldListing } from '../driver/listing.js';
+import { judgeQuota } from '../driver/quota.js';
+import {
+  refuseAlreadyExists,
+  refuseConflict,
+  refuseNotFound,
+  refusePathConflict,
+  refuseQuota,
+  refuseTooLarge,
+} from '../driver/refusals.js';
+import type { DriverPath } from '../path.js';
+import { driverAncestors, utf8Length } from '../path.js';
+import { createOwningStore, type MemdirStore } from '../store.js';
+import type { MemoryStoreOptions } from '../store-options.js';
 import { childKey, dropNamespace, listNamespaces, sweepSpace, usageOf } from './admin.js';
 import { recordChange, withoutContent } from './history.js';
 import { Backend, type Space, type StoredFile } from './space.js';

@@ -2,8 +2,10 @@
 // count of files beneath each directory (so a directory's existence is one lookup), the
 // namespace's totals (quotas and usage read them in the same step as a change), each file's id and
 // times (history, expiry), and the namespace's versions.
+
+import type { DriverEntry } from '../driver/contract.js';
+import type { DriverPath } from '../path.js';
 import { driverAncestors, isBeneath, utf8Length } from '../path.js';
-import type { DriverEntry, DriverPath } from '../types.js';
 import { VersionLog } from './history.js';
 
 export interface StoredFile {

@@ -9,7 +9,7 @@
 //   and `error.toString()` in ai 7 (@ai-sdk/provider 4: "preserve error type prefix").
 // So the error thrown here carries the full text, "Error: " included, as its message and as its
 // toString(), and the model reads the same bytes on every version.
-import type { MemoryStore } from '../types.js';
+import type { MemoryStore } from '../tool.js';
 import { executeMemoryToolCall } from './result.js';
 
 /** What the AI SDK passes to `execute` that this function uses. */

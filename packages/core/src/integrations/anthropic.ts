@@ -5,7 +5,7 @@
 //   once (Promise.all; with streaming, each as soon as its block is complete), in the reply's order;
 // - a returned string becomes the tool_result's `content` as is;
 // - a thrown error becomes `content: "Error: " + error.message` with `is_error: true`.
-import type { MemoryCommand, MemoryStore } from '../types.js';
+import type { MemoryCommand, MemoryStore } from '../tool.js';
 import { executeMemoryToolCall } from './result.js';
 
 /** What the runner passes to `run` that this tool uses. */

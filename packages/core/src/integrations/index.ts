@@ -1,3 +1,6 @@
+// The ways a store meets an agent framework, in one list: the Anthropic SDK's tool runner
+// (`anthropic.ts`), the AI SDK's `execute` (`ai-sdk.ts`), an MCP `tools/call` (`mcp.ts`), one raw
+// tool call as a `tool_result` (`result.ts`), and the per-store queue they all share (`order.ts`).
 export type { MemoryExecute, MemoryExecuteOptions } from './ai-sdk.js';
 export { memoryExecute } from './ai-sdk.js';
 export type { MemoryRunnableTool, MemoryToolRunContext } from './anthropic.js';

@@ -5,7 +5,7 @@
 import { MemoryToolError } from '../errors.js';
 import { requestTooLarge, resultTooLarge, unknownTool } from '../messages.js';
 import { utf8Length } from '../path.js';
-import type { Actor, MemoryStore } from '../types.js';
+import type { Actor, MemoryStore } from '../tool.js';
 import { executeMemoryToolCall, memoryErrorText } from './result.js';
 
 /** The result of an MCP `tools/call`, as the MCP SDK's `CallToolResult` has it. */

@@ -1,4 +1,6 @@
-import type { MemoryStore } from '../types.js';
+// The order of a store's calls: the memory calls of one assistant turn run one after another, in the
+// order the model wrote them, even when an agent loop starts them all at once.
+import type { MemoryStore } from '../tool.js';
 
 // One queue per store, keyed weakly so a store that is dropped takes its queue with it. The value is the
 // tail of the queue: a promise that settles (never rejects) once every task queued so far has finished.

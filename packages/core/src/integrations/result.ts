@@ -1,6 +1,8 @@
+// One memory tool call as the model receives it: the text of its `tool_result` and the error flag,
+// whatever the call threw, so every integration answers a failure with the same `Error: ...` text.
 import { isMemoryToolError, type MemoryToolError, unexpectedBackendFailure } from '../errors.js';
 import { CALL_ABORTED, errorResult } from '../messages.js';
-import type { Actor, MemoryStore } from '../types.js';
+import type { Actor, MemoryStore } from '../tool.js';
 import { runInOrder } from './order.js';
 
 /**

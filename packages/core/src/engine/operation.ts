@@ -1,7 +1,21 @@
-// What every command runs on: the store's options, its paths, and its driver seen through one
-// gate that bounds the command in time (one deadline for all its driver calls), gives each change
-// its operation id, quota and history record, and turns whatever the driver throws into the errors
-// the commands expect (SPEC section 7).
+// The gate every driver call of a command goes through: one `Operation` per command bounds it in
+// time (one deadline for all its driver calls), gives each change its operation id, quota and
+// history record, traces it when someone listens, and turns whatever the driver throws into the
+// errors the commands expect (SPEC section 7). The engine that makes operations is in `engine.ts`.
+
+import type {
+  ChangeRecord,
+  DriverCallStats,
+  DriverDirectory,
+  DriverEdit,
+  DriverEditOutcome,
+  DriverEntry,
+  DriverFile,
+  DriverListing,
+  DriverQuota,
+  MemoryDriver,
+  WriteExpectation,
+} from '../driver/contract.js';
 import {
   isMemoryToolError,
   MemoryToolError,
@@ -18,27 +32,11 @@ import {
   SYMLINK_ESCAPE,
   storeUnavailable,
 } from '../messages.js';
-import { normalizeMemoryPath, toDriverPath, toMemoryPath, utf8Length } from '../path.js';
-import { type CommandTrace, type DriverTrace, driverChannel, type PathShown } from '../telemetry.js';
-import type {
-  Actor,
-  ChangeRecord,
-  DriverCallStats,
-  DriverCapabilities,
-  DriverDirectory,
-  DriverEdit,
-  DriverEditOutcome,
-  DriverEntry,
-  DriverFile,
-  DriverListing,
-  DriverPath,
-  DriverQuota,
-  MemoryCallOptions,
-  MemoryDriver,
-  MemoryPath,
-  WriteExpectation,
-} from '../types.js';
-import { Watchdog } from './watchdog.js';
+import { type DriverPath, type MemoryPath, toMemoryPath, utf8Length } from '../path.js';
+import type { EngineOptions } from '../store-options.js';
+import { type CommandTrace, type DriverTrace, driverChannel } from '../telemetry.js';
+import type { MemoryCallOptions } from '../tool.js';
+import type { Watchdog } from './watchdog.js';
 
 /** The call options as the store passes them on: the application's, and the command's trace. */
 export interface TracedCall extends MemoryCallOptions {
@@ -62,27 +60,6 @@ function driverTrace(method: string, trace: CommandTrace): DriverTrace {
   };
 }
 
-/** The store options, checked, with their defaults. */
-export interface EngineOptions {
-  readonly overwrite: boolean;
-  readonly maxFileBytes: number;
-  readonly maxViewChars: number;
-  readonly timeoutMs: number;
-  /** Undefined: no quota. */
-  readonly quota: DriverQuota | undefined;
-  /** Undefined: history off (or the driver has none). */
-  readonly history: { readonly keepVersions: number; readonly keepDays: number } | undefined;
-  /** Reads touch files (expiry with `refreshOnRead`). */
-  readonly touch: boolean;
-  readonly actor: Actor | undefined;
-}
-
-/** A path as a command holds it: the normalised memory path (for messages) and the driver's form. */
-export interface CommandPath {
-  readonly memory: MemoryPath;
-  readonly driver: DriverPath;
-}
-
 /** Refusal codes a driver may raise; which ones a given call may raise is the caller's to say. */
 type Refusal = Extract<
   MemoryToolErrorCode,
@@ -94,51 +71,19 @@ function newOperationId(): string {
   return globalThis.crypto.randomUUID();
 }
 
-/** The engine's view of one store: options, paths, and the driver calls of each command. */
-export class Engine {
-  readonly capabilities: DriverCapabilities;
-  readonly watchdog = new Watchdog();
-  #closed = false;
-
-  /** What the driver is, for telemetry. */
-  readonly identity: { readonly kind: string; readonly id: string };
-
-  constructor(
-    readonly driver: MemoryDriver,
-    readonly options: EngineOptions,
-    /** Closes what the store made (a namespaced driver, or the driver it owns). */
-    readonly release: () => Promise<void>,
-    /** How telemetry shows a path: not at all unless the application opted in. */
-    readonly showPath: PathShown = () => undefined,
-  ) {
-    this.capabilities = driver.capabilities;
-    this.identity = driver.identity ?? { kind: 'custom', id: 'custom' };
-  }
-
-  /** Checks and normalises a path the model sent (SPEC section 2, with the driver's own limit). */
-  path(input: string): CommandPath {
-    const memory = normalizeMemoryPath(input, { maxPathBytes: this.capabilities.maxPathBytes });
-    return { memory, driver: toDriverPath(memory) };
-  }
-
-  /** A new command's driver calls, all under one deadline and one operation id. */
-  operation(command: ChangeRecord['command'], call?: MemoryCallOptions): Operation {
-    if (this.#closed) throw closedError();
-    return new Operation(this, command, call);
-  }
-
-  get closed(): boolean {
-    return this.#closed;
-  }
-
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await this.release();
-  }
+/**
+ * What an operation needs of the engine that made it (`Engine` is one), named here so that this
+ * file does not import the engine back.
+ */
+export interface OperationHost {
+  readonly driver: MemoryDriver;
+  readonly options: EngineOptions;
+  readonly watchdog: Watchdog;
+  readonly closed: boolean;
 }
 
-function closedError(): MemoryToolError {
+/** What every call of a closed store fails with. */
+export function closedError(): MemoryToolError {
   return new MemoryToolError('BACKEND', STORE_CLOSED, { reason: 'closed' });
 }
 
@@ -194,7 +139,7 @@ export class Operation {
   #current: DriverCallStats | undefined;
 
   constructor(
-    readonly engine: Engine,
+    readonly engine: OperationHost,
     readonly command: ChangeRecord['command'],
     readonly call: MemoryCallOptions | undefined,
   ) {

@@ -4,8 +4,6 @@
  * main.ts, which opens with a map of the package's files.
  * @module
  */
-export { type ConformanceReport, formatReport, runSuite } from './conformance.js';
-export type { ConformanceModule } from './conformance-target.js';
 export { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
 export { type ExecResult, execLine } from './exec.js';
 export type { CliIo } from './io.js';

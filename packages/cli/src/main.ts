@@ -120,7 +120,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     return EXIT_OK;
   }
   if (command === 'conformance') {
-    // Loaded on demand, like serve: vitest and the MCP SDK are heavy, the memory commands are not.
+    // Loaded on demand, like serve: the conformance runner (an optional peer) and the MCP SDK are heavy,
+    // the memory commands are not.
     const { runConformance } = await import('./conformance.js');
     return runConformance(rest, io);
   }

@@ -11,7 +11,7 @@
 // 3. A fresh npm project outside the workspace with every tarball installed, as a user would: every
 //    export loads with import and with require(); memdir runs; @memdir/core ships docs/protocol.md.
 // 4. Install size: each package alone in its own fresh project (packages, MB), printed as a table;
-//    memdir must install without vitest, fast-check or vite.
+//    memdir must install without vitest, fast-check or vite, and say what `memdir conformance` needs.
 //
 // Needs the npm registry for third-party dependencies (as `pnpm install` does). Exits 1 when a
 // check fails; the last line reads "check:packages: N passed, N failed". --verbose also prints the
@@ -287,8 +287,7 @@ async function checkInstalled(packages, tarballs) {
             cwd: project.dir,
           },
         );
-        // An entry point built on an optional peer (the conformance suite on vitest) may only fail
-        // by naming that peer.
+        // An entry point built on an optional peer may only fail by naming that peer.
         const missingPeer = optional.find((peer) => result.output.includes(`'${peer}'`));
         const ok = result.code === 0 && Number(result.stdout.trim()) > 0;
         check(
@@ -346,15 +345,8 @@ async function checkInstalled(packages, tarballs) {
       view.code === 0 && view.stdout.startsWith("Here're the files"),
       view.output,
     );
-    const conformance = run(memdir, ['conformance', './package.json'], { cwd: project.dir });
-    check(
-      'memdir',
-      'memdir conformance without vitest says what to install (exit 2)',
-      conformance.code === 2 &&
-        conformance.output.includes('npm install --save-dev memdir vitest fast-check'),
-      conformance.output,
-    );
-    // With the optional peers installed next to it, as its message says, conformance runs.
+    // @memdir/conformance is installed here, with vitest and fast-check as its peers (at the versions
+    // the workspace tests with), so both commands run the suite.
     const peers = run(
       'npm',
       ['install', '--no-audit', '--no-fund', '--loglevel=error', 'vitest@4.1.12', 'fast-check@4.11.0'],
@@ -374,9 +366,20 @@ async function checkInstalled(packages, tarballs) {
     const passing = run(memdir, ['conformance', './store.mjs', '--property-runs', '3'], { cwd: project.dir });
     check(
       'memdir',
-      'memdir conformance passes the in-memory store once vitest and fast-check are installed',
+      'memdir conformance passes the in-memory store with @memdir/conformance installed',
       peers.code === 0 && passing.code === 0 && passing.stdout.includes('Result: PASS'),
       `${peers.output}\n${passing.output.slice(-3000)}`,
+    );
+  }
+  if (tarballs.memdir && tarballs['@memdir/conformance']) {
+    // On the store module written above.
+    const bin = join(project.dir, 'node_modules', '.bin', 'memdir-conformance');
+    const passing = run(bin, ['./store.mjs', '--property-runs', '3'], { cwd: project.dir });
+    check(
+      '@memdir/conformance',
+      'memdir-conformance passes the in-memory store from the install',
+      passing.code === 0 && passing.stdout.includes('Result: PASS'),
+      passing.output.slice(-3000),
     );
   }
   await checkTypes(project.dir, packages);
@@ -496,6 +499,20 @@ try {
     const size = installSize(project.dir);
     sizes.push({ name, ...size });
     if (name === 'memdir') {
+      const conformance = run(
+        join(project.dir, 'node_modules', '.bin', 'memdir'),
+        ['conformance', './package.json'],
+        {
+          cwd: project.dir,
+        },
+      );
+      check(
+        name,
+        'memdir conformance without @memdir/conformance says what to install (exit 2)',
+        conformance.code === 2 &&
+          conformance.output.includes('npm install --save-dev memdir @memdir/conformance vitest fast-check'),
+        conformance.output,
+      );
       const heavy = TEST_TOOLS.filter((tool) => size.names.includes(tool));
       check(
         name,

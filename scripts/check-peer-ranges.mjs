@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // pnpm check:peer-ranges: each server adapter's peer range holds at both ends. For the lowest and
 // the newest version its range allows of its client (ioredis, pg, @aws-sdk/client-s3), one fresh npm
-// project outside the workspace gets every adapter's packed tarball, @memdir/core's, and those
-// client versions, installed with --strict-peer-deps (an ERESOLVE fails the install) and then
+// project outside the workspace gets every adapter's packed tarball, @memdir/core's and
+// @memdir/conformance's, and those client versions, installed with --strict-peer-deps (an ERESOLVE fails the install) and then
 // `npm ls` (which reports a peer out of range). A short conformance subset then runs in each
 // project against the real servers named by the environment (REDIS_URL, DATABASE_URL, S3_ENDPOINT,
 // S3_BUCKET, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, S3_REGION), as exported by .ci/run or
@@ -40,7 +40,7 @@ const ADAPTERS = {
     test: (run) => `
 import { Redis } from 'ioredis';
 import { afterAll } from 'vitest';
-import { describeMemoryStore } from '@memdir/core/conformance';
+import { describeMemoryStore } from '@memdir/conformance';
 import { createRedisStore } from '@memdir/redis';
 
 const admin = new Redis(process.env.REDIS_URL, { lazyConnect: true });
@@ -68,7 +68,7 @@ describeMemoryStore(
     test: (run) => `
 import pg from 'pg';
 import { afterAll } from 'vitest';
-import { describeMemoryStore } from '@memdir/core/conformance';
+import { describeMemoryStore } from '@memdir/conformance';
 import { createPostgresStore } from '@memdir/postgres';
 
 const admin = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 2 });
@@ -93,7 +93,7 @@ describeMemoryStore(
 import { createHash } from 'node:crypto';
 import { DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll } from 'vitest';
-import { describeMemoryStore } from '@memdir/core/conformance';
+import { describeMemoryStore } from '@memdir/conformance';
 import { createS3Store } from '@memdir/s3';
 
 const server = {
@@ -207,7 +207,8 @@ try {
   await mkdir(tarballDir);
   const tarballs = {};
   const packed = publishedPackages().filter(
-    ({ manifest }) => manifest.name === '@memdir/core' || ADAPTERS[manifest.name],
+    ({ manifest }) =>
+      ['@memdir/core', '@memdir/conformance'].includes(manifest.name) || ADAPTERS[manifest.name],
   );
   for (const pkg of packed) {
     const { tarball, result } = pack(pkg, tarballDir);
@@ -229,7 +230,11 @@ try {
 async function runColumn(column, index, tarballs) {
   const lines = [];
   const names = Object.keys(column.versions);
-  const dependencies = { '@memdir/core': tarballs['@memdir/core'], ...TEST_TOOLS };
+  const dependencies = {
+    '@memdir/core': tarballs['@memdir/core'],
+    '@memdir/conformance': tarballs['@memdir/conformance'],
+    ...TEST_TOOLS,
+  };
   for (const name of names) {
     dependencies[name] = tarballs[name];
     dependencies[ADAPTERS[name].client] = column.versions[name];

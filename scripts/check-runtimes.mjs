@@ -4,8 +4,8 @@
 // check needs nothing but npm. Run after `pnpm build`, with the servers' variables set (REDIS_URL,
 // REDIS_CLUSTER_URLS), as .ci/run exports them.
 //
-// - Node 22 and Node 24, side by side: the smoke set. The @memdir/core and @memdir/fs suites in
-//   full, the quickstart example (its output must equal Node 20's, byte for byte), and one server
+// - Node 22 and Node 24, side by side: the smoke set. The @memdir/core, @memdir/conformance and
+//   @memdir/fs suites in full, the quickstart example (its output must equal Node 20's, byte for byte), and one server
 //   adapter: @memdir/redis's README examples and a conformance subset (conformance-subset.mjs) on
 //   its four targets.
 // - Node 18, below the `engines` floor: importing @memdir/core, and running `memdir`, must fail at
@@ -105,6 +105,7 @@ async function smoke(node, reportDir, quickstartOutput) {
   const runtime = `Node ${node.version}`;
   for (const [label, dir, args] of [
     ['@memdir/core suite', 'packages/core', []],
+    ['@memdir/conformance suite', 'packages/conformance', []],
     ['@memdir/fs suite', 'packages/fs', []],
     [
       '@memdir/redis README examples and conformance subset',

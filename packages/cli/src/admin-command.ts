@@ -5,14 +5,13 @@
 import { createInterface } from 'node:readline';
 import { createMemoryAdmin, type MemoryAdmin, type NamespaceUsage, storeDriver } from '@memdir/core';
 import { ADMIN_HELP } from './admin-help.js';
-import { expectPositionals, parse, str, type Values } from './args.js';
+import { expectPositionals, type Options, parseOrHelp, str, type Values } from './args.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK } from './errors.js';
-import { table } from './history-command.js';
+import { reportToolError } from './failure-report.js';
 import { type CliIo, write } from './io.js';
-import { describeStore, reportToolError, STORE_OPTIONS, storeOptions, withStore } from './main.js';
+import { describeStore, STORE_OPTIONS, storeOptions, withStore } from './store-command.js';
+import { table } from './table.js';
 import { isTerminal } from './terminal.js';
-
-type Options = Parameters<typeof parse>[2];
 
 /** Each admin command's own flags, besides the store options. */
 const ADMIN_OPTIONS: Record<string, Options> = {
@@ -29,11 +28,10 @@ const PLAIN_PROGRESS_MS = 2_000;
 
 /** `memdir COMMAND ...` for one of the admin commands. */
 export async function runAdmin(command: string, args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parse(command, args, { ...STORE_OPTIONS, ...ADMIN_OPTIONS[command] });
-  if (values.help) {
-    await write(io.stdout, `${ADMIN_HELP[command]}\n`);
-    return EXIT_OK;
-  }
+  const options = { ...STORE_OPTIONS, ...ADMIN_OPTIONS[command] };
+  const parsed = await parseOrHelp(command, args, options, ADMIN_HELP[command], io);
+  if (parsed === undefined) return EXIT_OK;
+  const { values, positionals } = parsed;
   expectPositionals(command, positionals, 0, 0);
   const namespace = str(values, 'namespace');
   if (command === 'drop' && namespace === undefined) {

@@ -15,7 +15,7 @@ import {
   type MemoryDriver,
   normalizeMemoryPath,
   toDriverPath,
-  toMemoryPath,
+  toMemoryVersion,
   type VersionOperation,
 } from '@memdir/core';
 import { ArchiveError } from './archive-error.js';
@@ -37,29 +37,16 @@ export function chunkName(index: number): string {
 
 const ROOT = '/memories';
 
-function memoryPath(path: DriverPath | null): string | null {
-  return path === null ? null : toMemoryPath(path);
-}
-
-/** One version as its line of the archive (without the newline). */
+/**
+ * One version as its line of the archive (without the newline): the fields of core's
+ * `toMemoryVersion`, in its order, but with the driver's times in milliseconds (`at` in place of
+ * `createdAt`, `redactedAt`), then the content.
+ */
 export function versionLine(version: DriverVersionWithContent): string {
-  return JSON.stringify({
-    id: version.id,
-    fileId: version.fileId,
-    path: memoryPath(version.path),
-    previousPath: memoryPath(version.previousPath),
-    operation: version.operation,
-    sha256: version.sha256,
-    size: version.size,
-    at: version.at,
-    actor: version.actor,
-    command: version.command,
-    operationId: version.operationId,
-    toolUseId: version.toolUseId,
-    restoredFrom: version.restoredFrom,
-    redactedAt: version.redactedAt,
-    content: version.content,
-  });
+  const fields = Object.entries(toMemoryVersion(version)).map(([key, value]) =>
+    key === 'createdAt' ? ['at', version.at] : [key, key === 'redactedAt' ? version.redactedAt : value],
+  );
+  return JSON.stringify({ ...Object.fromEntries(fields), content: version.content });
 }
 
 const OPERATIONS: readonly VersionOperation[] = ['created', 'modified', 'renamed', 'deleted', 'restored'];

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// The `memdir` executable: the command line of main.ts on this process, with V8's collector at hand.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { run } from './main.js';

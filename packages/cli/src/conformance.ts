@@ -1,353 +1,50 @@
-import { existsSync, rmSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, extname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
-import type { Reporter, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
-import {
-  type ConformanceFailure,
-  type ConformanceReport,
-  describeError,
-  describeLoadError,
-  firstDifference,
-  formatReport,
-  type ReportContext,
-  type SerializedErrorLike,
-} from './conformance-report.js';
-import type { ConformanceSettings } from './conformance-target.js';
-import { type ConformanceTools, locateConformanceTools } from './conformance-tools.js';
-import { WAIT_NOTICE } from './conformance-watch.js';
-import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
+// `memdir conformance MODULE`: an alias of `memdir-conformance`, the runner of @memdir/conformance.
+// That package is an optional peer of memdir, like the vitest and fast-check it runs on: `npx memdir
+// serve` (what an MCP configuration runs) would otherwise install a test runner, a bundler and native
+// binaries. It is found at the moment `conformance` is asked for, in the user's project first (as
+// store adapters are), else beside memdir.
+import { pathToFileURL } from 'node:url';
+import { CliUsageError, EXIT_OK } from './errors.js';
 import { COMMAND_HELP } from './help.js';
 import { type CliIo, write } from './io.js';
+import { resolveFromDirectory } from './store-url.js';
 
-export type {
-  ConformanceFailure,
-  ConformanceProblem,
-  ConformanceReport,
-} from './conformance-report.js';
-export { formatReport } from './conformance-report.js';
+type Runner = typeof import('@memdir/conformance/runner');
 
-function positiveInteger(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
-    throw new CliUsageError(
-      `conformance: --${flag} expects a positive integer, got ${JSON.stringify(value)}`,
-    );
-  }
-  return number;
-}
+const RUNNER = '@memdir/conformance';
 
-/**
- * `memdir conformance MODULE`: runs the conformance suite of `@memdir/core` on the store module, in
- * vitest started from here on a generated test file, shows each group of tests as it finishes, and
- * prints a report on stdout.
- * @returns 0 when every test passed, 1 when one failed, 2 when the module could not be loaded or
- *   vitest and fast-check are not installed.
- */
+/** Runs `memdir conformance` with `args`; the runner's usage errors become the CLI's (exit 2). */
 export async function runConformance(args: string[], io: CliIo): Promise<number> {
-  let parsed: ReturnType<typeof parseConformanceArgs>;
-  try {
-    parsed = parseConformanceArgs(args);
-  } catch (error) {
-    if (error instanceof CliUsageError) throw error;
-    throw new CliUsageError(`conformance: ${(error as Error).message}`, {
-      hint: 'Run "memdir conformance --help" for usage.',
-    });
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    await write(io.stdout, `${COMMAND_HELP.conformance}\n`);
-    return EXIT_OK;
-  }
-  if (positionals.length !== 1) {
+  const runner = await loadRunner(io.cwd);
+  if (runner === undefined) {
+    if (args.includes('--help') || args.includes('-h')) {
+      await write(io.stdout, `${COMMAND_HELP.conformance}\n`);
+      return EXIT_OK;
+    }
     throw new CliUsageError(
-      positionals.length === 0
-        ? 'conformance: give the module to test, e.g. memdir conformance ./my-store.js'
-        : `conformance: unexpected argument ${JSON.stringify(positionals[1])}`,
-      { hint: 'Run "memdir conformance --help" for usage.' },
-    );
-  }
-  const modulePath = resolve(io.cwd, positionals[0]!);
-  if (!existsSync(modulePath)) throw new CliUsageError(`conformance: no such file: ${modulePath}`);
-
-  const settings: ConformanceSettings = {
-    fallbackName: basename(modulePath, extname(modulePath)),
-    name: values.name,
-    propertyRuns: positiveInteger('property-runs', values['property-runs']),
-    timeout: positiveInteger('timeout', values.timeout),
-  };
-  if (values.filter !== undefined) {
-    try {
-      new RegExp(values.filter);
-    } catch (error) {
-      throw new CliUsageError(
-        `conformance: --filter is not a valid regular expression: ${(error as Error).message}`,
-      );
-    }
-  }
-  const tools = locateConformanceTools();
-
-  await write(io.stdout, `memdir conformance: testing ${modulePath}\n`);
-  const report = await runSuite(modulePath, settings, values.filter, io, { tools, progress: true });
-  await write(io.stdout, formatReport(report, values.verbose === true));
-  if (report.errors.length > 0 && report.passed + report.failed === 0) return EXIT_USAGE;
-  return report.failed > 0 || report.errors.length > 0 ? EXIT_FAILED : EXIT_OK;
-}
-
-function parseConformanceArgs(args: string[]) {
-  return parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      name: { type: 'string', short: 'n' },
-      'property-runs': { type: 'string' },
-      timeout: { type: 'string' },
-      filter: { type: 'string', short: 't' },
-      verbose: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-}
-
-/** Options of {@link runSuite}. */
-export interface RunSuiteOptions {
-  /** Where vitest and the suite are. @default found beside @memdir/core */
-  tools?: ConformanceTools;
-  /**
-   * Print a line on `io.stdout` as each group of tests finishes, and a notice when a store or driver
-   * call has been pending for a while.
-   * @default false
-   */
-  progress?: boolean;
-}
-
-/** The exit code of a process stopped by a signal, as shells report it. */
-const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
-
-/** How long an interrupted run waits for vitest to stop its workers before it exits anyway. */
-const STOP_GRACE_MS = 5_000;
-
-/**
- * Runs the suite on the module at `modulePath` and collects the results. The generated test file
- * lives in a temporary folder that is removed afterwards; it imports the suite and the
- * export-mapping code by absolute path, so the user's project needs no vitest configuration.
- *
- * While it runs, SIGINT and SIGTERM (Ctrl-C) stop vitest and its workers, remove the temporary
- * folder and exit the process (130 for SIGINT, 143 for SIGTERM); a second signal exits at once.
- */
-export async function runSuite(
-  modulePath: string,
-  settings: ConformanceSettings,
-  filter: string | undefined,
-  io: CliIo,
-  options: RunSuiteOptions = {},
-): Promise<ConformanceReport> {
-  const tools = options.tools ?? locateConformanceTools();
-  const context: ReportContext = { cwd: io.cwd, modulePath };
-  const started = Date.now();
-  const folder = await mkdtemp(join(tmpdir(), 'memdir-conformance-'));
-  let vitest: Vitest | undefined;
-
-  // Whatever ends the process from here on, the folders go with it: vitest answers a signal by
-  // exiting the process itself, before it has removed its own cache folders.
-  const removeFolder = () => {
-    for (const path of [folder, ...vitestFolders(vitest)]) rmSync(path, { recursive: true, force: true });
-  };
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    const exit = () => {
-      removeFolder();
-      process.exit(SIGNAL_EXIT[signal] ?? 1);
-    };
-    if (stopping) exit();
-    stopping = true;
-    io.stdout.write(`\nmemdir conformance: ${signal} received: stopping the tests and removing ${folder}\n`);
-    const stop = (async () => {
-      await vitest?.cancelCurrentRun('keyboard-input');
-      await vitest?.close();
-    })();
-    // Not unref'd: if vitest's close never settles, this is what ends the process.
-    const grace = new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS));
-    Promise.race([stop, grace]).then(exit, exit);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.on('exit', removeFolder);
-
-  try {
-    const testFile = join(folder, 'conformance.test.mjs');
-    await writeFile(testFile, testFileSource(modulePath, settings, tools));
-
-    const modules: TestModule[] = [];
-    const runErrors: SerializedErrorLike[] = [];
-    const { startVitest } = (await import(
-      pathToFileURL(tools.vitestNode).href
-    )) as typeof import('vitest/node');
-    const reporter: Reporter = {
-      onInit(instance) {
-        vitest = instance;
-      },
-      onTestSuiteResult(suite) {
-        if (options.progress) io.stdout.write(groupLine(suite));
-      },
-      onUserConsoleLog(log) {
-        const notice = log.content.startsWith(WAIT_NOTICE);
-        if (notice && options.progress)
-          io.stdout.write(`  … waiting: ${log.content.slice(WAIT_NOTICE.length)}`);
-        else if (!notice) io.stderr.write(log.content);
-      },
-      onTestRunEnd(testModules, unhandledErrors) {
-        modules.push(...testModules);
-        runErrors.push(...(unhandledErrors as unknown as SerializedErrorLike[]));
-      },
-    };
-    // vitest runs inside this process; anything it logs goes to stderr, never to the report.
-    const instance = await startVitest(
-      'test',
-      [],
+      'conformance needs @memdir/conformance, vitest and fast-check, which memdir does not install (the store commands and memdir serve do not need a test runner)',
       {
-        root: folder,
-        config: false,
-        watch: false,
-        include: ['conformance.test.mjs'],
-        ...(filter === undefined ? {} : { testNamePattern: filter }),
-        reporters: [reporter],
+        hint:
+          'Install them next to memdir in your project: npm install --save-dev memdir @memdir/conformance vitest fast-check\n' +
+          'or run it once with: npx -p memdir -p @memdir/conformance -p vitest -p fast-check memdir conformance ./my-store.ts',
       },
-      {},
-      { stdout: io.stderr, stderr: io.stderr },
     );
-    await instance.close();
-    return collect(modules, runErrors, Date.now() - started, context);
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    process.off('exit', removeFolder);
-    await rm(folder, { recursive: true, force: true });
+  }
+  const command = { name: 'memdir conformance', installs: ['memdir'], help: COMMAND_HELP.conformance! };
+  try {
+    return await runner.runConformance(args, io, command);
+  } catch (error) {
+    if (!(error instanceof runner.ConformanceUsageError)) throw error;
+    throw new CliUsageError(error.message, error.hint === undefined ? {} : { hint: error.hint });
   }
 }
 
-/** The temporary folders vitest made (internal fields, read defensively), all under tmpdir(). */
-function vitestFolders(vitest: Vitest | undefined): string[] {
-  if (vitest === undefined) return [];
-  const candidates = [
-    (vitest as { _tmpDir?: unknown })._tmpDir,
-    ...vitest.projects.map((project) => (project as { tmpDir?: unknown }).tmpDir),
-  ];
-  return candidates.filter(
-    (folder): folder is string => typeof folder === 'string' && folder.startsWith(join(tmpdir(), '/')),
-  );
-}
-
-/** Depth of a command group's describe: suite > namespace > group. */
-const GROUP_DEPTH = 3;
-
-/** `✓ without a namespace > view: 52 passed (0.4s)` for a group that ran; nothing otherwise. */
-function groupLine(suite: TestSuite): string {
-  const path = suite.fullName.split(' > ');
-  if (path.length !== GROUP_DEPTH) return '';
-  let passed = 0;
-  let failed = 0;
-  let duration = 0;
-  for (const test of suite.children.allTests()) {
-    const state = test.result().state;
-    if (state === 'passed') passed++;
-    else if (state === 'failed') failed++;
-    duration += test.diagnostic()?.duration ?? 0;
+async function loadRunner(cwd: string): Promise<Runner | undefined> {
+  try {
+    const local = resolveFromDirectory(RUNNER, './runner', cwd);
+    return (await import(local === undefined ? `${RUNNER}/runner` : pathToFileURL(local).href)) as Runner;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND') return undefined;
+    throw error;
   }
-  if (passed + failed === 0) return '';
-  const counts = failed > 0 ? `${failed} failed, ${passed} passed` : `${passed} passed`;
-  return `${failed > 0 ? '✗' : '✓'} ${path.slice(1).join(' > ')}: ${counts} (${(duration / 1000).toFixed(1)}s)\n`;
-}
-
-function testFileSource(modulePath: string, settings: ConformanceSettings, tools: ConformanceTools): string {
-  const here = (file: string) => JSON.stringify(fileURLToPath(new URL(file, import.meta.url)));
-  return [
-    '// Generated by `memdir conformance`.',
-    `import { afterEach, beforeEach } from ${JSON.stringify(tools.vitest)};`,
-    `import { describeMemoryStore } from ${JSON.stringify(tools.suite)};`,
-    `import { conformanceTarget } from ${here('./conformance-target.js')};`,
-    `import { installWatch, watchModule } from ${here('./conformance-watch.js')};`,
-    `import * as storeModule from ${JSON.stringify(modulePath)};`,
-    '',
-    'installWatch({ afterEach, beforeEach });',
-    `describeMemoryStore(conformanceTarget(watchModule(storeModule), ${JSON.stringify(settings)}));`,
-    '',
-  ].join('\n');
-}
-
-function collect(
-  modules: readonly TestModule[],
-  errors: readonly SerializedErrorLike[],
-  durationMs: number,
-  context: ReportContext,
-): ConformanceReport {
-  const report: ConformanceReport = {
-    name: undefined,
-    passed: 0,
-    failed: 0,
-    skipped: 0,
-    failures: [],
-    tests: [],
-    errors: errors.map((error) => describeError(error, context)),
-    durationMs,
-  };
-  for (const module of modules) {
-    for (const error of module.errors())
-      report.errors.push(describeLoadError(error as SerializedErrorLike, context));
-    for (const test of module.children.allTests()) record(report, test, context);
-  }
-  return report;
-}
-
-/** The name a report shows: the suite's describe blocks without the outermost one. */
-function testName(test: TestCase): string {
-  const parts = test.fullName.split(' > ');
-  return parts.length > 1 ? parts.slice(1).join(' > ') : test.fullName;
-}
-
-const SUITE_PREFIX = 'memdir conformance: ';
-
-function record(report: ConformanceReport, test: TestCase, context: ReportContext): void {
-  const outer = test.fullName.split(' > ')[0]!;
-  if (report.name === undefined && outer.startsWith(SUITE_PREFIX))
-    report.name = outer.slice(SUITE_PREFIX.length);
-  const result = test.result();
-  const name = testName(test);
-  report.tests.push({ name, state: result.state });
-  if (result.state === 'passed') report.passed++;
-  else if (result.state === 'failed') {
-    report.failed++;
-    const error = (result.errors?.[0] ?? {
-      message: 'failed without an error message',
-    }) as SerializedErrorLike;
-    const described = describeError(error, context);
-    // vitest's advice names its own config; the way to give a test more time here is a flag.
-    described.detail = described.detail.map((line) =>
-      line.includes('configure it globally with "testTimeout"')
-        ? 'If the store is only slow, give each test more time: memdir conformance --timeout MS'
-        : line,
-    );
-    const failure: ConformanceFailure = { name, ...described };
-    // Only where vitest cut the values short ("…"); otherwise its message already says it all.
-    const difference = described.message.includes('…')
-      ? firstDifference(error.expected, error.actual)
-      : undefined;
-    if (difference !== undefined) failure.difference = difference;
-    const pending = (test.meta() as { pending?: unknown }).pending;
-    if (Array.isArray(pending) && pending.length > 0) {
-      failure.detail.push(
-        'Still pending when the test failed:',
-        ...pending.map((call) => `  ${String(call)}`),
-      );
-    }
-    for (const extra of result.errors?.slice(1) ?? []) {
-      const more = describeError(extra as SerializedErrorLike, context);
-      failure.detail.push(`Also: ${more.message}`, ...more.detail.map((line) => `  ${line}`));
-    }
-    report.failures.push(failure);
-  } else report.skipped++;
 }

@@ -1,3 +1,6 @@
+// How a command fails: a usage error (exit 2, `memdir: ...`) apart from a memory command that ran
+// and failed (exit 1, the model's `Error: ...` text), the exit codes, and the store's own words for
+// the operator.
 import { isMemoryToolError } from '@memdir/core';
 
 /**

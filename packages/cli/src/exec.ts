@@ -1,3 +1,5 @@
+// `memdir exec`: tool inputs as JSON lines on stdin, one JSON result a line on stdout, the text of
+// each exactly what the model would read.
 import { createInterface } from 'node:readline';
 import { executeMemoryToolCall, type MemoryStore, toMemoryToolError } from '@memdir/core';
 import { EXIT_FAILED, EXIT_OK } from './errors.js';

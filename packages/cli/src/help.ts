@@ -1,3 +1,6 @@
+// The help of `memdir --help` and of every command (COMMAND_HELP): written here, or gathered from
+// the *-help.ts files that the history, admin and transfer commands load alone; help-store.ts holds
+// the parts every store command's help shares.
 import { ADMIN_HELP } from './admin-help.js';
 import { OUTPUT_HELP, STORE_OPTIONS_HELP } from './help-store.js';
 import { HISTORY_HELP } from './history-help.js';

@@ -2,15 +2,15 @@
 // `store.history()`, `version()`, `restore()`, `redact()`, `asOf()`) for the operator, on any store
 // whose driver keeps one. The model's protocol has no history command; these are the CLI's own.
 import type { MemdirStore, MemoryStore, MemoryVersion, MemoryVersionWithContent } from '@memdir/core';
-import { expectPositionals, parse, str, type Values } from './args.js';
+import { expectPositionals, type Options, parseOrHelp, positiveInteger, str, type Values } from './args.js';
 import { CliUsageError, EXIT_OK } from './errors.js';
+import { reportToolError } from './failure-report.js';
 import { HISTORY_HELP } from './history-help.js';
 import { type CliIo, write } from './io.js';
-import { describeStore, reportToolError, STORE_OPTIONS, withStore } from './main.js';
+import { describeStore, executeAndPrint, STORE_OPTIONS, withStore } from './store-command.js';
+import { table } from './table.js';
 import { escapeControls, isTerminal } from './terminal.js';
 import { unifiedDiff } from './unified-diff.js';
-
-type Options = Parameters<typeof parse>[2];
 
 /** Each history command's own flags, besides the store options. */
 const HISTORY_OPTIONS: Record<string, Options> = {
@@ -41,11 +41,10 @@ const PAGE = 1_000;
 
 /** `memdir COMMAND ...` for one of the history commands. */
 export async function runHistory(command: string, args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parse(command, args, { ...STORE_OPTIONS, ...HISTORY_OPTIONS[command] });
-  if (values.help) {
-    await write(io.stdout, `${HISTORY_HELP[command]}\n`);
-    return EXIT_OK;
-  }
+  const options = { ...STORE_OPTIONS, ...HISTORY_OPTIONS[command] };
+  const parsed = await parseOrHelp(command, args, options, HISTORY_HELP[command], io);
+  if (parsed === undefined) return EXIT_OK;
+  const { values, positionals } = parsed;
   const [min, max] = POSITIONALS[command]!;
   expectPositionals(command, positionals, min, max);
   const since = timeFlag(command, values, 'since');
@@ -102,22 +101,16 @@ export async function viewAt(
   const point = at.startsWith('memver_') ? at : timeValue('view', 'at', at);
   return withHistory('view', values, io, async (store) => {
     let past: MemoryStore;
-    let result: string;
     try {
       past = await store.asOf(point);
     } catch (error) {
       return reportToolError(error, args, io);
     }
     try {
-      result = await past.execute(input);
-    } catch (error) {
-      return reportToolError(error, args, io);
+      return await executeAndPrint(past, input, !values.raw, args, io);
     } finally {
       await past.close().catch(() => {});
     }
-    const shown = !values.raw && isTerminal(io.stdout) ? escapeControls(result) : result;
-    await write(io.stdout, `${shown}\n`);
-    return EXIT_OK;
   });
 }
 
@@ -157,12 +150,7 @@ function timeFlag(command: string, values: Values, flag: string): number | undef
 
 function limitFlag(command: string, values: Values): number | undefined {
   const value = str(values, 'limit');
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
-    throw new CliUsageError(`${command}: --limit expects a positive integer, got ${JSON.stringify(value)}`);
-  }
-  return number;
+  return value === undefined ? undefined : positiveInteger(value, 'limit', `${command}: `);
 }
 
 /** A path as shown to a person: escaped on a terminal (a model chose it). */
@@ -224,28 +212,6 @@ async function log(store: MemdirStore, query: LogQuery, values: Values, io: CliI
   ]);
   await write(io.stdout, table(['VERSION', 'TIME', 'OPERATION', 'ACTOR', 'BYTES', 'PATH'], rows, [4]));
   return EXIT_OK;
-}
-
-/**
- * Rows aligned under their headers, two spaces apart; columns in `right` are right-aligned (numbers)
- * and the last column is never padded.
- */
-export function table(
-  headers: readonly string[],
-  rows: readonly string[][],
-  right: readonly number[] = [],
-): string {
-  const widths = headers.map((header, column) =>
-    Math.max(header.length, ...rows.map((row) => row[column]!.length)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) => {
-        if (column === cells.length - 1 && !right.includes(column)) return cell;
-        return right.includes(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!);
-      })
-      .join('  ');
-  return `${[headers, ...rows].map(line).join('\n')}\n`;
 }
 
 /** `memdir show VERSION`: what the version records, then its content after a blank line. */

@@ -1,10 +1,9 @@
 /**
  * The `memdir` command line as a library: run it in-process, serve a store over MCP from your own
- * program, or register a store URL scheme for your own backend.
+ * program, or register a store URL scheme for your own backend. The command line itself is in
+ * main.ts, which opens with a map of the package's files.
  * @module
  */
-export { type ConformanceReport, formatReport, runSuite } from './conformance.js';
-export type { ConformanceModule } from './conformance-target.js';
 export { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
 export { type ExecResult, execLine } from './exec.js';
 export type { CliIo } from './io.js';

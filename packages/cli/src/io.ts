@@ -1,3 +1,5 @@
+// The process surroundings a run uses (streams, environment, working directory), as one object so
+// that `run()` can be embedded and tested, and writes that wait until the stream has taken them.
 import type { Readable, Writable } from 'node:stream';
 
 /** The process surroundings a CLI run uses, so that `run()` can be embedded and tested. */

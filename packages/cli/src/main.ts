@@ -1,42 +1,39 @@
-import {
-  createInMemoryStore,
-  type MemoryStore,
-  type MemoryStoreOptions,
-  memoryErrorText,
-  toMemoryToolError,
-  validateNamespace,
-} from '@memdir/core';
-import { expectPositionals, type Options, parse, str, unknownCommand, type Values } from './args.js';
-import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, operatorCause } from './errors.js';
+// The `memdir` command line: `run(argv, io)` finds the command and hands it to the file that holds
+// it. This file is the table of commands; it imports them, and no file imports it but the entrances
+// (bin.ts, the executable; index.ts, the library).
+//
+// Where the rest is:
+// - a command line's words: args.ts (parsing), errors.ts (usage errors, exit codes), io.ts (the
+//   process's streams), help.ts and the *-help.ts files (every command's help);
+// - what the store commands share: store-command.ts (store flags and options, the store opened and
+//   closed), failure-report.ts (a failure as the model and the operator read it), store-url.ts and
+//   store-url-shown.ts (store URLs, adapters, what of a URL may be shown), verbose.ts, terminal.ts;
+// - the memory commands: tool-input.ts (view, create, ... from flags), exec.ts (JSON lines);
+// - history and admin: history-command.ts, unified-diff.ts, admin-command.ts, table.ts;
+// - copy, export and import: transfer.ts, transfer-history.ts, progress.ts, memory.ts, and the tar
+//   archive in archive*.ts (json-events.ts reads its manifest);
+// - serving: serve.ts and mcp-input.ts (stdio); serve-http.ts, serve-http-options.ts, http-*.ts,
+//   access-log.ts, tokens.ts and token-command.ts (`memdir serve --http`);
+// - conformance*.ts: `memdir conformance`.
+import { memoryErrorText, toMemoryToolError } from '@memdir/core';
+import { expectPositionals, type Options, parseOrHelp, str, unknownCommand, type Values } from './args.js';
+import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { runExec } from './exec.js';
+import { stackOf, storeUrlsOf } from './failure-report.js';
 import { COMMAND_HELP, MAIN_HELP } from './help.js';
 import { type CliIo, processIo, write } from './io.js';
 import { HTTP_FLAGS, httpServeConfig, withDefaultHttpAddress } from './serve-http-options.js';
 import {
-  checkFileStore,
-  DEFAULT_STORE_URL,
-  loadStoreAdapter,
-  openStore,
-  probeStore,
-  redactStoreUrl,
-  scrubSecrets,
-} from './store-url.js';
-import { escapeControls, isTerminal } from './terminal.js';
+  describeStore,
+  executeAndPrint,
+  STORE_OPTIONS,
+  storeOptions,
+  storeUrl,
+  withStore,
+} from './store-command.js';
+import { loadStoreAdapter, openStore, redactStoreUrl, scrubSecrets } from './store-url.js';
 import { TEXT_SOURCE, toolInput } from './tool-input.js';
-import { stderrLogger } from './verbose.js';
 import { VERSION } from './version.js';
-
-/** The store options every store command takes. */
-export const STORE_OPTIONS = {
-  store: { type: 'string', short: 's' },
-  namespace: { type: 'string' },
-  overwrite: { type: 'boolean' },
-  'no-overwrite': { type: 'boolean' },
-  'max-file-bytes': { type: 'string' },
-  'max-view-chars': { type: 'string' },
-  verbose: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} satisfies Options;
 
 /** Each command's own flags, besides the store options. */
 const COMMAND_OPTIONS: Record<string, Options> = {
@@ -92,19 +89,6 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
   }
 }
 
-/** Every store URL a run may use: the values of --store, --from and --to, and $MEMDIR_STORE. */
-export function storeUrlsOf(argv: readonly string[], io: CliIo): string[] {
-  const urls = [io.env.MEMDIR_STORE ?? ''];
-  for (let index = 0; index < argv.length; index++) {
-    const arg = argv[index]!;
-    const inline = /^--(?:store|from|to)=(.*)$/s.exec(arg);
-    if (inline) urls.push(inline[1]!);
-    else if (['--store', '-s', '--from', '--to'].includes(arg)) urls.push(argv[index + 1] ?? '');
-    else if (arg.startsWith('-s') && arg.length > 2) urls.push(arg.slice(2));
-  }
-  return urls;
-}
-
 async function dispatch(argv: string[], io: CliIo): Promise<number> {
   // The command is the first word that is not a store option (`memdir --store memory: exec` works).
   const index = commandIndex(argv);
@@ -136,7 +120,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     return EXIT_OK;
   }
   if (command === 'conformance') {
-    // Loaded on demand, like serve: vitest and the MCP SDK are heavy, the memory commands are not.
+    // Loaded on demand, like serve: the conformance runner (an optional peer) and the MCP SDK are heavy,
+    // the memory commands are not.
     const { runConformance } = await import('./conformance.js');
     return runConformance(rest, io);
   }
@@ -162,11 +147,15 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (ownOptions === undefined) throw unknownCommand(word);
 
   const args = command === 'serve' ? withDefaultHttpAddress(rest) : rest;
-  const { values, positionals } = parse(command, args, { ...STORE_OPTIONS, ...ownOptions });
-  if (values.help) {
-    await write(io.stdout, `${COMMAND_HELP[command]}\n`);
-    return EXIT_OK;
-  }
+  const parsed = await parseOrHelp(
+    command,
+    args,
+    { ...STORE_OPTIONS, ...ownOptions },
+    COMMAND_HELP[command],
+    io,
+  );
+  if (parsed === undefined) return EXIT_OK;
+  const { values, positionals } = parsed;
 
   if (command === 'exec') {
     expectPositionals(command, positionals, 0, 0);
@@ -187,40 +176,9 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     return viewAt(values, args, input, io);
   }
   // Only create can bring a file into being; the others read or change what is there.
-  return withStore(values, io, command === 'create' ? 'write' : 'existing', async (store) => {
-    let result: string;
-    try {
-      result = await store.execute(input);
-    } catch (error) {
-      return reportToolError(error, args, io);
-    }
-    // On a terminal, what the model wrote is shown with its control characters escaped (--raw:
-    // as stored); piped, the bytes are exact.
-    const shown =
-      command === 'view' && !values.raw && isTerminal(io.stdout) ? escapeControls(result) : result;
-    await write(io.stdout, `${shown}\n`);
-    return EXIT_OK;
-  });
-}
-
-/**
- * Prints a failed store call the way every command does: the text the model would read (SPEC
- * section 7; a hand-written store's raw error becomes the fixed BACKEND text, MEMDIR_DEBUG shows
- * the original), then the store's own words for the operator, secrets scrubbed.
- * @returns the exit code of a failed command (1).
- */
-export async function reportToolError(error: unknown, args: readonly string[], io: CliIo): Promise<number> {
-  const toolError = toMemoryToolError(error);
-  await write(io.stderr, `${memoryErrorText(toolError)}\n`);
-  // The operator also hears why, in the store's words (the model's text above never says).
-  const cause = operatorCause(toolError);
-  if (cause !== undefined) {
-    const urls = storeUrlsOf(args, io);
-    await write(io.stderr, scrubSecrets(`memdir: the store failed (${toolError.reason}): ${cause}\n`, urls));
-  }
-  if (io.env.MEMDIR_DEBUG)
-    await write(io.stderr, `${stackOf(toolError === error ? ((error as Error).cause ?? error) : error)}\n`);
-  return EXIT_FAILED;
+  return withStore(values, io, command === 'create' ? 'write' : 'existing', (store) =>
+    executeAndPrint(store, input, command === 'view' && !values.raw, args, io),
+  );
 }
 
 /**
@@ -263,11 +221,10 @@ async function serveOverHttp(values: Values, io: CliIo): Promise<number> {
 
 /** `memdir migrate --store URL`: the adapter's `migrate(url, options)` sets up its server. */
 async function migrate(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parse('migrate', args, {
-    store: STORE_OPTIONS.store,
-    help: STORE_OPTIONS.help,
-  });
-  if (values.help) return write(io.stdout, `${COMMAND_HELP['migrate']}\n`).then(() => EXIT_OK);
+  const options = { store: STORE_OPTIONS.store, help: STORE_OPTIONS.help };
+  const parsed = await parseOrHelp('migrate', args, options, COMMAND_HELP['migrate'], io);
+  if (parsed === undefined) return EXIT_OK;
+  const { values, positionals } = parsed;
   expectPositionals('migrate', positionals, 0, 0);
   const url = storeUrl(values, io);
   const adapter = await loadStoreAdapter(url, { cwd: io.cwd });
@@ -306,88 +263,4 @@ function commandIndex(argv: readonly string[]): number {
     if (!arg.startsWith('-')) return index;
   }
   return -1;
-}
-
-/** The store options given on the command line. */
-export function storeOptions(values: Values, io: CliIo): MemoryStoreOptions {
-  if (values.overwrite && values['no-overwrite']) {
-    throw new CliUsageError('--overwrite and --no-overwrite contradict each other');
-  }
-  const options: MemoryStoreOptions = {};
-  const namespace = str(values, 'namespace');
-  if (namespace !== undefined) {
-    try {
-      options.namespace = validateNamespace(namespace);
-    } catch (error) {
-      throw new CliUsageError((error as Error).message);
-    }
-  }
-  // --verbose: the driver's own reports on stderr (connections, retries, lock waits, setup).
-  if (values.verbose) options.logger = stderrLogger(io, [storeUrl(values, io), io.env.MEMDIR_STORE]);
-  if (values.overwrite) options.overwrite = true;
-  if (values['no-overwrite']) options.overwrite = false;
-  for (const [flag, key] of [
-    ['max-file-bytes', 'maxFileBytes'],
-    ['max-view-chars', 'maxViewChars'],
-  ] as const) {
-    const value = str(values, flag);
-    if (value === undefined) continue;
-    const number = Number(value);
-    if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
-      throw new CliUsageError(`--${flag} expects a positive integer, got ${JSON.stringify(value)}`);
-    }
-    options[key] = number;
-  }
-  return options;
-}
-
-export function storeUrl(values: Values, io: CliIo): string {
-  const url = str(values, 'store') ?? io.env.MEMDIR_STORE;
-  return url === undefined || url === '' ? DEFAULT_STORE_URL : url;
-}
-
-export function describeStore(values: Values, io: CliIo): string {
-  return redactStoreUrl(storeUrl(values, io));
-}
-
-/**
- * Opens the store the flags name, checks that it answers, runs `body` on it and closes it.
- *
- * `existing`: the command only reads or changes files that exist (all but create, exec and serve).
- * On a `file:` store whose folder does not exist it runs on an empty store instead, creating no
- * folder, and says on stderr that the store is empty.
- */
-export async function withStore(
-  values: Values,
-  io: CliIo,
-  mode: 'existing' | 'write',
-  body: (store: MemoryStore) => Promise<number>,
-): Promise<number> {
-  const options = storeOptions(values, io);
-  const url = storeUrl(values, io);
-  if (/^file:/i.test(url)) {
-    const state = await checkFileStore(url, io.cwd, options.namespace);
-    if (state.kind === 'missing' && mode === 'existing') {
-      await write(io.stderr, `${state.note}\n`);
-      return body(createInMemoryStore(options));
-    }
-  }
-  const store = await openStore(url, options, { cwd: io.cwd });
-  try {
-    if (!/^memory:/i.test(url)) await probeStore(store, url);
-    return await body(store);
-  } finally {
-    await store.close().catch(() => {});
-  }
-}
-
-/** A stack for MEMDIR_DEBUG, with each cause's under it. */
-function stackOf(error: unknown): string {
-  const lines: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
-    lines.push(`${depth === 0 ? '' : 'caused by: '}${(current as Error).stack ?? String(current)}`);
-    current = (current as { cause?: unknown }).cause;
-  }
-  return lines.join('\n');
 }

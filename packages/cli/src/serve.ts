@@ -1,3 +1,5 @@
+// `memdir serve`: the memory tool over MCP on stdio, one store for one client; `createMcpServer`
+// is the tool's MCP server, which serve-http.ts also gives each HTTP session.
 import {
   type Actor,
   MEMORY_COMMANDS,

@@ -1,3 +1,7 @@
+// Store URLs: which adapter opens a scheme (built-in `file:` and `memory:`, `@memdir/NAME/cli`,
+// `memdir-store-NAME/cli`, or one registered in-process), where a `file:` store's folder is and
+// whether it exists, and whether an opened store answers. What of a URL may be shown is in
+// store-url-shown.ts.
 import { existsSync, readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';

@@ -2,7 +2,6 @@
 // and from a tar archive, over core's `copyStore`, with progress on stderr and exit codes that say
 // whether everything was copied and verified.
 
-import { type ParseArgsConfig, parseArgs } from 'node:util';
 import {
   type CopyReport,
   copyStore,
@@ -14,18 +13,13 @@ import {
   validateNamespace,
 } from '@memdir/core';
 import { ArchiveError, type StagedArchive, stageArchive, writeArchive } from './archive.js';
+import { type Options, parseOrHelp, positiveInteger, type Values } from './args.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK } from './errors.js';
 import { type CliIo, write } from './io.js';
 import { collectAsBytesMove, countingReads } from './memory.js';
 import { humanBytes, ProgressReporter } from './progress.js';
-import {
-  checkFileStore,
-  DEFAULT_STORE_URL,
-  openStore,
-  probeStore,
-  redactStoreUrl,
-  scrubSecrets,
-} from './store-url.js';
+import { openAnsweringStore, STORE_OPTIONS } from './store-command.js';
+import { checkFileStore, DEFAULT_STORE_URL, redactStoreUrl, scrubSecrets } from './store-url.js';
 import { schemeOf } from './store-url-shown.js';
 import { isTerminal } from './terminal.js';
 import { COPY_HELP, EXPORT_HELP, IMPORT_HELP } from './transfer-help.js';
@@ -35,23 +29,38 @@ import { verboseOptions } from './verbose.js';
 /** The exit code of a copy stopped by Ctrl-C (128 + SIGINT): run it again to resume. */
 export const EXIT_INTERRUPTED = 130;
 
-type Options = NonNullable<ParseArgsConfig['options']>;
+/** The flags of `copy`, `export` and `import` alike, besides the stores. */
+const TRANSFER_FLAGS = {
+  namespace: STORE_OPTIONS.namespace,
+  concurrency: { type: 'string' },
+  'with-history': { type: 'boolean' },
+  verbose: STORE_OPTIONS.verbose,
+  help: STORE_OPTIONS.help,
+} satisfies Options;
 
-type Values = Record<string, string | boolean | undefined>;
+/** The flags of a copy into a store, `import` as `copy`, besides the stores. */
+const COPY_FLAGS = {
+  ...TRANSFER_FLAGS,
+  overwrite: STORE_OPTIONS.overwrite,
+  'dry-run': { type: 'boolean' },
+  'max-file-bytes': STORE_OPTIONS['max-file-bytes'],
+} satisfies Options;
 
-function parse(command: string, args: string[], options: Options): Values {
-  try {
-    const parsed = parseArgs({
-      args,
-      options: { ...options, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-    });
-    return parsed.values as Values;
-  } catch (error) {
-    throw new CliUsageError(`${command}: ${(error as Error).message}`, {
-      hint: `Run "memdir ${command} --help" for usage.`,
-    });
-  }
+/** Each command's flags and help. */
+const COMMANDS = {
+  copy: { flags: { from: { type: 'string' }, to: { type: 'string' }, ...COPY_FLAGS }, help: COPY_HELP },
+  export: { flags: { store: STORE_OPTIONS.store, ...TRANSFER_FLAGS }, help: EXPORT_HELP },
+  import: { flags: { store: STORE_OPTIONS.store, ...COPY_FLAGS }, help: IMPORT_HELP },
+} satisfies Record<string, { flags: Options; help: string }>;
+
+/** The flags of `command` (which takes no positional argument); undefined once its help is printed. */
+async function flagsOf(
+  command: keyof typeof COMMANDS,
+  args: string[],
+  io: CliIo,
+): Promise<Values | undefined> {
+  const { flags, help } = COMMANDS[command];
+  return (await parseOrHelp(command, args, flags, help, io, false))?.values;
 }
 
 function namespaceOption(value: string | undefined): string | undefined {
@@ -126,12 +135,7 @@ function concurrency(value: string | undefined, fallback: number): number {
 }
 
 function maxFileBytes(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
-    throw new CliUsageError(`--max-file-bytes expects a positive integer, got ${JSON.stringify(value)}`);
-  }
-  return number;
+  return value === undefined ? undefined : positiveInteger(value, 'max-file-bytes');
 }
 
 /**
@@ -151,13 +155,7 @@ async function openDriver(
       throw new CliUsageError(`The source store ${redactStoreUrl(url)} does not exist: ${state.note}`);
     }
   }
-  const store = await openStore(url, options, { cwd: io.cwd });
-  try {
-    if (!/^memory:/i.test(url)) await probeStore(store, url);
-  } catch (error) {
-    await store.close().catch(() => {});
-    throw error;
-  }
+  const store = await openAnsweringStore(url, options, io);
   const driver = storeDriver(store);
   if (!driver) {
     await store.close().catch(() => {});
@@ -252,21 +250,8 @@ function countOf(count: number, noun: string): string {
 
 /** `memdir copy`. */
 export async function runCopy(args: string[], io: CliIo): Promise<number> {
-  const values = parse('copy', args, {
-    from: { type: 'string' },
-    to: { type: 'string' },
-    namespace: { type: 'string' },
-    overwrite: { type: 'boolean' },
-    'dry-run': { type: 'boolean' },
-    'max-file-bytes': { type: 'string' },
-    concurrency: { type: 'string' },
-    'with-history': { type: 'boolean' },
-    verbose: { type: 'boolean' },
-  });
-  if (values.help) {
-    await write(io.stdout, `${COPY_HELP}\n`);
-    return EXIT_OK;
-  }
+  const values = await flagsOf('copy', args, io);
+  if (values === undefined) return EXIT_OK;
   const from = values.from as string | undefined;
   const to = values.to as string | undefined;
   if (!from || !to)
@@ -381,17 +366,8 @@ async function copyWithProgress(
 
 /** `memdir export`. */
 export async function runExport(args: string[], io: CliIo): Promise<number> {
-  const values = parse('export', args, {
-    store: { type: 'string', short: 's' },
-    namespace: { type: 'string' },
-    concurrency: { type: 'string' },
-    'with-history': { type: 'boolean' },
-    verbose: { type: 'boolean' },
-  });
-  if (values.help) {
-    await write(io.stdout, `${EXPORT_HELP}\n`);
-    return EXIT_OK;
-  }
+  const values = await flagsOf('export', args, io);
+  if (values === undefined) return EXIT_OK;
   if (isTerminal(io.stdout)) {
     throw new CliUsageError('export writes a tar archive to stdout, which is a terminal', {
       hint: 'Redirect it to a file: memdir export --store URL > memory.tar',
@@ -439,20 +415,8 @@ export async function runExport(args: string[], io: CliIo): Promise<number> {
 
 /** `memdir import`. */
 export async function runImport(args: string[], io: CliIo): Promise<number> {
-  const values = parse('import', args, {
-    store: { type: 'string', short: 's' },
-    namespace: { type: 'string' },
-    overwrite: { type: 'boolean' },
-    'dry-run': { type: 'boolean' },
-    'max-file-bytes': { type: 'string' },
-    concurrency: { type: 'string' },
-    'with-history': { type: 'boolean' },
-    verbose: { type: 'boolean' },
-  });
-  if (values.help) {
-    await write(io.stdout, `${IMPORT_HELP}\n`);
-    return EXIT_OK;
-  }
+  const values = await flagsOf('import', args, io);
+  if (values === undefined) return EXIT_OK;
   const url = (values.store as string | undefined) ?? io.env.MEMDIR_STORE ?? DEFAULT_STORE_URL;
   const namespace = namespaceOption(values.namespace as string | undefined);
   const limit = maxFileBytes(values['max-file-bytes'] as string | undefined);

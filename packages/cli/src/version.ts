@@ -1,3 +1,4 @@
+// The version `memdir --version` prints.
 import { readFileSync } from 'node:fs';
 
 /** This package's version, read from its package.json (one level above dist/ and src/). */

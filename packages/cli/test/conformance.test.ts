@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CONFORMANCE_GROUPS } from '@memdir/core/conformance';
+import { CONFORMANCE_GROUPS } from '@memdir/conformance';
 import { describe, expect, it } from 'vitest';
 import { BIN, cliEnv, FIXTURES, runCli, tempFolder } from './helpers.js';
 

@@ -1,5 +1,5 @@
-// memdir installs without a test runner: vitest and fast-check are optional peer dependencies that
-// only `memdir conformance` loads. These tests run the built CLI from a folder laid out as npm would
+// memdir installs without a test runner: @memdir/conformance (with the vitest and fast-check it runs
+// on) is an optional peer dependency that only `memdir conformance` loads. These tests run the built CLI from a folder laid out as npm would
 // install it (memdir, @memdir/core, @memdir/fs and memdir's own dependencies, nothing else), outside
 // the workspace, so nothing can find the workspace's vitest. (pnpm check:packages does the same from
 // the packed tarballs with a real npm install, and measures its size.)
@@ -47,13 +47,11 @@ function memdir(args: string[], input?: string) {
 }
 
 describe('memdir without vitest and fast-check', () => {
-  it('depends on neither: they are optional peer dependencies', () => {
+  it('depends on neither: the conformance runner is an optional peer dependency', () => {
     const dependencies = Object.keys(manifest.dependencies);
-    for (const tool of ['vitest', 'fast-check', 'vite']) expect(dependencies).not.toContain(tool);
-    expect(manifest.peerDependenciesMeta).toEqual({
-      'fast-check': { optional: true },
-      vitest: { optional: true },
-    });
+    for (const tool of ['vitest', 'fast-check', 'vite', '@memdir/conformance'])
+      expect(dependencies).not.toContain(tool);
+    expect(manifest.peerDependenciesMeta).toEqual({ '@memdir/conformance': { optional: true } });
   });
 
   it('runs the store commands', async () => {
@@ -80,9 +78,9 @@ describe('memdir without vitest and fast-check', () => {
       code: 2,
       stdout: '',
       stderr:
-        'memdir: conformance needs vitest and fast-check, which memdir does not install (the store commands and memdir serve do not need a test runner)\n' +
-        'Install them next to memdir in your project: npm install --save-dev memdir vitest fast-check\n' +
-        'or run it once with: npx -p memdir -p vitest -p fast-check memdir conformance ./my-store.ts\n',
+        'memdir: conformance needs @memdir/conformance, vitest and fast-check, which memdir does not install (the store commands and memdir serve do not need a test runner)\n' +
+        'Install them next to memdir in your project: npm install --save-dev memdir @memdir/conformance vitest fast-check\n' +
+        'or run it once with: npx -p memdir -p @memdir/conformance -p vitest -p fast-check memdir conformance ./my-store.ts\n',
     });
   });
 

@@ -45,6 +45,7 @@ export {
   type MemoryVersionWithContent,
   type RestoreOptions,
   type TimeInput,
+  toMemoryVersion,
 } from './history/versions.js';
 export { createInMemoryDriver, createInMemoryStore, type InMemoryDriverOptions } from './in-memory/index.js';
 export type {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeMemoryStore } from '@memdir/core/conformance';
+import { describeMemoryStore } from '@memdir/conformance';
 import { afterAll } from 'vitest';
 import { createFsDriver, createFsStore } from '../src/index.js';
 

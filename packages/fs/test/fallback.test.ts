@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeMemoryStore } from '@memdir/core/conformance';
+import { describeMemoryStore } from '@memdir/conformance';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeLinks } from './link-cases.js';
 

@@ -5,8 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describeMemoryStore } from '@memdir/conformance';
 import { createMemoryStore, type DriverEdit, type MemdirLogger, type MemoryDriver } from '@memdir/core';
-import { describeMemoryStore } from '@memdir/core/conformance';
 import { wrapDriver } from '@memdir/core/driver';
 import { createFsDriver } from '@memdir/fs';
 import { afterAll, expect, it } from 'vitest';

@@ -10,7 +10,7 @@ import type {
   DriverUsage,
 } from '@memdir/core';
 import { backendFailure } from '@memdir/core/driver';
-import type { HistoryContext } from './history.js';
+import type { Space } from './backend.js';
 import { recordParam } from './history.js';
 
 /** A namespace chain as the tree index sorts it: '/' as U+0001 (see totals_tree in layout.ts). */
@@ -28,7 +28,7 @@ function unknownAnswer(): Error {
 }
 
 export async function listNamespaces(
-  { backend, ns }: HistoryContext,
+  { backend, ns }: Space,
   query: DriverNamespaceQuery,
   options?: DriverCallOptions,
 ): Promise<DriverNamespacePage> {
@@ -56,10 +56,7 @@ export async function listNamespaces(
   return { names, next: null };
 }
 
-export async function usage(
-  { backend, ns }: HistoryContext,
-  options?: DriverCallOptions,
-): Promise<DriverUsage> {
+export async function usage({ backend, ns }: Space, options?: DriverCallOptions): Promise<DriverUsage> {
   const [row] = await backend.run({ text: backend.sql.history.usage, values: [ns] }, false, options);
   if (!row) return { files: 0, bytes: 0, versions: 0, lastChangeAt: null };
   return {
@@ -71,7 +68,7 @@ export async function usage(
 }
 
 export async function dropNamespace(
-  { backend, ns }: HistoryContext,
+  { backend, ns }: Space,
   name: string,
   options: DriverDropOptions,
 ): Promise<{ removed: number; done: boolean }> {
@@ -90,7 +87,7 @@ export async function dropNamespace(
 }
 
 export async function sweep(
-  { backend, ns }: HistoryContext,
+  { backend, ns }: Space,
   options: DriverSweepOptions,
 ): Promise<{ expired: number; pruned: number; done: boolean }> {
   const { retention } = options;

@@ -19,6 +19,13 @@ const RAW: pg.CustomTypesConfig = { getTypeParser: () => (value: string) => valu
 /** One result row: every column as text (or null). */
 export type Row = readonly (string | null)[];
 
+/** One namespace of a backend, as the driver's calls work on it: the backend and the namespace chain. */
+export interface Space {
+  readonly backend: Backend;
+  /** The namespace chain: '' for none, `a/b` for namespace b inside a. */
+  readonly ns: string;
+}
+
 /** A statement as the driver sends it. */
 export interface Query {
   readonly text: string;

@@ -8,7 +8,7 @@
  */
 import type { MemoryStoreOptions } from '@memdir/core';
 import { positiveInteger } from '@memdir/core/driver';
-import { createPostgresDriver, createPostgresStore, type PostgresMemoryStore } from './store.js';
+import { createPostgresDriver, createPostgresStore, type PostgresMemoryStore } from './index.js';
 
 const SCHEMES = new Set(['postgres:', 'postgresql:']);
 

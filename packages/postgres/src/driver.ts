@@ -1,3 +1,15 @@
+// The PostgreSQL driver: memory files as rows, every call one statement or one function call (one
+// round trip, one transaction), `edit` included; a change's version is written by the same call.
+// This class only delegates; where the work is:
+//
+//   options.ts        the options, their defaults and checks (index.ts holds the factories)
+//   read.ts           read, stat, describe (a `view`), list; read-batch.ts batches plain reads
+//   write.ts          edit, remove, move; write-batch.ts batches writes, batch.ts groups updates
+//   history.ts        versions (history-sql.ts and history-statements.ts their SQL)
+//   admin.ts          namespaces, usage, drop, sweep (admin-sql.ts)
+//   backend.ts        the pool, schema and log a driver shares with its namespaces, and one round
+//                     trip; pool.ts what drivers on one pool share, setup.ts and layout.ts the schema
+//   sql.ts            the statements (edit-sql.ts, match-sql.ts... the functions' bodies)
 import type {
   DriverCallOptions,
   DriverChangeOptions,
@@ -27,16 +39,27 @@ import type {
   DriverWriteOptions,
   MemoryDriver,
 } from '@memdir/core';
-import { AbstractMemoryDriver, ancestors, asDriverPath, type EditQueue } from '@memdir/core/driver';
+import { AbstractMemoryDriver, type EditQueue } from '@memdir/core/driver';
 import * as admin from './admin.js';
-import type { Backend, Query, Row } from './backend.js';
+import type { Backend, Space } from './backend.js';
 import { editQueue, fileKey } from './batch.js';
 import * as history from './history.js';
-import { recordParam } from './history.js';
-import { describeOutcome, editOutcome, moveOutcome } from './outcomes.js';
+import * as reads from './read.js';
 import { ReadBatcher } from './read-batch.js';
-import { lockWait, type Statements, subtree } from './sql.js';
+import * as writes from './write.js';
 import { WriteBatcher } from './write-batch.js';
+
+/** The driver, with its setup. */
+export interface PostgresDriver extends MemoryDriver {
+  /**
+   * Creates the schema, tables and functions when they are missing, or upgrades a schema of an
+   * older layout in place (one round trip when all is there; none once a driver on the same pool
+   * saw it). Runs by itself before the first command; call it at deploy time to fail early. Safe to
+   * run from many processes at once.
+   * @param options.deadline when to give up (`Date.now()` ms). @default 5 s from the call
+   */
+  setup(options?: Pick<DriverCallOptions, 'deadline'>): Promise<void>;
+}
 
 /** What the driver over PostgreSQL can do. */
 const CAPABILITIES = {
@@ -96,59 +119,21 @@ export class PostgresMemoryDriver extends AbstractMemoryDriver {
   }
 
   /** The file at `path` with its version, a directory, or null. */
-  async read(path: DriverPath, options?: DriverCallOptions): Promise<DriverFile | DriverDirectory | null> {
-    if (path === '') return { kind: 'directory' };
-    // Reads that record their time go alone; the others of this namespace may go together.
-    if (!options?.touch) return this.#reads.read(path, options);
-    const [row] = await this.#run(
-      { text: this.#sql.readTouch, values: [this.#ns, path, ...subtree(path)], binary: true },
-      false,
-      options,
-    );
-    if (!row) return null;
-    if (row[0] === 'd') return { kind: 'directory' };
-    return { kind: 'file', content: row[1]!, version: row[2]! };
+  read(path: DriverPath, options?: DriverCallOptions): Promise<DriverFile | DriverDirectory | null> {
+    return reads.read(this.#space, this.#reads, path, options);
   }
 
-  async stat(path: DriverPath, options?: DriverCallOptions): Promise<'file' | 'directory' | null> {
-    if (path === '') return 'directory';
-    const [row] = await this.#run(
-      { text: this.#sql.stat, values: [this.#ns, path, ...subtree(path)] },
-      false,
-      options,
-    );
-    const kind = row?.[0];
-    return kind === 'f' ? 'file' : kind === 'd' ? 'directory' : null;
+  stat(path: DriverPath, options?: DriverCallOptions): Promise<'file' | 'directory' | null> {
+    return reads.stat(this.#space, path, options);
   }
 
   /** A `view` in one statement, from one snapshot (see sql.ts). */
-  async describe(
-    path: DriverPath,
-    options: DriverDescribeOptions,
-  ): Promise<DriverFile | DriverListing | null> {
-    const root = path === '';
-    const sql = this.#sql;
-    const touch = options.touch === true && !root;
-    const [row] = await this.#run(
-      {
-        text: root ? sql.describeRoot : touch ? sql.describeDirectoryTouch : sql.describeDirectory,
-        values: [this.#ns, path, Math.max(0, options.limit), ...(root ? [] : subtree(path))],
-        binary: true,
-      },
-      false,
-      options,
-    );
-    return row ? describeOutcome(row) : null;
+  describe(path: DriverPath, options: DriverDescribeOptions): Promise<DriverFile | DriverListing | null> {
+    return reads.describe(this.#space, path, options);
   }
 
-  async *list(dir: DriverPath, options?: DriverListOptions): AsyncIterable<DriverEntry> {
-    const query =
-      dir === ''
-        ? { text: this.#sql.listRoot, values: [this.#ns] }
-        : { text: this.#sql.listDirectory, values: [this.#ns, ...subtree(dir)] };
-    for (const row of await this.#run(query, false, options)) {
-      yield { path: asDriverPath(row[0]!), size: Number(row[1]) };
-    }
+  list(dir: DriverPath, options?: DriverListOptions): AsyncIterable<DriverEntry> {
+    return reads.list(this.#space, dir, options);
   }
 
   /**
@@ -159,35 +144,9 @@ export class PostgresMemoryDriver extends AbstractMemoryDriver {
     return { version: await this.#writes.write(path, content, options) };
   }
 
-  /**
-   * `str_replace` and `insert` as data, applied by `edit_v2` where the bytes are: one round trip,
-   * and no retry, whoever else edits the file (its row lock orders them).
-   */
-  async edit(path: DriverPath, edit: DriverEdit, options: DriverEditOptions): Promise<DriverEditOutcome> {
-    const replace = edit.kind === 'str_replace';
-    const [row] = await this.#run(
-      {
-        text: this.#sql.edit,
-        values: [
-          this.#ns,
-          path,
-          edit.kind,
-          replace ? Buffer.from(edit.oldStr, 'utf8') : null,
-          Buffer.from(replace ? edit.newStr : edit.text, 'utf8'),
-          replace ? null : edit.line,
-          options.maxFileBytes,
-          options.quota?.maxBytes ?? null,
-          options.op,
-          lockWait(options),
-          recordParam(options.record),
-          options.touch === true,
-        ],
-        binary: true,
-      },
-      true,
-      options,
-    );
-    return editOutcome(row);
+  /** `str_replace` and `insert` as data, applied where the bytes are (write.ts). */
+  edit(path: DriverPath, edit: DriverEdit, options: DriverEditOptions): Promise<DriverEditOutcome> {
+    return writes.edit(this.#space, path, edit, options);
   }
 
   /** A read-modify-write for when `edit` is not used: edits of one file go in batches (batch.ts). */
@@ -199,97 +158,65 @@ export class PostgresMemoryDriver extends AbstractMemoryDriver {
     return this.#edits.submit(fileKey(this.#ns, path), edit, options);
   }
 
-  async remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean> {
-    const [row] = await this.#run(
-      {
-        text: this.#sql.remove,
-        values: [this.#ns, path, options.op, lockWait(options), recordParam(options.record)],
-      },
-      true,
-      options,
-    );
-    return row?.[0] === 't';
+  remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean> {
+    return writes.remove(this.#space, path, options);
   }
 
-  async move(from: DriverPath, to: DriverPath, options: DriverChangeOptions): Promise<void> {
-    const [row] = await this.#run(
-      {
-        text: this.#sql.move,
-        values: [
-          this.#ns,
-          from,
-          to,
-          options.op,
-          ancestors(to),
-          lockWait(options),
-          recordParam(options.record),
-        ],
-      },
-      true,
-      options,
-    );
-    moveOutcome(from, to, row?.[0]);
+  move(from: DriverPath, to: DriverPath, options: DriverChangeOptions): Promise<void> {
+    return writes.move(this.#space, from, to, options);
   }
 
   // --- history (history.ts) ------------------------------------------------------------------
 
   listVersions(query: DriverVersionQuery, options?: DriverCallOptions): Promise<DriverVersionPage> {
-    return history.listVersions(this.#context, query, options);
+    return history.listVersions(this.#space, query, options);
   }
 
   readVersion(id: string, options?: DriverCallOptions): Promise<DriverVersionWithContent | null> {
-    return history.readVersion(this.#context, id, options);
+    return history.readVersion(this.#space, id, options);
   }
 
   /** One call of `restore_v3`: checks, writes the file and records the version in one step. */
   restoreVersion(id: string, options: DriverRestoreOptions): Promise<DriverVersion> {
-    return history.restoreVersion(this.#context, id, options);
+    return history.restoreVersion(this.#space, id, options);
   }
 
   redactVersion(id: string, options: DriverChangeOptions): Promise<DriverVersion | null> {
-    return history.redactVersion(this.#context, id, options);
+    return history.redactVersion(this.#space, id, options);
   }
 
   treeAt(at: DriverPointInTime, options?: DriverTreeOptions): Promise<readonly DriverTreeEntry[]> {
-    return history.treeAt(this.#context, at, options);
+    return history.treeAt(this.#space, at, options);
   }
 
   importVersions(versions: readonly DriverVersionWithContent[], options: DriverCallOptions): Promise<void> {
-    return history.importVersions(this.#context, versions, options);
+    return history.importVersions(this.#space, versions, options);
   }
 
   // --- admin (admin.ts) ----------------------------------------------------------------------
 
   listNamespaces(query: DriverNamespaceQuery, options?: DriverCallOptions): Promise<DriverNamespacePage> {
-    return admin.listNamespaces(this.#context, query, options);
+    return admin.listNamespaces(this.#space, query, options);
   }
 
   usage(options?: DriverCallOptions): Promise<DriverUsage> {
-    return admin.usage(this.#context, options);
+    return admin.usage(this.#space, options);
   }
 
   dropNamespace(name: string, options: DriverDropOptions): Promise<{ removed: number; done: boolean }> {
-    return admin.dropNamespace(this.#context, name, options);
+    return admin.dropNamespace(this.#space, name, options);
   }
 
   sweep(options: DriverSweepOptions): Promise<{ expired: number; pruned: number; done: boolean }> {
-    return admin.sweep(this.#context, options);
+    return admin.sweep(this.#space, options);
   }
 
-  get #context(): history.HistoryContext {
+  get #space(): Space {
     return { backend: this.#backend, ns: this.#ns };
   }
 
   /** Ends the pool when the driver made it; a namespaced driver leaves everything open. */
   async close(): Promise<void> {
     if (this.#root) await this.#backend.close();
-  }
-
-  get #sql(): Statements {
-    return this.#backend.sql;
-  }
-
-  #run(query: Query, change: boolean, options: DriverCallOptions | undefined): Promise<Row[]> {
-    return this.#backend.run(query, change, options);
   }
 }

@@ -26,7 +26,7 @@ import {
   sequenceVersionId,
   versionSequence,
 } from '@memdir/core/driver';
-import type { Backend, Row } from './backend.js';
+import type { Row, Space } from './backend.js';
 import { VERSION_SCAN_LIMIT } from './history-statements.js';
 import { lockWait, subtree } from './sql.js';
 
@@ -77,14 +77,8 @@ function seqOf(id: string): number | undefined {
   return Number.isSafeInteger(sequence) && sequence > 0 ? sequence : undefined;
 }
 
-/** What the history methods need of a driver: its backend and namespace chain. */
-export interface HistoryContext {
-  readonly backend: Backend;
-  readonly ns: string;
-}
-
 export async function listVersions(
-  { backend, ns }: HistoryContext,
+  { backend, ns }: Space,
   query: DriverVersionQuery,
   options?: DriverCallOptions,
 ): Promise<DriverVersionPage> {
@@ -137,7 +131,7 @@ export async function listVersions(
 }
 
 export async function readVersion(
-  { backend, ns }: HistoryContext,
+  { backend, ns }: Space,
   id: string,
   options?: DriverCallOptions,
 ): Promise<DriverVersionWithContent | null> {
@@ -153,7 +147,7 @@ export async function readVersion(
 }
 
 export async function redactVersion(
-  { backend, ns }: HistoryContext,
+  { backend, ns }: Space,
   id: string,
   options?: DriverCallOptions,
 ): Promise<DriverVersion | null> {
@@ -164,7 +158,7 @@ export async function redactVersion(
 }
 
 export async function treeAt(
-  { backend, ns }: HistoryContext,
+  { backend, ns }: Space,
   at: DriverPointInTime,
   options?: DriverTreeOptions,
 ): Promise<readonly DriverTreeEntry[]> {
@@ -201,7 +195,7 @@ function breachOf(answer: string) {
 }
 
 export async function restoreVersion(
-  { backend, ns }: HistoryContext,
+  { backend, ns }: Space,
   id: string,
   options: DriverRestoreOptions,
 ): Promise<DriverVersion> {
@@ -266,7 +260,7 @@ export async function restoreVersion(
 }
 
 export async function importVersions(
-  { backend, ns }: HistoryContext,
+  { backend, ns }: Space,
   versions: readonly DriverVersionWithContent[],
   options: DriverCallOptions,
 ): Promise<void> {

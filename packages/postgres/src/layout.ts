@@ -115,6 +115,15 @@ export function functions(s: string): string[] {
   const { isolation, replay, lockWait, lock, record, judge, advance } = parts;
   const declare = CHANGE_DECLARE;
   const v = functionBody;
+  // How a change of structure (remove_v3, move_v3) starts: its variables, then its replay check,
+  // then the namespace's lock, taken at once.
+  const underLock = `DECLARE
+  ${declare}
+BEGIN
+  ${isolation}
+  ${replay}
+  ${lockWait}
+  ${lock}`;
   return [
     ...listingFunctions(s),
     describeFunction(s, v, describe(s, false, false, true)),
@@ -193,13 +202,7 @@ END
     // Removes a file or a directory with everything beneath it. Returns 't', or 'f' for nothing.
     `CREATE OR REPLACE FUNCTION ${s}.remove_v3(p_ns text, p_path text, p_op text, p_wait_ms integer, p_record jsonb)
 RETURNS text LANGUAGE plpgsql VOLATILE AS ${v(`
-DECLARE
-  ${declare}
-BEGIN
-  ${isolation}
-  ${replay}
-  ${lockWait}
-  ${lock}
+${underLock}
   WITH gone AS (
     DELETE FROM ${s}.files
     WHERE ns = p_ns AND (path = p_path OR (path >= p_path || '/' AND path < p_path || '0'))
@@ -223,13 +226,7 @@ END
     `CREATE OR REPLACE FUNCTION ${s}.move_v3(p_ns text, p_from text, p_to text, p_op text, p_ancestors text[],
   p_wait_ms integer, p_record jsonb)
 RETURNS text LANGUAGE plpgsql VOLATILE AS ${v(`
-DECLARE
-  ${declare}
-BEGIN
-  ${isolation}
-  ${replay}
-  ${lockWait}
-  ${lock}
+${underLock}
   IF NOT EXISTS (SELECT 1 FROM ${s}.files WHERE ns = p_ns AND (path = p_from OR (path >= p_from || '/' AND path < p_from || '0'))) THEN
     RETURN 'n';
   END IF;

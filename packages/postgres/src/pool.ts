@@ -1,7 +1,8 @@
 // What every driver on one pg.Pool shares, kept per pool (a WeakMap keyed by the pool), so that a
 // store opened for another namespace on an open pool costs no round trip: the slots that keep calls
 // within the pool's size, and the setup of each schema. And how one call gets a connection and sends
-// a query within its deadline.
+// a query within its deadline. And the id of a pool's database and schema, for telemetry.
+import { createHash } from 'node:crypto';
 import type { DriverCallOptions } from '@memdir/core';
 import { storeUnavailable, timeLeft } from '@memdir/core/driver';
 import type pg from 'pg';
@@ -153,4 +154,19 @@ export class Gate {
     if (next) next();
     else this.#free++;
   }
+}
+
+/** A stable, low-cardinality id of the database and schema for telemetry: no user, no password. */
+export function identityOf(pool: pg.Pool, schema: string): string {
+  const config = (pool as { options?: pg.PoolConfig }).options ?? {};
+  let where = `${config.host ?? ''}:${config.port ?? ''}/${config.database ?? ''}`;
+  if (config.connectionString) {
+    try {
+      const url = new URL(config.connectionString);
+      where = `${url.hostname}:${url.port}${url.pathname}`;
+    } catch {
+      where = 'unparsed';
+    }
+  }
+  return createHash('sha256').update(`${where}\u0000${schema}`).digest('hex').slice(0, 16);
 }

@@ -1,4 +1,4 @@
-import { describeMemoryStore } from '@memdir/core/conformance';
+import { describeMemoryStore } from '@memdir/conformance';
 import { afterAll } from 'vitest';
 import { createPostgresDriver, createPostgresStore } from '../src/index.js';
 import { databaseUrl, dropSchema, freshSchema, testPool } from './helpers.js';

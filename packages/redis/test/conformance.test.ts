@@ -1,4 +1,4 @@
-import { describeMemoryStore } from '@memdir/core/conformance';
+import { describeMemoryStore } from '@memdir/conformance';
 import { afterAll } from 'vitest';
 import { createRedisDriver, createRedisStore } from '../src/index.js';
 import { checkLayout, clusterUrl, deleteUnder, newCluster, newRedis, redisUrl } from './helpers.js';

@@ -13,12 +13,12 @@
 
 import type { DriverNamespacePage, DriverNamespaceQuery, DriverUsage } from '@memdir/core';
 import { checkTime, validateNamespace } from '@memdir/core/driver';
-import type { Space } from './backend.js';
 import { PAGE_SIZE } from './bucket.js';
 import type { Call } from './call.js';
-import { countVersions } from './history.js';
+import { countVersions } from './history/versions.js';
 import { compareKeys, type KeySpace, pastEveryKeyBeneath } from './keys.js';
 import { isListedTombstone, listObjects } from './listing.js';
+import type { Space } from './space.js';
 
 /** Namespaces one `listNamespaces` call looks into, at most (a page may then come back short). */
 const LOOK_LIMIT = 1_000;
@@ -160,7 +160,7 @@ export async function listNamespaces(
 /**
  * What the namespace holds, from a listing of its files (one request per 1,000 files): files and
  * bytes, and the newest Last-Modified among them as the time of the last change; `versions` from a
- * listing of its version objects (history.ts).
+ * listing of its version objects (history/versions.ts).
  */
 export async function usage(space: Space, call: Call): Promise<DriverUsage> {
   const { keys } = space;

@@ -9,35 +9,20 @@ import { EditQueue, Receipts } from '@memdir/core/driver';
 import { Bucket } from './bucket.js';
 import type { Call } from './call.js';
 import { commitEdits } from './edits.js';
-import { HistoryState } from './history-state.js';
+import { HistoryState } from './history/state.js';
 import type { KeySpace } from './keys.js';
 import { KnownFiles } from './known.js';
 import type { ServerBehaviour } from './objects.js';
 import { probeServer } from './probe.js';
+import { recover } from './recovery.js';
 import { LeaseQueue } from './sessions.js';
+import type { NamespaceState, Space, SpaceBackend } from './space.js';
 import { Totals } from './totals.js';
-
-/** One namespace of a backend, as a driver works on it. */
-export interface Space {
-  readonly backend: Backend;
-  readonly keys: KeySpace;
-}
-
-/** What a namespace's drivers share in this process. */
-export interface NamespaceState {
-  /** Changes of structure waiting for (or running under) the namespace's lease. */
-  readonly leases: LeaseQueue;
-  /** Edits of files, one group commit per file at a time. */
-  readonly edits: EditQueue;
-  readonly totals: Totals;
-  /** The namespace's history as this process knows it (history-state.ts). */
-  readonly history: HistoryState;
-}
 
 /** Edits in one write: bounded so that all their operation ids fit in the object's metadata. */
 const MAX_EDIT_GROUP = 40;
 
-export class Backend {
+export class Backend implements SpaceBackend {
   /** Identifies this process's leases, so it recognises its own after a lost reply. */
   readonly owner = randomBytes(9).toString('base64url');
   /**
@@ -86,7 +71,7 @@ export class Backend {
     if (!state) {
       const space: Space = { backend: this, keys };
       state = {
-        leases: new LeaseQueue(space),
+        leases: new LeaseQueue(space, (lease, unfinished, call) => recover(space, lease, unfinished, call)),
         edits: new EditQueue((path, batch) => commitEdits(space, path, batch), MAX_EDIT_GROUP),
         totals: new Totals(space),
         history: new HistoryState(),

@@ -4,11 +4,11 @@
 // got there first, the group starts over on the new content.
 import type { DriverChangeOptions, DriverQuota } from '@memdir/core';
 import { type EditBatch, judgeQuota, refuseQuota, sleep, utf8Length } from '@memdir/core/driver';
-import type { Space } from './backend.js';
 import { Call } from './call.js';
-import { type ContentChange, versionContent } from './history-write.js';
+import { type ContentChange, versionContent } from './history/write.js';
 import { anythingBeneath } from './inspect.js';
 import { type ObjectContent, opsHeader } from './objects.js';
+import type { Space } from './space.js';
 
 const MAX_BACKOFF_MS = 25;
 

@@ -1,9 +1,43 @@
+// @memdir/s3: the memory store, its driver and its admin over an S3 bucket. This file holds the
+// three factories and the public exports; driver.ts is the driver's entrance and says where the
+// rest is (options.ts the options, read.ts and write.ts the calls, history/ the versions).
 import type { MemdirStore, MemoryAdmin, MemoryAdminOptions, MemoryStoreOptions } from '@memdir/core';
-import { createOwningAdmin, createOwningStore, splitStoreOptions } from '@memdir/core/driver';
-import { createS3Driver, type S3DriverOptions } from './driver.js';
+import { createOwningAdmin, createOwningStore, driverLog, splitStoreOptions } from '@memdir/core/driver';
+import { backendOf } from './backend.js';
+import { createClient } from './client.js';
+import { type Handle, type S3Driver, S3MemoryDriver } from './driver.js';
+import { checkOptions, type S3DriverOptions } from './options.js';
 
 export type { ClientOptions } from './client.js';
-export { createS3Driver, type S3Driver, type S3DriverOptions } from './driver.js';
+export type { S3Driver } from './driver.js';
+export type { S3DriverOptions } from './options.js';
+
+/**
+ * The S3 driver, for `createMemoryStore(driver, options)` from `@memdir/core`: the memory's files as
+ * objects under `{prefix}memories/`. `close()` waits for the changes under way, then destroys the
+ * client when the driver built it; a client you passed in is never closed.
+ *
+ * @throws TypeError for a missing bucket or an invalid option.
+ */
+export function createS3Driver(options: S3DriverOptions): S3Driver {
+  const { client, bucket, prefix, leaseTtlMs, logger, ...clientOptions } = options;
+  const checked = checkOptions(options);
+  const s3 = client ?? createClient(clientOptions);
+  const backend = backendOf(s3, checked.bucket, checked.keys.base, checked.leaseTtlMs, client === undefined);
+  const handle: Handle = {
+    closed: false,
+    close: async () => {
+      // Changes under way finish first (a lease is released, not left to expire).
+      await backend.idle();
+      handle.closed = true;
+      if (client === undefined) {
+        backend.bucket.closed = true;
+        s3.destroy();
+      }
+    },
+  };
+  return new S3MemoryDriver({ backend, keys: checked.keys }, driverLog('s3', logger), handle, true);
+}
 
 /** Options of {@link createS3Store}: the bucket and client options, plus the store options of SPEC section 3. */
 export interface S3StoreOptions extends S3DriverOptions, MemoryStoreOptions {}

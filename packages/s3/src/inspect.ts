@@ -10,11 +10,11 @@
 // again: the path's own keys (a second, narrow listing), or the higher ancestors (a HEAD each,
 // for a path whose parent folder does not exist yet).
 import { ancestors } from '@memdir/core/driver';
-import type { Space } from './backend.js';
 import type { Call } from './call.js';
 import { compareKeys } from './keys.js';
 import { isListedTombstone, listObjects } from './listing.js';
 import type { ListedObject } from './objects.js';
+import type { SharedSpace } from './shared.js';
 
 /** The page size of the first listing: most folders fit, and a large one costs one more request. */
 const FIRST_PAGE = 200;
@@ -42,7 +42,7 @@ function isComplete(truncated: boolean, objects: readonly ListedObject[], key: s
 }
 
 /** True when at least one file (hidden or not) lies beneath directory `path`. */
-export async function anythingBeneath(space: Space, path: string, call: Call): Promise<boolean> {
+export async function anythingBeneath(space: SharedSpace, path: string, call: Call): Promise<boolean> {
   const { bucket } = space.backend;
   for await (const object of listObjects(bucket, space.keys.beneath(path), { call, pageSize: 100 })) {
     if (isFile(space, object)) return true;
@@ -51,7 +51,7 @@ export async function anythingBeneath(space: Space, path: string, call: Call): P
 }
 
 /** A listed object that is a memory file of this namespace (not a stand-in, not a foreign key). */
-function isFile(space: Space, object: ListedObject): boolean {
+function isFile(space: SharedSpace, object: ListedObject): boolean {
   return !isListedTombstone(object) && space.keys.pathOf(object.key) !== undefined;
 }
 
@@ -88,7 +88,7 @@ export interface InspectOptions {
  * parent folder is small or new, plus a HEAD per further ancestor when the parent folder is new.
  */
 export async function inspect(
-  space: Space,
+  space: SharedSpace,
   path: string,
   call: Call,
   { skipAncestors = new Set(), lookups = new Lookups(), shareFolder = false }: InspectOptions = {},
@@ -148,7 +148,7 @@ export async function inspect(
  * Every object at `path` or beneath it (the file, or the folder's files, stand-ins and foreign keys),
  * for a delete or a move: one listing for a file or a small folder.
  */
-export async function region(space: Space, path: string, call: Call): Promise<ListedObject[]> {
+export async function region(space: SharedSpace, path: string, call: Call): Promise<ListedObject[]> {
   const { bucket } = space.backend;
   const key = space.keys.file(path);
   const page = await bucket.list(key, undefined, call);

@@ -6,7 +6,7 @@
 //   {prefix}.memdir/lease                           the namespace's lease and journal (lease.ts)
 //   {prefix}.memdir/totals                          the namespace's bytes and files (totals.ts)
 //   {prefix}.memdir/probe-*                         the startup probe's scratch objects (probe.ts)
-//   {prefix}.memdir/history/{9999...-n}-memver_{n}  version n of the namespace's history (history-record.ts)
+//   {prefix}.memdir/history/{9999...-n}-memver_{n}  version n of the namespace's history (history/record.ts)
 //   {prefix}.memdir/touched/{hash}                  when a file was last read with refreshOnRead (sweep.ts)
 //
 // The three areas start with different names, and namespace names hold no `/`, so no memory path
@@ -68,7 +68,7 @@ export class KeySpace {
   readonly lease: string;
   /** The namespace's totals, kept while a store with a quota writes (totals.ts). */
   readonly totals: string;
-  /** Every version object of the namespace's history starts with this (history-record.ts). */
+  /** Every version object of the namespace's history starts with this (history/record.ts). */
   readonly history: string;
   /** The longest memory path (`/memories/...`, UTF-8 bytes) whose key fits in S3's limit. */
   readonly maxPathBytes: number;

@@ -8,7 +8,7 @@ export interface KnownVersion {
   readonly etag: string;
   readonly size: number;
   readonly ops: readonly string[];
-  /** The file's history headers (history-chain.ts), when the version seen carried them. */
+  /** The file's history headers (history/chain.ts), when the version seen carried them. */
   readonly fileId?: string | undefined;
   readonly chain?: string | undefined;
 }

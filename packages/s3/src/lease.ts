@@ -13,8 +13,8 @@
 // over an expired lease first finishes what the crashed holder left half done (recovery.ts). One
 // process takes it once for a queue of changes (sessions.ts).
 import { outcomeUnknown, sleep, storeUnavailable } from '@memdir/core/driver';
-import type { Backend } from './backend.js';
 import { Call } from './call.js';
+import type { Shared } from './shared.js';
 
 /** A change of structure, as the lease records it. */
 export type Journal =
@@ -83,7 +83,7 @@ export class Lease {
   #lost = false;
 
   constructor(
-    readonly backend: Backend,
+    readonly backend: Shared,
     readonly key: string,
     etag: string,
     body: LeaseBody,
@@ -204,7 +204,7 @@ export class Lease {
   /**
    * Leaves the lease as the journal of a change that did not finish (its deadline passed, or the
    * server failed mid-way): the next store to take it over finishes the change, this process first
-   * (see {@link Backend.abandoned}).
+   * (see {@link Shared.abandoned}).
    */
   abandon(): void {
     clearInterval(this.#timer);
@@ -236,7 +236,7 @@ export interface Waiter {
  * nobody waits any more, at the waiter's deadline, or once the lease had time to expire twice over.
  */
 export async function acquireLease(
-  backend: Backend,
+  backend: Shared,
   key: string,
   journal: Journal,
   waiter: Waiter,

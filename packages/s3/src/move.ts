@@ -3,7 +3,7 @@
 // concurrent edit (a conditional PUT, which takes no lease) would be lost with the old copy, so the
 // source is first frozen with a conditional write of a stand-in over the version that was copied;
 // if that write fails, the file changed, and it is copied again (see structure.ts). With history,
-// each copy carries its `renamed` version (history-structure.ts).
+// each copy carries its `renamed` version (history/structure.ts).
 import {
   ancestors,
   outcomeUnknown,
@@ -11,13 +11,13 @@ import {
   refuseNotFound,
   refusePathConflict,
 } from '@memdir/core/driver';
-import type { Space } from './backend.js';
 import type { Call } from './call.js';
-import { liveFile, type MoveRecording, moveRecorder } from './history-structure.js';
+import { liveFile, type MoveRecording, moveRecorder } from './history/structure.js';
 import { inspect, region } from './inspect.js';
 import { isListedTombstone } from './listing.js';
 import { opsHeader, TOMBSTONE } from './objects.js';
 import type { Held } from './sessions.js';
+import type { Space } from './space.js';
 import {
   type ChangeContext,
   COPY_CONCURRENCY,
@@ -124,7 +124,7 @@ export async function relocate(
   throw outcomeUnknown('a file kept changing while it was moved', undefined, 'busy');
 }
 
-/** Writes the version of one file's copy in a move (history-structure.ts). */
+/** Writes the version of one file's copy in a move (history/structure.ts). */
 export type Recorder = (from: string, to: string, etag: string) => Promise<MoveRecording | null | undefined>;
 
 /** {@link relocate} for many files, {@link COPY_CONCURRENCY} at a time. */

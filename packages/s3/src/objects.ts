@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 export const OPS_HEADER = 'memdir-op';
 export const SOURCE_HEADER = 'memdir-source';
 export const MOVED_HEADER = 'memdir-moved';
-/** History (history-chain.ts): the file's id, and the ids and times of its newest versions. */
+/** History (history/chain.ts): the file's id, and the ids and times of its newest versions. */
 export const FILE_ID_HEADER = 'memdir-file';
 export const VERSIONS_HEADER = 'memdir-vers';
 /**
@@ -140,14 +140,14 @@ export interface PutOptions {
   /** Marks the object as a move's stand-in (its value: the move's operation id). */
   readonly moved?: string | undefined;
   readonly contentType?: string | undefined;
-  /** The history headers of a memory file (history-chain.ts). */
+  /** The history headers of a memory file (history/chain.ts). */
   readonly file?: FileMeta | undefined;
 }
 
 /** What a memory file's metadata says of its history: its id and its newest versions. */
 export interface FileMeta {
   readonly fileId: string;
-  /** The `memdir-vers` header (history-chain.ts). */
+  /** The `memdir-vers` header (history/chain.ts). */
   readonly chain: string;
 }
 

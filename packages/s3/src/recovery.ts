@@ -1,13 +1,14 @@
 // Finishing what a crashed store left half done, from the journal in the lease it held (lease.ts):
 // the store that takes the expired lease over runs this before its own changes. Each step can run
 // again: a crash during recovery leaves the same journal to the next taker.
-import type { Space } from './backend.js';
+
 import type { Call } from './call.js';
-import { moveRecorder, recordRecoveredRemoval } from './history-structure.js';
+import { moveRecorder, recordRecoveredRemoval } from './history/structure.js';
 import { Lookups, region } from './inspect.js';
 import type { Journal, Lease } from './lease.js';
 import { movingSet, relocateAll } from './move.js';
 import type { Held } from './sessions.js';
+import type { Space } from './space.js';
 import { isLiveFile, type RecordedJournal } from './structure.js';
 
 /** Finishes the changes `journal` records, oldest first. */

@@ -4,11 +4,10 @@
 // processes deserve a turn). So 25 creates of one process take the lease once, not 25 times, and
 // a process has one waiter for a lease another process holds, not one per command.
 import { checkTime, isBeneath, sleep } from '@memdir/core/driver';
-import type { Space } from './backend.js';
 import { Call } from './call.js';
 import { Lookups } from './inspect.js';
 import { type Acquired, acquireLease, type Journal, type Lease, MAX_POLL_MS } from './lease.js';
-import { recover } from './recovery.js';
+import type { SharedSpace } from './shared.js';
 
 /** What a change gets while it runs under the lease. */
 export interface Held {
@@ -43,6 +42,13 @@ export interface StructuralChange<T> {
   run(held: Held): Promise<T>;
 }
 
+/**
+ * Finishes what a crashed store left half done under the lease (recovery.ts), before the queue's
+ * own changes. Given by the backend, since recovery writes history, which needs the namespace's
+ * whole state, of which this queue is a part.
+ */
+export type Recover = (lease: Lease, unfinished: readonly Journal[], call: Call) => Promise<void>;
+
 interface Entry {
   readonly change: StructuralChange<unknown>;
   resolve(value: unknown): void;
@@ -58,7 +64,8 @@ const MAX_HOLD_MS = 500;
 const MAX_BATCH = 32;
 
 export class LeaseQueue {
-  readonly #space: Space;
+  readonly #space: SharedSpace;
+  readonly #recover: Recover;
   #waiting: Entry[] = [];
   /** True while `#serve` runs (set and cleared synchronously, so no change is ever left waiting). */
   #serving = false;
@@ -66,8 +73,9 @@ export class LeaseQueue {
   /** Set when a session ended while changes still waited: the next acquisition lets others in first. */
   #yielded = false;
 
-  constructor(space: Space) {
+  constructor(space: SharedSpace, recover: Recover) {
     this.#space = space;
+    this.#recover = recover;
   }
 
   /** Runs `change` under the namespace's lease, with the others of this process that are waiting. */
@@ -134,7 +142,7 @@ export class LeaseQueue {
     let served = 0;
     if (unfinished.length > 0) {
       try {
-        await recover(this.#space, lease, unfinished, lease.call);
+        await this.#recover(lease, unfinished, lease.call);
         await lease.record([], lease.call);
       } catch (error) {
         lease.abandon();

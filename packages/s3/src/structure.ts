@@ -1,7 +1,7 @@
 // Changes of structure, made under the namespace's lease (sessions.ts): a new path, a delete, and
 // (move.ts) a move. Each looks around its path first (inspect.ts): what it finds holds until it has
 // written, since every other change of structure waits for the lease. With history, each writes its
-// versions just before its commit (history-write.ts, history-structure.ts).
+// versions just before its commit (history/write.ts, history/structure.ts).
 //
 // A move copies before it deletes, file by file, so a crash leaves every file in at least one
 // place. Between a file's copy and its delete, a concurrent edit (a conditional PUT, which takes no
@@ -11,18 +11,19 @@
 // conditional DELETE (AWS), the delete itself does that. Tombstones read as "no file here".
 import type { ChangeRecord, DriverQuota, DriverVersion } from '@memdir/core';
 import { outcomeUnknown, refuseConflict, refusePathConflict, utf8Length } from '@memdir/core/driver';
-import type { Space } from './backend.js';
 import { PAGE_SIZE } from './bucket.js';
 import type { Call } from './call.js';
-import { discardVersions } from './history-record.js';
-import { recordRemoval } from './history-structure.js';
-import { type Parent, versionContent, type WriteShape } from './history-write.js';
+import { discardVersions } from './history/record.js';
+import { recordRemoval } from './history/structure.js';
+import type { Parent, WriteShape } from './history/write.js';
 import { inspect, region } from './inspect.js';
 import { xmlSafe } from './keys.js';
 import type { Journal } from './lease.js';
 import { isListedTombstone } from './listing.js';
 import { type ListedObject, type ObjectInfo, opsHeader, TOMBSTONE } from './objects.js';
 import type { Held } from './sessions.js';
+import type { Space } from './space.js';
+import { putVersioned } from './versioned-put.js';
 
 /** Files a move copies at once (tus s3-store bounds its part uploads the same way). */
 export const COPY_CONCURRENCY = 16;
@@ -115,41 +116,21 @@ async function writeAt(
           ? await parentAt(space, key, over.etag, call)
           : { fileId: undefined, chain: '' });
     }
-    const versioned = await versionContent(
+    const written = await putVersioned(
       space,
       path,
-      parent,
-      [{ record: context.record, op, content }],
-      context.shape ?? {},
-      call,
-    );
-    const written = await bucket.put(
-      key,
       content,
-      over === null
-        ? { ifNoneMatch: true, ops, file: versioned.file }
-        : { ifMatch: over.etag, ops, file: versioned.file },
-      call,
+      parent,
+      over === null ? { ifNoneMatch: true } : { ifMatch: over.etag },
+      ops,
+      context,
     );
-    if (typeof written === 'string') {
-      await versioned.settle(true);
-      context.recorded?.push(...versioned.drafted.map((entry) => entry.version));
-      known.remember(key, {
-        etag: written,
-        size: utf8Length(content),
-        ops: ops.split(' '),
-        ...versioned.file,
-      });
-      return written;
-    }
+    if (typeof written === 'string') return written;
     const seen = await bucket.head(key, call);
     // This call's own write landed (its reply was lost and it was sent again).
     const landed = isLiveFile(seen) && seen.ops.includes(op);
-    await versioned.settle(landed);
-    if (landed) {
-      context.recorded?.push(...versioned.drafted.map((entry) => entry.version));
-      return seen.etag;
-    }
+    await written.settle(landed);
+    if (landed) return seen.etag;
     if (mustBeAbsent && isLiveFile(seen)) return 'exists';
     over = seen && {
       etag: seen.etag,

@@ -12,12 +12,12 @@
 //      removals until half the call's time is spent (the next call goes on from there)
 import { createHash } from 'node:crypto';
 import type { DriverSweepOptions } from '@memdir/core';
-import type { NamespaceState, Space } from './backend.js';
 import { PAGE_SIZE } from './bucket.js';
 import type { Call } from './call.js';
-import { sweepVersions } from './history-sweep.js';
+import { sweepVersions } from './history/sweep.js';
 import { isListedTombstone, listObjects } from './listing.js';
 import { opsHeader } from './objects.js';
+import type { NamespaceState, Space } from './space.js';
 import { removePath } from './structure.js';
 
 /** Removals queued for the lease together (each a journal write, a freeze and a delete). */
@@ -54,6 +54,8 @@ export async function sweepSpace(
   options: DriverSweepOptions,
   call: Call,
 ): Promise<{ expired: number; pruned: number; done: boolean }> {
+  // The probe first, as before any change: a server that ignores conditions is refused here too.
+  await space.backend.behaviour(call);
   const { expireBefore } = options;
   if (expireBefore === undefined) return pruneHistory(space, options, 0, true, call);
   const { backend, keys } = space;
@@ -97,7 +99,7 @@ export async function sweepSpace(
           call,
           quota,
           onlyVersion: { etag, size },
-          // History on: each expiry is recorded as a deletion (history-structure.ts).
+          // History on: each expiry is recorded as a deletion (history/structure.ts).
           record: options.record,
         }),
       ),

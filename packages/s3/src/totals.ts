@@ -14,10 +14,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DriverChangeOptions, DriverQuota } from '@memdir/core';
 import { type EditBatch, EditQueue, judgeQuota, refuseQuota, sleep } from '@memdir/core/driver';
-import type { Space } from './backend.js';
 import { Call } from './call.js';
 import { isListedTombstone, listObjects } from './listing.js';
 import { opsHeader } from './objects.js';
+import type { SharedSpace } from './shared.js';
 
 /** What the totals hold. */
 export interface Counts {
@@ -58,11 +58,11 @@ function serialise(counts: Counts): string {
 }
 
 export class Totals {
-  readonly #space: Space;
+  readonly #space: SharedSpace;
   #seen: Seen | undefined;
   readonly #queue: EditQueue;
 
-  constructor(space: Space) {
+  constructor(space: SharedSpace) {
     this.#space = space;
     this.#queue = new EditQueue((_key, batch) => this.#commit(batch), MAX_GROUP);
   }

@@ -1,7 +1,7 @@
 // The conformance suite through `createS3Driver`, for the files that split it (see helpers.ts's
 // COMMAND_GROUPS): each file runs some groups, with prefixes of its own, so the files can run side
 // by side and together run the whole suite.
-import { type ConformanceGroup, describeMemoryStore } from '@memdir/core/conformance';
+import { type ConformanceGroup, describeMemoryStore } from '@memdir/conformance';
 import { afterAll, expect } from 'vitest';
 import { createS3Driver } from '../src/index.js';
 import { backendPrefix, clearPrefix, leftovers, rawClient, storeOptions, uniquePrefix } from './helpers.js';

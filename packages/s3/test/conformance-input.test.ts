@@ -1,4 +1,4 @@
-import { CONFORMANCE_GROUPS } from '@memdir/core/conformance';
+import { CONFORMANCE_GROUPS } from '@memdir/conformance';
 import { describeDriverConformance } from './conformance-driver.js';
 import { COMMAND_GROUPS, PATH_GROUPS } from './helpers.js';
 

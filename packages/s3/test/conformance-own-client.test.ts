@@ -1,4 +1,4 @@
-import { describeMemoryStore } from '@memdir/core/conformance';
+import { describeMemoryStore } from '@memdir/conformance';
 import { afterAll, expect } from 'vitest';
 import { createS3Store } from '../src/index.js';
 import { backendPrefix, bucket, clearPrefix, leftovers, rawClient, uniquePrefix } from './helpers.js';

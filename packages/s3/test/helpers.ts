@@ -5,7 +5,7 @@ import {
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import type { ConformanceGroup } from '@memdir/core/conformance';
+import type { ConformanceGroup } from '@memdir/conformance';
 import { s3Server } from '@memdir/test-support';
 import { TOMBSTONE_ETAG } from '../src/objects.js';
 

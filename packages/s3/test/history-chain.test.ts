@@ -1,10 +1,10 @@
-// The file chain (history-chain.ts) and retention's plan on it, without a server: what lets a change
+// The file chain (history/chain.ts) and retention's plan on it, without a server: what lets a change
 // prune its file in its own step. The bound "10,000 edits with keepDays 0 leave at most keepVersions
 // versions" follows from one step, checked here for every length up to and past the chain's limit;
 // history-retention.test.ts checks it against radosgw with fewer edits.
 import { PRUNE_PER_CHANGE } from '@memdir/core/driver';
 import { describe, expect, it } from 'vitest';
-import { CHAIN_LIMIT, type ChainEntry, formatChain, parseChain, prunePlan } from '../src/history-chain.js';
+import { CHAIN_LIMIT, type ChainEntry, formatChain, parseChain, prunePlan } from '../src/history/chain.js';
 import { fileMetadata } from '../src/objects.js';
 
 const DAY_MS = 86_400_000;

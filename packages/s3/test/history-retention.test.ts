@@ -7,7 +7,7 @@ import { driverLog, PRUNE_PER_CHANGE } from '@memdir/core/driver';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { backendOf } from '../src/backend.js';
 import { Call } from '../src/call.js';
-import { sweepVersions } from '../src/history-sweep.js';
+import { sweepVersions } from '../src/history/sweep.js';
 import { createS3Store } from '../src/index.js';
 import { KeySpace, normalizePrefix } from '../src/keys.js';
 import { bucket, clearPrefix, keysUnder, rawClient, storeOptions, uniquePrefix } from './helpers.js';

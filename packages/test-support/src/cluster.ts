@@ -1,3 +1,5 @@
+// The Redis Cluster as a test sees it: its nodes (CLUSTER NODES) and a failover on demand, for the
+// tests of a client that must follow a master moving to another node.
 import type { Redis } from 'ioredis';
 import { delay, type Endpoint } from './net.js';
 

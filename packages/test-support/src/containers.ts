@@ -4,7 +4,7 @@ import { lookup } from 'node:dns/promises';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { GenericContainer, getContainerRuntimeClient, type StartedTestContainer, Wait } from 'testcontainers';
 import { freePort } from './net.js';
-import type { ServerName } from './servers.js';
+import type { ServerName } from './server-names.js';
 
 /** The official images, each overridable (a mirror, another version). */
 const IMAGES = {

@@ -1,6 +1,9 @@
+// Where the servers are, read from the variables the setup put in the environment (REDIS_URL,
+// REDIS_CLUSTER_URLS, DATABASE_URL, S3_*): one function per server, throwing with the variable's
+// name when it is unset, so that a test never runs without its server.
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import { type Endpoint, endpointOf } from './net.js';
-import type { ServerName } from './servers.js';
+import type { ServerName } from './server-names.js';
 
 function required(name: string, server: ServerName, env: NodeJS.ProcessEnv): string {
   const value = env[name];

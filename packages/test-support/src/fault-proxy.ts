@@ -1,3 +1,6 @@
+// A TCP proxy in front of a real server that fails on demand (stalls, resets, latency, a cut
+// answer, an S3 SlowDown), for the tests of what a driver does when its network or server
+// misbehaves; it also counts what passes (round-trip-counter.ts). http-framer.ts tells its requests.
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { HttpRequestFramer, type RequestHead } from './http-framer.js';
 import { type Endpoint, endpointOf } from './net.js';

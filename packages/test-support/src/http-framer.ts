@@ -1,3 +1,5 @@
+// HTTP/1.1 requests told apart in a client's bytes, so that fault-proxy.ts can answer the Nth
+// request itself (`slow-down`) and pass the rest through untouched.
 /** The part of a request head the proxy acts on. */
 export interface RequestHead {
   method: string;

@@ -1,3 +1,8 @@
+// @memdir/test-support: the real servers the tests of the adapters and the bench run against, and
+// tools to trouble them. servers.ts gets the servers (the environment, testcontainers in
+// containers.ts, or scripts/services.sh through services-script.ts) and vitest-setup.ts wraps it
+// for vitest; env.ts reads where they are; private-servers.ts starts a test's own; fault-proxy.ts,
+// round-trip-counter.ts and cluster.ts trouble, count and fail them over. Private to the workspace.
 export { type ClusterFailoverOptions, type ClusterNode, clusterFailover, clusterNodes } from './cluster.js';
 export { databaseUrl, redisClusterNodes, redisUrl, type S3Server, s3Server } from './env.js';
 export {
@@ -17,10 +22,9 @@ export {
   startPrivateRedis,
 } from './private-servers.js';
 export { type RoundTripCounter, startRoundTripCounter } from './round-trip-counter.js';
+export { SERVER_NAMES, type ServerName } from './server-names.js';
 export {
   fromEnvironment,
-  SERVER_NAMES,
-  type ServerName,
   type ServerSource,
   type ServerStrategy,
   type StartedServers,

@@ -1,3 +1,5 @@
+// The TCP plumbing the other files share: a free port, a connection tried, a URL's host and port,
+// and waiting until something is true.
 import { createConnection, createServer } from 'node:net';
 
 /** A host and a TCP port. */

@@ -1,3 +1,5 @@
+// The bench's meter: the fault proxy in `pass` mode, counting the round trips and bytes between a
+// client and its server.
 import { type FaultProxy, startFaultProxy, type TrafficStats } from './fault-proxy.js';
 import type { Endpoint } from './net.js';
 

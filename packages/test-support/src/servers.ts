@@ -1,11 +1,9 @@
+// Getting the servers the tests use: from the environment when it names them, else started by
+// testcontainers (containers.ts) or by scripts/services.sh (services-script.ts), and given back
+// afterwards. The names of the servers are in server-names.ts.
 import { type Endpoint, endpointOf, tryConnect } from './net.js';
+import { SERVER_NAMES, type ServerName } from './server-names.js';
 import { parseExports, runServicesScript } from './services-script.js';
-
-/** The servers the adapters' tests and the bench use. */
-export type ServerName = 'redis' | 'redis-cluster' | 'postgres' | 's3';
-
-/** Every server name, in the order `scripts/services.sh` starts them. */
-export const SERVER_NAMES: readonly ServerName[] = ['redis', 'redis-cluster', 'postgres', 's3'];
 
 /** Where a server came from: the caller's environment, a Docker container, or `scripts/services.sh`. */
 export type ServerSource = 'environment' | 'testcontainers' | 'scripts';

@@ -1,3 +1,5 @@
+// Running the repository's scripts/services.sh from a test setup: its path from src/ or dist/, its
+// progress lines, and the variables its `env` prints.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -1,4 +1,7 @@
-import { type ServerName, type StartServersOptions, startServers } from './servers.js';
+// The vitest global setup each adapter's test/servers.ts exports: startServers for its servers,
+// their variables put where vitest's workers read them, and a teardown.
+import type { ServerName } from './server-names.js';
+import { type StartServersOptions, startServers } from './servers.js';
 
 /**
  * A vitest global setup that gets the servers `names` lists (see `startServers` for the order) and

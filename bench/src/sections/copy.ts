@@ -18,6 +18,7 @@ import { createS3Driver } from '@memdir/s3';
 import { startServers } from '@memdir/test-support';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { deleteKeys } from '../redis-keys.js';
 import type { BenchSection, SectionContext } from './section.js';
 
 const BIN = path.join(
@@ -95,12 +96,7 @@ async function clearS3(client: S3Client, bucket: string, prefix: string): Promis
 async function clearRedis(url: string, prefix: string): Promise<void> {
   const redis = new Redis(url);
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    await deleteKeys(redis, prefix);
   } finally {
     redis.disconnect();
   }

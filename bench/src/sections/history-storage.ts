@@ -8,6 +8,7 @@ import { DeleteObjectsCommand, ListObjectsV2Command, type S3Client } from '@aws-
 import type { MemoryStore } from '@memdir/core';
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
+import { keysOf } from '../redis-keys.js';
 
 /** What one store holds with history on and off, and per version. */
 export interface StorageRow {
@@ -46,12 +47,9 @@ export function perVersion(row: StorageRow): number {
 /** Redis: the sum of `MEMORY USAGE key SAMPLES 0` over every key of `prefix`. */
 export async function redisBytes(redis: Redis, prefix: string): Promise<number> {
   let total = 0;
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+  for await (const keys of keysOf(redis, prefix)) {
     for (const key of keys) total += Number((await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) ?? 0);
-    cursor = next;
-  } while (cursor !== '0');
+  }
   return total;
 }
 

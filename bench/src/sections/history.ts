@@ -17,6 +17,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { runBench } from '../bench.js';
 import { compare } from '../interleave.js';
+import { deleteKeys } from '../redis-keys.js';
 import { formatRate, formatRatio } from '../stats.js';
 import { mixedWorkload } from '../workloads.js';
 import { fsTiming } from './fs-reference.js';
@@ -156,12 +157,7 @@ export function historySection(): BenchSection {
         const redis = new Redis(redisUrl);
         redis.on('error', () => {});
         closing.push(async () => {
-          let cursor = '0';
-          do {
-            const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-            if (keys.length > 0) await redis.unlink(...keys);
-            cursor = next;
-          } while (cursor !== '0');
+          await deleteKeys(redis, prefix);
           redis.disconnect();
         });
         const redisCounter = await startRoundTripCounter(redisUrl);

@@ -14,6 +14,7 @@ import { Redis } from 'ioredis';
 import { VerificationError } from '../bench.js';
 import { COMMAND_CASES, COMMAND_SEED } from '../command-cases.js';
 import { compare } from '../interleave.js';
+import { deleteKeys } from '../redis-keys.js';
 import { formatRatio } from '../stats.js';
 import type { BenchSection, SectionContext } from './section.js';
 import { redisTenantTurns, TENANT_TURNS_GOAL, tenantResult } from './tenant-handles.js';
@@ -32,15 +33,6 @@ class CommandCount {
   stop(): void {
     unsubscribe(COMMAND_CHANNEL, this.#listener);
   }
-}
-
-async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    if (keys.length > 0) await redis.unlink(...keys);
-    cursor = next;
-  } while (cursor !== '0');
 }
 
 /** Runs commands `width` at a time. */
@@ -580,7 +572,7 @@ export function redisSection(): BenchSection {
         return lines.join('\n');
       } finally {
         for (const store of opened) await store.close().catch(() => {});
-        await deleteKeys(admin, `${prefix}*`).catch(() => {});
+        await deleteKeys(admin, prefix).catch(() => {});
         admin.disconnect();
         await counter.close();
         await servers.stop();

@@ -15,6 +15,7 @@ import { createS3Driver, createS3Store } from '@memdir/s3';
 import { startRoundTripCounter, startServers } from '@memdir/test-support';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { deleteKeys } from '../redis-keys.js';
 import { s3Clear } from './history-storage.js';
 import { configOf } from './s3.js';
 import type { BenchSection, SectionContext } from './section.js';
@@ -106,12 +107,7 @@ export function tenantsSection(): BenchSection {
         const redis = new Redis(redisUrl);
         redis.on('error', () => {});
         closing.push(async () => {
-          let cursor = '0';
-          do {
-            const [next, keys] = await redis.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 1000);
-            if (keys.length > 0) await redis.unlink(...keys);
-            cursor = next;
-          } while (cursor !== '0');
+          await deleteKeys(redis, keyPrefix);
           redis.disconnect();
         });
         const redisCounter = await startRoundTripCounter(redisUrl);

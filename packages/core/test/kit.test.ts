@@ -1,6 +1,7 @@
 // The driver kit's pure helpers (core v3): what adapters used to write each on their own.
 import { describe, expect, it } from 'vitest';
 import {
+  appendFileVersion,
   applyEdit,
   driverLog,
   EditQueue,
@@ -14,9 +15,10 @@ import {
   sequenceVersionId,
   sha256Hex,
   splitStoreOptions,
+  versionPage,
   versionSequence,
 } from '../src/driver/index.js';
-import { MemoryToolError } from '../src/index.js';
+import { type DriverPath, type DriverVersion, MemoryToolError } from '../src/index.js';
 
 const DAY = 86_400_000;
 
@@ -160,6 +162,60 @@ describe('history ids and retention', () => {
     expect(prunable(versions, { keepVersions: 5, keepDays: 30 }, now, 10)).toEqual([6, 5]);
     // keepDays 0: only the newest keepVersions stay; the newest version is never removed.
     expect(prunable(versions, { keepVersions: 1, keepDays: 0 }, now, 10)).toEqual([6, 5, 4, 3, 2, 1]);
+  });
+});
+
+describe('a history kept in JavaScript: appendFileVersion and versionPage', () => {
+  const version = (sequence: number, path: string): DriverVersion & { content: string } => ({
+    id: sequenceVersionId(sequence),
+    fileId: 'mem_a',
+    path: path as DriverPath,
+    previousPath: null,
+    operation: 'modified',
+    size: 1,
+    sha256: null,
+    at: sequence,
+    actor: null,
+    command: 'create',
+    operationId: `op-${sequence}`,
+    toolUseId: null,
+    restoredFrom: null,
+    redactedAt: null,
+    content: 'x',
+  });
+  const kept = [1, 2, 3, 4, 5].map((sequence) =>
+    version(sequence, sequence % 2 === 0 ? 'even.md' : 'odd.md'),
+  );
+  const ids = kept.map((each) => each.id);
+  const byId = new Map(kept.map((each) => [each.id, each]));
+  const versionOf = (id: string) => byId.get(id)!;
+
+  it('appendFileVersion keeps the ids of each file in the order they come', () => {
+    const byFile = new Map<string, string[]>();
+    appendFileVersion(byFile, 'mem_a', ids[0]!);
+    appendFileVersion(byFile, 'mem_b', ids[1]!);
+    appendFileVersion(byFile, 'mem_a', ids[2]!);
+    expect([...byFile]).toEqual([
+      ['mem_a', [ids[0], ids[2]]],
+      ['mem_b', [ids[1]]],
+    ]);
+  });
+
+  it('lists newest first from below the cursor, and ends with no cursor', () => {
+    const first = versionPage(ids, versionOf, { limit: 2 });
+    expect(first.versions.map((each) => each.id)).toEqual([ids[4], ids[3]]);
+    expect(first.next).toBe(ids[3]);
+    const second = versionPage(ids, versionOf, { limit: 10, cursor: first.next! });
+    expect(second).toEqual({ versions: [kept[2], kept[1], kept[0]], next: null });
+  });
+
+  it('applies the filters, stops after scanLimit versions looked at, and shows each as asked', () => {
+    const odd = versionPage(ids, versionOf, { limit: 10, path: 'odd.md' as DriverPath });
+    expect(odd.versions.map((each) => each.id)).toEqual([ids[4], ids[2], ids[0]]);
+    const short = versionPage(ids, versionOf, { limit: 10, path: 'odd.md' as DriverPath }, undefined, 2);
+    expect(short).toEqual({ versions: [kept[4]], next: ids[3] });
+    const shown = versionPage(ids, versionOf, { limit: 1 }, ({ content: _content, ...rest }) => rest);
+    expect(shown.versions[0]).not.toHaveProperty('content');
   });
 });
 

@@ -1,11 +1,25 @@
 // The admin side of the filesystem driver, over the folders of a root: namespaces are the folders
 // of `{base}/namespaces`, a drop first renames the namespace's folder out of every store's way (one
 // rename: it is gone at once) and then removes the renamed tree in bounded batches, and a sweep
-// expires files by their change time (ctime), which changes, renames and touching reads move.
+// expires files by their change time (ctime), which changes, renames and touching reads move. The
+// admin methods of the driver are at the end: the listing, usage, the drop and the sweep.
 import { randomBytes } from 'node:crypto';
 import type { Dirent } from 'node:fs';
+import type {
+  DriverCallOptions,
+  DriverDropOptions,
+  DriverNamespacePage,
+  DriverNamespaceQuery,
+  DriverSweepOptions,
+  DriverUsage,
+} from '@memdir/core';
+import { prunable, validateNamespace } from '@memdir/core/driver';
+import type { FolderCalls } from './calls.js';
 import { type Dir, openFolder } from './dir.js';
-import { HistoryLog } from './history-log.js';
+import { compact } from './history/compact.js';
+import { HistoryLog } from './history/log.js';
+import { Recorder } from './history/recorder.js';
+import { removeLocked } from './remove.js';
 import { errno, lstat, readdir, rename, rmdir, unlink } from './sys.js';
 import { holdsFile } from './tree.js';
 
@@ -27,7 +41,7 @@ async function children(dir: Dir): Promise<Dirent[]> {
 }
 
 /** Whether the namespace folder `dir` holds anything: a file, a version, or a namespace that does. */
-export async function holdsAnything(dir: Dir): Promise<boolean> {
+async function holdsAnything(dir: Dir): Promise<boolean> {
   const memories = await openFolder(dir, 'memories');
   if (typeof memories !== 'string') {
     try {
@@ -68,7 +82,7 @@ export async function holdsAnything(dir: Dir): Promise<boolean> {
 }
 
 /** The namespaces in `base/namespaces` that hold anything, a page at a time (see the driver contract). */
-export async function listNamespaces(
+async function namespacesBelow(
   base: Dir,
   query: {
     readonly prefix?: string | undefined;
@@ -152,7 +166,7 @@ function ignoreMissing(error: unknown): void {
  * anything), then what a drop of it left (this one's, or one a crash interrupted) removed, at most
  * `batch` entries. A namespace that holds nothing is left as it is.
  */
-export async function dropNamespace(
+async function dropBelow(
   base: Dir,
   name: string,
   batch: number,
@@ -195,7 +209,7 @@ export async function dropNamespace(
  * Files beneath `memories` whose change time (the later of their last change, move and touching
  * read: all move ctime) is before `before`, at most `limit`, as driver paths.
  */
-export async function staleFiles(memories: Dir, before: number, limit: number): Promise<string[]> {
+async function staleFiles(memories: Dir, before: number, limit: number): Promise<string[]> {
   const found: string[] = [];
   const scan = async (folder: Dir, path: string): Promise<void> => {
     for (const child of await children(folder)) {
@@ -219,4 +233,106 @@ export async function staleFiles(memories: Dir, before: number, limit: number): 
   };
   await scan(memories, '');
   return found;
+}
+
+// --- the admin methods of the driver ----------------------------------------------------------------
+
+/** The namespaces below the driver's folder that hold anything, a page at a time. */
+export function listNamespaces(
+  calls: FolderCalls,
+  query: DriverNamespaceQuery,
+  _options?: DriverCallOptions,
+): Promise<DriverNamespacePage> {
+  return calls.guard('listNamespaces', false, () =>
+    calls.onBase({ names: [], next: null }, (base) => namespacesBelow(base, query)),
+  );
+}
+
+export async function usage(calls: FolderCalls, options?: DriverCallOptions): Promise<DriverUsage> {
+  // A namespace nothing was ever written to (or one just dropped) has no `.memdir`: it holds
+  // nothing, and looking makes none.
+  const written = await calls.guard('usage', false, () =>
+    calls.onBase(
+      false,
+      async (base) => typeof (await openFolder(base, '.memdir').then(closeDir)) !== 'string',
+    ),
+  );
+  if (!written) return { files: 0, bytes: 0, versions: 0, lastChangeAt: null };
+  return calls.change('usage', options ?? {}, async (generation) => {
+    const totals = await generation.totals!.current(generation.memories!, calls.backend.log);
+    return {
+      files: totals.files,
+      bytes: totals.bytes,
+      versions: generation.history.index.size,
+      lastChangeAt: generation.totals!.lastChangeAt(),
+    };
+  });
+}
+
+export function dropNamespace(
+  calls: FolderCalls,
+  name: string,
+  options: DriverDropOptions,
+): Promise<{ removed: number; done: boolean }> {
+  try {
+    validateNamespace(name);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return calls.guard('dropNamespace', true, () =>
+    calls.onBase({ removed: 0, done: true }, (base) => dropBelow(base, name, options.batch)),
+  );
+}
+
+/** Expiry first (each expired file a removal of its own), then retention, within one budget. */
+export function sweep(
+  calls: FolderCalls,
+  options: DriverSweepOptions,
+): Promise<{ expired: number; pruned: number; done: boolean }> {
+  const { record, ...rest } = options;
+  return calls.change('sweep', rest, async (generation, call) => {
+    let budget = options.batch;
+    let expired = 0;
+    const history = generation.history;
+    if (options.expireBefore !== undefined) {
+      for (const path of await staleFiles(generation.memories!, options.expireBefore, budget)) {
+        // Each expiry is a removal of its own, recorded as one, by the service.
+        const recorder = record && new Recorder(history, record, options.op);
+        let removal: Awaited<ReturnType<typeof removeLocked>>;
+        try {
+          removal = await removeLocked(generation, path, { ...call, history: recorder });
+        } finally {
+          recorder?.finish();
+        }
+        if (removal.removed) expired++;
+        budget--;
+      }
+    }
+    let pruned = 0;
+    if (options.retention && budget > 0) {
+      const now = options.now ?? Date.now();
+      const doomed: string[] = [];
+      for (const fileId of history.index.fileIds()) {
+        if (doomed.length >= budget) break;
+        const versions = history.index.versionsOf(fileId);
+        for (const index of prunable(versions, options.retention, now, budget - doomed.length)) {
+          doomed.push(versions[index]!.id);
+        }
+      }
+      if (doomed.length > 0) {
+        history.begin({ versions: [], pruned: doomed });
+        history.end(true);
+        await compact(generation, calls.backend.log);
+      }
+      pruned = doomed.length;
+      budget -= pruned;
+    }
+    return { expired, pruned, done: budget > 0 };
+  });
+}
+
+/** Closes a folder `openFolder` opened, passing on what it was. */
+function closeDir(opened: Dir | string): Dir | string {
+  if (typeof opened !== 'string') opened.close();
+  return opened;
 }

@@ -8,6 +8,7 @@ import type { DriverCallStats } from '@memdir/core';
 import type { DriverLog } from '@memdir/core/driver';
 import { Dir, openTrusted } from './dir.js';
 import { misconfiguredRoot } from './errors.js';
+import type { FolderBase } from './folder-base.js';
 import { Generation, openOwnFolder } from './generation.js';
 import { errno, FOLDER_MODE, O_DIRECTORY, O_NOFOLLOW, O_RDONLY } from './sys.js';
 
@@ -51,7 +52,7 @@ export function openFolderOf(options: FolderOptions): Folder {
   return folder;
 }
 
-export class Folder {
+export class Folder implements FolderBase {
   users = 0;
   readonly memoriesPath: string;
   readonly memdirPath: string;

@@ -7,8 +7,8 @@ import type * as fs from 'node:fs';
 import { type DriverLog, refuseLink } from '@memdir/core/driver';
 import { type Dir, openFolder } from './dir.js';
 import { folderInTheWay } from './errors.js';
-import type { Folder } from './folder.js';
-import { HistoryLog } from './history-log.js';
+import type { FolderBase } from './folder-base.js';
+import { HistoryLog } from './history/log.js';
 import { Liveness } from './liveness.js';
 import { Lock } from './lock.js';
 import {
@@ -102,7 +102,7 @@ export class Generation {
   #whenDisposed: (() => void) | undefined;
 
   constructor(
-    readonly folder: Folder,
+    readonly folder: FolderBase,
     /** The base folder (`{root}` or `{root}/namespaces/n`); null while it does not exist. */
     private base: Dir | null,
   ) {}

@@ -1,13 +1,30 @@
+// @memdir/fs: the memory store in a local folder. This file has the factories (the driver, the
+// store and the admin made from it) and the package's public exports. The driver's methods are in
+// driver.ts, which says where the rest is; the options and their defaults are in options.ts.
+import { resolve } from 'node:path';
 import type { MemdirStore, MemoryAdmin, MemoryAdminOptions, MemoryStoreOptions } from '@memdir/core';
-import { createOwningAdmin, createOwningStore, splitStoreOptions } from '@memdir/core/driver';
-import { createFsDriver, type FsDriverOptions } from './driver.js';
+import { createOwningAdmin, createOwningStore, driverLog, splitStoreOptions } from '@memdir/core/driver';
+import { Backend } from './backend.js';
+import { type FsDriver, FsMemoryDriver } from './driver.js';
+import { checkOptions, type FsDriverOptions } from './options.js';
 
-export {
-  createFsDriver,
-  DEFAULT_STALE_LOCK_MS,
-  type FsDriver,
-  type FsDriverOptions,
-} from './driver.js';
+export type { FsDriver } from './driver.js';
+export { DEFAULT_STALE_LOCK_MS, type FsDriverOptions } from './options.js';
+
+/**
+ * A driver that keeps each memory file as a plain file under `options.root` (see
+ * {@link FsDriverOptions.root} for the layout). It follows no symbolic link below the root: every
+ * name is opened through the handle of the folder above it (SPEC section 8). Every change is written
+ * to a temporary file, fsynced and renamed into place, under a lock shared by every process on the
+ * folder, so no update is lost and a crash leaves each file whole; the namespace's totals (bytes,
+ * files) are kept beside it for quotas. Reads take no lock. Files are created 0600 and folders 0700.
+ * @throws TypeError for invalid options.
+ */
+export function createFsDriver(options: FsDriverOptions): FsDriver {
+  const { root, staleMs, lockCapMs, logger } = checkOptions(options);
+  const backend = new Backend(resolve(root), staleMs, lockCapMs, driverLog('fs', logger));
+  return new FsMemoryDriver(backend, []);
+}
 
 /** Options of {@link createFsStore}: where the folder is, plus the store options of SPEC section 3. */
 export interface FsStoreOptions extends FsDriverOptions, MemoryStoreOptions {}

@@ -1,3 +1,5 @@
+// The folder's cross-process lock, held by every change (how it is taken, kept and broken is told
+// below, above the class), and how long one change waits for it.
 import { setTimeout as delay } from 'node:timers/promises';
 import { MemoryToolError } from '@memdir/core';
 import type { DriverLog } from '@memdir/core/driver';

@@ -4,7 +4,7 @@ import { MemoryToolError } from '@memdir/core';
 import { refuseAlreadyExists, refuseLink, refuseNotFound } from '@memdir/core/driver';
 import { kindAt, openFolder } from './dir.js';
 import type { Generation } from './generation.js';
-import { readTree } from './history.js';
+import { readTree } from './history/recorder.js';
 import { closeHoldsFile, stopRefusal } from './lookup.js';
 import { errno, rename, settleAll } from './sys.js';
 import { closeWalk, pruneEmpty, removeEmptyFolders, type Walk, walk } from './tree.js';

@@ -14,7 +14,7 @@ import {
 } from '@memdir/core/driver';
 import { type Dir, entryAt, openEntry, openFolder } from './dir.js';
 import type { Generation } from './generation.js';
-import type { HistoryHook } from './history.js';
+import type { HistoryHook } from './history/recorder.js';
 import { closeHoldsFile, prefix, stopRefusal } from './lookup.js';
 import { closeNow, errno, FOLDER_MODE, mkdir, rmdir } from './sys.js';
 import { closeWalk, type FileText, FOLDER, readText, removeEmptyFolders, walk } from './tree.js';

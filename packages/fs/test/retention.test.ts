@@ -9,8 +9,8 @@ import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTrusted } from '../src/dir.js';
-import { Recorder } from '../src/history.js';
-import { HistoryLog } from '../src/history-log.js';
+import { HistoryLog } from '../src/history/log.js';
+import { Recorder } from '../src/history/recorder.js';
 import { Temp } from '../src/temp.js';
 import { tempFolder } from './helpers.js';
 

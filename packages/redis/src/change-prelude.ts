@@ -124,6 +124,33 @@ local function add_size(node, delta)
   end
 end
 
+-- Where a whole file at path goes: its node (walk) and its deepest existing ancestor (settle); or,
+-- third, the refusal when a file lies above path or a folder is at it.
+local function file_place(path)
+  local node = walk(path)
+  local existing, file = settle(node)
+  if file then return nil, nil, { 'E', 'PATH_CONFLICT', file } end
+  if redis.call('ZSCORE', I, '\1' .. node.mem[node.k]) then return nil, nil, { 'E', 'PATH_CONFLICT', path } end
+  return node, existing, nil
+end
+
+-- Puts content under key as the file at path (node is walk(path)) with file id id: a new file is
+-- added to the index with the missing folders above it (those deeper than existing); then its
+-- expiry time, the sizes of the folders above it and the namespace's bytes, by delta. Every change
+-- that writes a whole file (write, edit, restore) ends with it.
+local function put_file(node, existing, path, key, id, content, new, at, delta)
+  redis.call('HSET', F, key, content)
+  redis.call('HSET', V, path, key .. '\t' .. id)
+  redis.call('HSET', S, path, #content)
+  if new then
+    redis.call('ZADD', I, 0, node.mem[node.k])
+    add_parents(node, existing)
+  end
+  redis.call('ZADD', E, at, path)
+  add_size(node, delta)
+  add_bytes(delta)
+end
+
 -- add_size(source, -weight) then add_size(target, weight), in one pass: an ancestor of both (for
 -- a rename within a folder, every one) keeps its size without a call.
 local function move_size(source, target, weight)

@@ -23,11 +23,8 @@ if done then return { 'ok', done } end
 local now = now_ms()
 if now > tonumber(ARGV[5]) then return { 'E', 'LATE', now } end
 
-local node = walk(path)
-local existing, file = settle(node)
-if file then return { 'E', 'PATH_CONFLICT', file } end
-local m = node.mem[node.k]
-if redis.call('ZSCORE', I, '\1' .. m) then return { 'E', 'PATH_CONFLICT', path } end
+local node, existing, refused = file_place(path)
+if refused then return refused end
 local current = redis.call('HGET', V, path)
 local current_key = current and entry_of(current)
 local expect = ARGV[6]
@@ -53,16 +50,7 @@ if current then
 else
   id = ARGV[11] ~= '' and ARGV[11] or new_file_id(path, key)
 end
-redis.call('HSET', F, key, content)
-redis.call('HSET', V, path, key .. '\t' .. id)
-redis.call('HSET', S, path, #content)
-if not current then
-  redis.call('ZADD', I, 0, m)
-  add_parents(node, existing)
-end
-redis.call('ZADD', E, h.at, path)
-add_size(node, delta)
-add_bytes(delta)
+put_file(node, existing, path, key, id, content, not current, h.at, delta)
 if seq then
   retain(key)
   record(h, seq, id, current and OP_MODIFIED or OP_CREATED, path, false, ARGV[12], false, false)

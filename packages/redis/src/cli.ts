@@ -1,7 +1,7 @@
 // `memdir ... --store redis://...`: the CLI loads this module for the redis: and rediss: schemes.
 import type { MemoryStore, MemoryStoreOptions } from '@memdir/core';
 import { createOwningStore } from '@memdir/core/driver';
-import { createRedisDriver } from './driver.js';
+import { createRedisDriver } from './index.js';
 
 /**
  * Opens a store on the Redis (or Redis Cluster) at `url`, checking the server first, so that a

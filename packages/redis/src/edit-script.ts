@@ -279,12 +279,7 @@ local seq = h.on and next_seq()
 local version = seq and int(seq) or ARGV[8]
 local _, id = file_id_of(path, value, version)
 release(current)
-redis.call('HSET', F, version, updated)
-redis.call('HSET', V, path, version .. '\t' .. id)
-redis.call('HSET', S, path, #updated)
-redis.call('ZADD', E, h.at, path)
-add_size(walk(path), delta)
-add_bytes(delta)
+put_file(walk(path), 0, path, version, id, updated, false, h.at, delta)
 if seq then
   retain(version)
   record(h, seq, id, OP_MODIFIED, path, false, '', false, false)

@@ -237,11 +237,8 @@ local source_key = source and content_key(source)
 local content = source_key and redis.call('HGET', F, source_key)
 if not content then return { 'E', 'NOT_FOUND', ARGV[2] } end
 local path = ARGV[2] ~= '' and ARGV[2] or source[3]
-local node = walk(path)
-local existing, file = settle(node)
-if file then return { 'E', 'PATH_CONFLICT', file } end
-local m = node.mem[node.k]
-if redis.call('ZSCORE', I, '\1' .. m) then return { 'E', 'PATH_CONFLICT', path } end
+local node, existing, refused = file_place(path)
+if refused then return refused end
 local current = redis.call('HGET', V, path)
 local current_key, current_id
 if current then current_key, current_id = entry_of(current) end
@@ -278,16 +275,7 @@ else
   local latest = #newest > 0 and version_at(newest[1])
   if latest and latest[5] == OP_DELETED and latest[3] == path then id = source[2] else id = new_file_id(path, key) end
 end
-redis.call('HSET', F, key, content)
-redis.call('HSET', V, path, key .. '\t' .. id)
-redis.call('HSET', S, path, #content)
-if not current then
-  redis.call('ZADD', I, 0, m)
-  add_parents(node, existing)
-end
-redis.call('ZADD', E, h.at, path)
-add_size(node, delta)
-add_bytes(delta)
+put_file(node, existing, path, key, id, content, not current, h.at, delta)
 retain(key)
 record(h, seq, id, OP_RESTORED, path, false, source[14] or '', false, source[1])
 changed(h)

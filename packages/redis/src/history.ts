@@ -61,7 +61,7 @@ export interface NamespaceCalls {
     call: DriverCallOptions | undefined,
     change: boolean,
   ): Promise<unknown>;
-  /** Runs a change script with its fence (see the driver's `#change`). */
+  /** Runs a change script with its fence (see `change` in calls.ts). */
   change(script: Script, args: (fence: string) => string[], call: DriverChangeOptions): Promise<unknown[]>;
   /** The namespace's registry members (registry.ts). */
   readonly registration: string;

@@ -1,18 +1,29 @@
+// @memdir/redis: the memory store on Redis or a Redis Cluster. This file has the factories (the
+// driver, the store and the admin made from it) and the package's public exports. The driver's
+// methods are in driver.ts, which says where the rest is; the options and their defaults are in
+// options.ts; `memdir ... --store redis://` loads cli.ts.
 import type { MemdirStore, MemoryAdmin, MemoryAdminOptions, MemoryStoreOptions } from '@memdir/core';
 import { createOwningAdmin, createOwningStore, splitStoreOptions } from '@memdir/core/driver';
-import { createRedisDriver } from './driver.js';
+import { openBackend } from './backend.js';
+import { type RedisDriver, RedisMemoryDriver } from './driver.js';
 import type { RedisDriverOptions } from './options.js';
 
 export type { RedisClient } from './connection.js';
 export { DEFAULT_REDIS_URL } from './connection.js';
-export {
-  createRedisDriver,
-  DEFAULT_MAX_SUBTREE_ENTRIES,
-  type RedisDriver,
-  RedisMemoryDriver,
-} from './driver.js';
+export { type RedisDriver, RedisMemoryDriver } from './driver.js';
 export { DEFAULT_KEY_PREFIX } from './layout.js';
-export type { RedisDriverOptions } from './options.js';
+export { DEFAULT_MAX_SUBTREE_ENTRIES, type RedisDriverOptions } from './options.js';
+
+/**
+ * The memdir driver over Redis or a Redis Cluster, for `createMemoryStore(driver, options)` from
+ * `@memdir/core` (or use {@link createRedisStore}). Every call is one Lua script on the keys of one
+ * namespace, which share one hash tag (so one Cluster slot).
+ *
+ * @throws TypeError for invalid options (both `client` and `url`, a `keyPrefix` that breaks the rule).
+ */
+export function createRedisDriver(options: RedisDriverOptions = {}): RedisDriver {
+  return new RedisMemoryDriver(openBackend(options), '/', true);
+}
 
 /** Options of {@link createRedisStore}: where Redis is, plus the store options of SPEC section 3. */
 export interface RedisStoreOptions extends RedisDriverOptions, MemoryStoreOptions {}

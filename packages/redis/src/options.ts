@@ -1,9 +1,15 @@
-// The options of the Redis driver (and so of the store and the admin made from it).
+// The options of the Redis driver (and so of the store and the admin made from it), their defaults,
+// and the checks that turn them into the settings a driver runs with (backend.ts).
 import type { MemdirLogger } from '@memdir/core';
+import { positiveInteger } from '@memdir/core/driver';
 import type { ClusterOptions, RedisOptions } from 'ioredis';
 import type { RedisClient } from './connection.js';
+import { checkKeyPrefix, DEFAULT_KEY_PREFIX } from './layout.js';
 
-/** Options of {@link createRedisDriver}. */
+/** Default of {@link RedisDriverOptions.maxSubtreeEntries}. */
+export const DEFAULT_MAX_SUBTREE_ENTRIES = 20_000;
+
+/** Options of `createRedisDriver` (index.ts). */
 export interface RedisDriverOptions {
   /**
    * Your own ioredis client: a `Redis` or a `Cluster`. The store never closes it and adds no
@@ -53,4 +59,25 @@ export interface RedisDriverOptions {
    * @default `NODE_DEBUG=memdir` output
    */
   logger?: MemdirLogger | undefined;
+}
+
+/** The options a driver runs with beside its connection: checked, defaults filled in. */
+export interface RedisSettings {
+  readonly prefix: string;
+  readonly maxSubtreeEntries: number;
+}
+
+/**
+ * Checks the key prefix and `maxSubtreeEntries` of `options` (the connection checks the rest).
+ * @throws TypeError for invalid options.
+ */
+export function checkOptions(options: RedisDriverOptions): RedisSettings {
+  const prefix = checkKeyPrefix(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
+  const maxSubtreeEntries = positiveInteger(
+    'redis',
+    'maxSubtreeEntries',
+    options.maxSubtreeEntries,
+    DEFAULT_MAX_SUBTREE_ENTRIES,
+  );
+  return { prefix, maxSubtreeEntries };
 }

@@ -8,6 +8,7 @@ import type {
   DriverPointInTime,
   DriverTreeEntry,
   DriverVersion,
+  DriverVersionPage,
   DriverVersionQuery,
 } from '../types.js';
 
@@ -122,6 +123,42 @@ export function lowerBoundId(ids: readonly string[], id: string): number {
     else high = middle;
   }
   return low;
+}
+
+/** How many versions one page of {@link versionPage} looks at, at most (a page may then come back short). */
+export const VERSION_SCAN_LIMIT = 10_000;
+
+/**
+ * One `listVersions` page of a history kept in JavaScript: newest first from below `query.cursor`
+ * over `ids` (every kept id of the listing, ascending: the commit order), the versions that pass
+ * {@link versionMatches}, until `query.limit` of them or `scanLimit` looked at. When it stops early
+ * the cursor is the last version looked at (exclusive), so the next page goes on from there.
+ * `show` makes what the page holds of a version (a copy without its content, say).
+ */
+export function versionPage<V extends DriverVersion>(
+  ids: readonly string[],
+  versionOf: (id: string) => V,
+  query: DriverVersionQuery,
+  show: (version: V) => DriverVersion = (version) => version,
+  scanLimit = VERSION_SCAN_LIMIT,
+): DriverVersionPage {
+  let index = (query.cursor === undefined ? ids.length : lowerBoundId(ids, query.cursor)) - 1;
+  const versions: DriverVersion[] = [];
+  for (let scanned = 0; index >= 0; index--, scanned++) {
+    if (versions.length === query.limit || scanned === scanLimit) {
+      return { versions, next: ids[index + 1]! };
+    }
+    const version = versionOf(ids[index]!);
+    if (versionMatches(version, query)) versions.push(show(version));
+  }
+  return { versions, next: null };
+}
+
+/** Appends `id`, newer than every id kept, to the ids of `fileId` in `byFile` (the ids of each file, ascending). */
+export function appendFileVersion(byFile: Map<string, string[]>, fileId: string, id: string): void {
+  const ids = byFile.get(fileId);
+  if (ids) ids.push(id);
+  else byFile.set(fileId, [id]);
 }
 
 /** Removes `id` from the ascending list `ids`, if it is there. */

@@ -33,6 +33,7 @@ export {
 } from './deadline.js';
 export { EditBatch, type EditCheck, EditQueue, type QueuedEdit } from './edit-queue.js';
 export {
+  appendFileVersion,
   importedSequences,
   isAtOrBeneath,
   lowerBoundId,
@@ -43,7 +44,9 @@ export {
   sequenceVersionId,
   sha256Hex,
   treeOfVersions,
+  VERSION_SCAN_LIMIT,
   versionMatches,
+  versionPage,
   versionSequence,
 } from './history.js';
 export { compareListingPaths, compareNames, foldListing, ListingFold } from './listing.js';

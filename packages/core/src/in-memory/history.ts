@@ -2,15 +2,15 @@
 // with an index per file, here three maps. Ids come from one counter per namespace, so they sort in
 // commit order; pruning follows the kit's `prunable`, a bounded number per call.
 import {
+  appendFileVersion,
   importedSequences,
-  lowerBoundId,
   PRUNE_PER_CHANGE,
   prunable,
   removeSortedId,
   sequenceVersionId,
   sha256Hex,
   treeOfVersions,
-  versionMatches,
+  versionPage,
 } from '../driver/history.js';
 import { refuseConflict } from '../driver/refusals.js';
 import { utf8Length } from '../path.js';
@@ -31,9 +31,6 @@ export type StoredVersion = {
 };
 
 const DAY_MS = 86_400_000;
-
-/** How many versions one `listVersions` call looks at, at most (a page may then come back short). */
-const SCAN_LIMIT = 10_000;
 
 /** What retention keeps (a store's `history` option, as a change record carries it). */
 export interface Retention {
@@ -86,12 +83,7 @@ export class VersionLog {
   #add(version: StoredVersion): void {
     this.#byId.set(version.id, version);
     this.#order.push(version.id);
-    let ids = this.#byFile.get(version.fileId);
-    if (!ids) {
-      ids = [];
-      this.#byFile.set(version.fileId, ids);
-    }
-    ids.push(version.id);
+    appendFileVersion(this.#byFile, version.fileId, version.id);
   }
 
   #remove(id: string): void {
@@ -131,21 +123,11 @@ export class VersionLog {
     return doomed.length;
   }
 
-  /** Newest first, from below the cursor, looking at no more than SCAN_LIMIT versions. */
+  /** Newest first, from below the cursor (the kit's page of a history kept in JavaScript). */
   list(query: DriverVersionQuery): DriverVersionPage {
     const ids =
       query.fileId === undefined ? this.#order : (this.#byFile.get(query.fileId) ?? ([] as string[]));
-    let index = (query.cursor === undefined ? ids.length : lowerBoundId(ids, query.cursor)) - 1;
-    const versions: DriverVersion[] = [];
-    for (let scanned = 0; index >= 0; index--, scanned++) {
-      if (versions.length === query.limit || scanned === SCAN_LIMIT) {
-        // More may follow: the cursor is the last version looked at, exclusive.
-        return { versions, next: ids[index + 1]! };
-      }
-      const version = this.#byId.get(ids[index]!)!;
-      if (versionMatches(version, query)) versions.push(withoutContent(version));
-    }
-    return { versions, next: null };
+    return versionPage(ids, (id) => this.#byId.get(id)!, query, withoutContent);
   }
 
   /** Every file's newest version at or before `at`, unless it is a deletion or redacted. */

@@ -18,10 +18,10 @@
 import * as fs from 'node:fs';
 import type { DriverVersion, DriverVersionWithContent } from '@memdir/core';
 import { sequenceVersionId, versionSequence } from '@memdir/core/driver';
-import type { Dir } from './dir.js';
-import { VersionIndex } from './history-index.js';
-import { closeNow, FILE_MODE, O_CREAT, O_NOFOLLOW, O_RDWR, preadNow, pwriteNow } from './sys.js';
-import type { Temp } from './temp.js';
+import type { Dir } from '../dir.js';
+import { closeNow, FILE_MODE, O_CREAT, O_NOFOLLOW, O_RDWR, preadNow, pwriteNow } from '../sys.js';
+import type { Temp } from '../temp.js';
+import { VersionIndex } from './version-index.js';
 
 /** What a pending group holds: its versions and the ids it prunes. */
 export interface Group {

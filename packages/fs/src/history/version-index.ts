@@ -1,7 +1,7 @@
-// The in-memory index of a namespace's history file (history-log.ts): every kept version without
+// The in-memory index of a namespace's history file (log.ts): every kept version without
 // its content, where its line is, in commit order and per file, and which file id each live path
 // has. Listings and the tree at a past point are computed here, with the reference's rules
-// (packages/core/src/in-memory/history.ts).
+// (packages/core/src/in-memory/history.ts); a page of a listing is the kit's `versionPage`.
 import type {
   DriverPointInTime,
   DriverTreeEntry,
@@ -9,10 +9,7 @@ import type {
   DriverVersionPage,
   DriverVersionQuery,
 } from '@memdir/core';
-import { lowerBoundId, removeSortedId, treeOfVersions, versionMatches } from '@memdir/core/driver';
-
-/** How many versions one `listVersions` call looks at, at most (a page may then come back short). */
-const SCAN_LIMIT = 10_000;
+import { appendFileVersion, removeSortedId, treeOfVersions, versionPage } from '@memdir/core/driver';
 
 export interface IndexEntry {
   version: DriverVersion;
@@ -48,12 +45,7 @@ export class VersionIndex {
     this.#byId.set(version.id, { version, offset, length, bytes });
     // Ids come in ascending order (changes under the lock, imports refused otherwise).
     this.#order.push(version.id);
-    let ids = this.#byFile.get(version.fileId);
-    if (!ids) {
-      ids = [];
-      this.#byFile.set(version.fileId, ids);
-    }
-    ids.push(version.id);
+    appendFileVersion(this.#byFile, version.fileId, version.id);
     const { path, previousPath, fileId } = version;
     if (previousPath !== null && this.#livePaths.get(previousPath) === fileId)
       this.#livePaths.delete(previousPath);
@@ -115,20 +107,11 @@ export class VersionIndex {
     return this.#livePaths.get(path);
   }
 
-  /** Newest first, from below the cursor, looking at no more than SCAN_LIMIT versions. */
+  /** Newest first, from below the cursor (the kit's page of a history kept in JavaScript). */
   list(query: DriverVersionQuery): DriverVersionPage {
     const ids =
       query.fileId === undefined ? this.#order : (this.#byFile.get(query.fileId) ?? ([] as string[]));
-    let index = (query.cursor === undefined ? ids.length : lowerBoundId(ids, query.cursor)) - 1;
-    const versions: DriverVersion[] = [];
-    for (let scanned = 0; index >= 0; index--, scanned++) {
-      if (versions.length === query.limit || scanned === SCAN_LIMIT) {
-        return { versions, next: ids[index + 1]! };
-      }
-      const version = this.#byId.get(ids[index]!)!.version;
-      if (versionMatches(version, query)) versions.push(version);
-    }
-    return { versions, next: null };
+    return versionPage(ids, (id) => this.#byId.get(id)!.version, query);
   }
 
   /** Every file's newest version at or before `at`, unless it is a deletion or redacted. */

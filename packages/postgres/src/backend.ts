@@ -79,10 +79,19 @@ export class Backend {
     return this.#closed;
   }
 
+  /**
+   * Ends the pool if the driver made it, within moments whatever the server does: `pool.end()`
+   * waits for connections still being opened, and one to a server that accepted TCP and never
+   * answers would hold it until `connectionTimeoutMs` (10 s by default, after a command that had
+   * already failed at its 5 s deadline). Those are dropped at once; open ones end as pg ends them.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.ownsPool) await this.pool.end();
+    if (!this.ownsPool) return;
+    const ended = this.pool.end();
+    for (const client of openingClients(this.pool)) client.connection?.stream?.destroy();
+    await ended;
   }
 
   /**
@@ -225,4 +234,14 @@ export class Backend {
     const ms = Date.now() - started;
     if (ms >= SLOW_CALL_MS) this.log.warn('slow call', { ms });
   }
+}
+
+/**
+ * The pool's clients whose connection is not yet open (pg-pool's `_clients`, pg's `_connected`:
+ * neither is public, so a pool without them gives none and `close()` waits as pg does).
+ */
+function openingClients(pool: pg.Pool): Array<{ connection?: { stream?: { destroy(): void } } }> {
+  const clients = (pool as unknown as { _clients?: unknown })._clients;
+  if (!Array.isArray(clients)) return [];
+  return clients.filter((client) => (client as { _connected?: boolean })._connected === false);
 }

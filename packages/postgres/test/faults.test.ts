@@ -2,6 +2,7 @@
 // restart, a backend terminated mid-command (a silent or slow one: deadline.test.ts). Bounds are generous (the machine is shared); what is
 // asserted is the error, its words, and that the store goes on.
 import { createHash } from 'node:crypto';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { isMemoryToolError } from '@memdir/core';
 import { startFaultProxy, startPrivatePostgres } from '@memdir/test-support';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -58,6 +59,39 @@ describe('a dead server', () => {
     for (const secret of ['s3cret', 'someone', url.port, '127.0.0.1'])
       expect(outcome.message).not.toContain(secret);
   });
+});
+
+describe('a silent server', () => {
+  // A port that accepts connections and never answers: the command fails at its deadline, and
+  // closing the store does not then wait for the connection attempt's own timeout (10 s by
+  // default), which made `memdir view` take twice the time its message named.
+  it('a command gets BACKEND (timeout) at its deadline, and close() resolves at once', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const store = createPostgresStore({
+        connectionString: `postgres://someone:pw@127.0.0.1:${port}/db`,
+        schema: freshSchema(),
+        timeoutMs: 1_000,
+      });
+      const outcome = await timed(view(store));
+      expect(outcome.code).toBe('BACKEND');
+      expect(outcome.reason).toBe('timeout');
+      expect(outcome.ms).toBeLessThan(1_500);
+      const started = Date.now();
+      await store.close();
+      expect(Date.now() - started).toBeLessThan(1_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  }, 30_000);
 });
 
 describe('dropped connections', () => {

@@ -28,6 +28,9 @@ export const REDIS_DEFAULTS: Readonly<RedisOptions> = {
   retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
   keepAlive: 10_000,
   lazyConnect: true,
+  // A socket that is being closed and has not closed by then is destroyed (ioredis waits 2 s, and
+  // its timer keeps a process alive that has nothing else left to do, after close() resolved).
+  disconnectTimeout: 250,
 };
 
 /** The same for a Cluster: redirections and failovers are retried, within the same bounds. */
@@ -417,7 +420,12 @@ export class Connection {
     }
   }
 
-  /** Closes the client if the store made it. Idempotent. */
+  /**
+   * Closes the client if the store made it. Idempotent. Resolves within {@link CLOSE_WAIT_MS}
+   * whatever the server does: a server that accepts connections and never answers would keep QUIT
+   * (and with it `memdir view`, `serve` or `copy`) waiting forever, so past that wait the sockets
+   * are destroyed, not ended (ending one waits for a peer that may never answer).
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -427,9 +435,26 @@ export class Connection {
       client.disconnect();
       return;
     }
-    await client.quit().catch(() => client.disconnect());
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), CLOSE_WAIT_MS);
+    });
+    const quit = client.quit().then(
+      () => 'quit' as const,
+      () => 'failed' as const,
+    );
+    const outcome = await Promise.race([quit, late]);
+    clearTimeout(timer);
+    if (outcome === 'quit') return;
+    const nodes = isCluster(client) ? client.nodes('all') : [client];
+    client.disconnect();
+    for (const node of [client, ...nodes])
+      (node as unknown as { stream?: { destroy(): void } }).stream?.destroy();
   }
 }
+
+/** How long `close()` waits for the server to acknowledge QUIT before it drops the connections. */
+export const CLOSE_WAIT_MS = 1_000;
 
 /** A client-side key prefix with `{` or `}` would put the hash tag in the wrong place. */
 function checkClientPrefix(client: RedisClient): void {

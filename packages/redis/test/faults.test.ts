@@ -3,6 +3,7 @@
 // and paused. Every failure is a BACKEND error within the deadline, in plain words; nothing is
 // applied twice or late; the same store works again once the fault is gone.
 
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { isMemoryToolError, type MemoryHistory, type MemoryStore, type MemoryToolError } from '@memdir/core';
 import {
   type FaultProxy,
@@ -12,7 +13,7 @@ import {
 } from '@memdir/test-support';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REDIS_DEFAULTS } from '../src/connection.js';
+import { CLOSE_WAIT_MS, REDIS_DEFAULTS } from '../src/connection.js';
 import { createRedisStore } from '../src/index.js';
 import {
   checkLayout,
@@ -253,6 +254,48 @@ describe('through the fault proxy', () => {
     await store.close();
     own.disconnect();
   }, 120_000);
+});
+
+describe('a silent server', () => {
+  // A port that accepts connections and never answers (a wrong port, a stuck proxy): the command
+  // fails at its deadline, and closing the store then resolves instead of waiting on QUIT forever
+  // (which left `memdir view`, `serve` and `copy` hanging with no output).
+  it('a command gets BACKEND (timeout) at its deadline, and close() resolves within a second or so', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.resume(); // read and drop what comes, so that the client's closing is seen
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const store = createRedisStore({
+        url: `redis://127.0.0.1:${port}`,
+        namespace: 'silent',
+        timeoutMs: 1_000,
+      });
+      const outcome = await timed(store.view(view('/memories')));
+      expect(outcome).toMatchObject({
+        code: 'BACKEND',
+        message: 'The memory store is unavailable: it did not answer within 1 second. Try again.',
+      });
+      const started = Date.now();
+      await store.close();
+      const closing = Date.now() - started;
+      expect(closing).toBeGreaterThanOrEqual(CLOSE_WAIT_MS - 2);
+      expect(closing).toBeLessThan(CLOSE_WAIT_MS + 1_000);
+      // The store's sockets are gone: the server sees every connection closed.
+      await eventually(async () => {
+        const open = [...sockets].filter((socket) => !socket.destroyed);
+        if (open.length > 0) throw new Error(`${open.length} connections still open`);
+        return '';
+      });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  }, 30_000);
 });
 
 describe('a server of the tests\u2019 own', () => {

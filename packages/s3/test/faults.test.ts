@@ -102,6 +102,17 @@ describe('a silent endpoint', () => {
       (await failure(() => store.delete({ command: 'delete', path: '/memories/a.md' }))).ms,
     ).toBeLessThan(BOUND_MS);
   }, 60_000);
+
+  it('a store whose endpoint never answered: BACKEND within the deadline, and close() resolves at once', async () => {
+    const { store, proxy } = await proxied();
+    proxy.setMode('stall');
+    const read = await failure(() => store.view({ command: 'view', path: '/memories' }));
+    expect(read.ms).toBeLessThan(BOUND_MS);
+    expect(read.error).toMatchObject({ code: 'BACKEND', reason: 'timeout' });
+    const started = Date.now();
+    await store.close();
+    expect(Date.now() - started).toBeLessThan(1_000);
+  }, 60_000);
 });
 
 describe('a dead endpoint', () => {

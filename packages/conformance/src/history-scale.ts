@@ -152,6 +152,16 @@ export function historyScaleTests(suite: Suite): void {
         to.importVersions!([{ ...versions[0]!, id: 'memver_0000000000000000' }, versions[1]!], {}),
         'INVALID_INPUT',
       );
+      // Hostile archives, refused by every store the same way and writing nothing: an id past the
+      // importable range (later ids would no longer be exact), a time before 2000, an actor id
+      // holding a terminal escape.
+      for (const hostile of [
+        { ...versions[0]!, id: 'memver_9999999999999999' },
+        { ...versions[0]!, at: 0 },
+        { ...versions[0]!, actor: { type: 'user' as const, id: '\u001b]0;pwned\u0007' } },
+      ]) {
+        await expectError(to.importVersions!([hostile], {}), 'INVALID_INPUT');
+      }
       await to.importVersions!(versions.slice(0, 2), {});
       await to.importVersions!(versions.slice(2), {});
       expect((await to.listVersions!({ limit: 1_000 })).versions).toEqual(

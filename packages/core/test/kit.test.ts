@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import {
   appendFileVersion,
   applyEdit,
+  checkImportedVersions,
   driverLog,
   EditQueue,
-  importedSequences,
   judgeQuota,
   newFileId,
   optionError,
@@ -113,33 +113,85 @@ describe('history ids and retention', () => {
     expect(versionSequence('memver_x')).toBeNaN();
   });
 
-  it('importedSequences: ids of 1 and up, strictly ascending; the first to break the rule is named', () => {
+  // An imported version as checkImportedVersions reads it: a plain one, unless `fields` say otherwise.
+  const imported = (id: string, fields: Record<string, unknown> = {}) =>
+    ({ id, at: Date.UTC(2026, 0, 1), redactedAt: null, actor: null, toolUseId: null, ...fields }) as Pick<
+      DriverVersion,
+      'id' | 'at' | 'redactedAt' | 'actor' | 'toolUseId'
+    >;
+  const refusal = (versions: ReturnType<typeof imported>[]) => {
+    try {
+      checkImportedVersions(versions, Date.UTC(2026, 11, 6));
+    } catch (error) {
+      expect(error).toBeInstanceOf(MemoryToolError);
+      expect((error as MemoryToolError).code).toBe('INVALID_INPUT');
+      return (error as MemoryToolError).message;
+    }
+    throw new Error('not refused');
+  };
+
+  it('checkImportedVersions: ids of 1 and up, strictly ascending; the first to break the rule is named', () => {
     const ids = [1, 2, 10].map(sequenceVersionId);
-    expect(importedSequences(ids.map((id) => ({ id })))).toEqual([1, 2, 10]);
-    expect(importedSequences([])).toEqual([]);
-    const refusal = (ids: string[]) => {
-      try {
-        importedSequences(ids.map((id) => ({ id })));
-      } catch (error) {
-        expect(error).toBeInstanceOf(MemoryToolError);
-        expect((error as MemoryToolError).code).toBe('INVALID_INPUT');
-        return (error as MemoryToolError).message;
-      }
-      throw new Error('not refused');
-    };
+    expect(checkImportedVersions(ids.map((id) => imported(id)))).toEqual([1, 2, 10]);
+    expect(checkImportedVersions([])).toEqual([]);
     // No history makes version 0: every driver refuses it, as the first id or later.
-    expect(refusal(['memver_0000000000000000'])).toBe(
+    expect(refusal([imported('memver_0000000000000000')])).toBe(
       'importVersions: version ids must be ascending ids made by sequenceVersionId, got "memver_0000000000000000" after nothing',
     );
-    expect(refusal([ids[1]!, ids[0]!])).toBe(
+    expect(refusal([imported(ids[1]!), imported(ids[0]!)])).toBe(
       'importVersions: version ids must be ascending ids made by sequenceVersionId, got "memver_0000000000000001" after memver_0000000000000002',
     );
-    expect(refusal([ids[0]!, ids[0]!])).toContain(
+    expect(refusal([imported(ids[0]!), imported(ids[0]!)])).toContain(
       'got "memver_0000000000000001" after memver_0000000000000001',
     );
-    expect(refusal(['memver_1'])).toContain('got "memver_1" after nothing');
-    // 2^53 and above cannot be counted exactly in JavaScript (nor by PostgreSQL's float round trip).
-    expect(refusal(['memver_9007199254740992'])).toContain('got "memver_9007199254740992"');
+    expect(refusal([imported('memver_1')])).toContain('got "memver_1" after nothing');
+  });
+
+  it('checkImportedVersions: ids past memver_1000000000000000 are refused, so the ids made after them stay exact', () => {
+    expect(checkImportedVersions([imported('memver_1000000000000000')])).toEqual([1e15]);
+    expect(refusal([imported('memver_1000000000000001')])).toBe(
+      'importVersions: version id memver_1000000000000001 is above memver_1000000000000000, the highest an import may carry (the ids made after it must stay exact)',
+    );
+    // The one that broke every later id on fs and rounded on PostgreSQL.
+    expect(refusal([imported('memver_9999999999999999')])).toContain('memver_9999999999999999');
+  });
+
+  it('checkImportedVersions: times from 2000 to a day past now, actors and tool use ids without control characters', () => {
+    const id = sequenceVersionId(1);
+    expect(refusal([imported(id, { at: 0 })])).toBe(
+      'importVersions: version memver_0000000000000001 has time 0, outside 2000-01-01 to a day past now (milliseconds since the epoch)',
+    );
+    expect(refusal([imported(id, { at: 8.64e15 })])).toContain('has time 8640000000000000, outside');
+    expect(refusal([imported(id, { at: Date.UTC(2026, 11, 8) })])).toContain('has time');
+    expect(refusal([imported(id, { at: 1.5 })])).toContain('has time 1.5');
+    expect(refusal([imported(id, { redactedAt: -1 })])).toContain('has redactedAt -1');
+    expect(
+      checkImportedVersions(
+        [
+          imported(id, {
+            at: Date.UTC(2026, 11, 6, 12),
+            redactedAt: Date.UTC(2026, 11, 6, 13),
+            actor: { type: 'user', id: 'ana' },
+            toolUseId: 'toolu_01',
+          }),
+        ],
+        Date.UTC(2026, 11, 6),
+      ),
+    ).toEqual([1]);
+    // An escape sequence that would retitle an operator's terminal, and a bidi override: refused,
+    // and shown escaped in the message.
+    const titled = refusal([imported(id, { actor: { type: 'user', id: '\u001b]0;pwned\u0007' } })]);
+    expect(titled).toBe(
+      'importVersions: version memver_0000000000000001 has an actor id "\\u001b]0;pwned\\u0007": expected 1 to 256 characters without control characters',
+    );
+    expect(refusal([imported(id, { toolUseId: 'a\u202eb' })])).toBe(
+      'importVersions: version memver_0000000000000001 has toolUseId "a\\u202eb": expected 1 to 256 characters without control characters',
+    );
+    expect(refusal([imported(id, { toolUseId: 'x'.repeat(257) })])).toContain('has toolUseId');
+    expect(refusal([imported(id, { actor: { type: 'admin', id: 'x' } })])).toContain(
+      'has actor {"type":"admin","id":"x"}: expected null or { type: \'session\' | \'user\' | \'api\' | \'service\', id }',
+    );
+    expect(refusal([imported(id, { actor: { type: 'user', id: '' } })])).toContain('has an actor id ""');
   });
 
   it('file ids are mem_ and 22 random characters', () => {

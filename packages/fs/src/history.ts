@@ -16,7 +16,7 @@ import type {
   DriverVersionQuery,
   DriverVersionWithContent,
 } from '@memdir/core';
-import { importedSequences, newFileId, refuseConflict, refuseNotFound } from '@memdir/core/driver';
+import { checkImportedVersions, newFileId, refuseConflict, refuseNotFound } from '@memdir/core/driver';
 import type { FolderCalls } from './calls.js';
 import { compact } from './history/compact.js';
 import { Recorder } from './history/recorder.js';
@@ -125,7 +125,7 @@ export function importVersions(
   options: DriverCallOptions,
 ): Promise<void> {
   try {
-    importedSequences(versions);
+    checkImportedVersions(versions);
   } catch (error) {
     return Promise.reject(error);
   }

@@ -17,7 +17,7 @@ import type {
 import {
   asDriverPath,
   backendFailure,
-  importedSequences,
+  checkImportedVersions,
   refuseConflict,
   refuseNotFound,
   refusePathConflict,
@@ -264,7 +264,7 @@ export async function importVersions(
   versions: readonly DriverVersionWithContent[],
   options: DriverCallOptions,
 ): Promise<void> {
-  importedSequences(versions);
+  checkImportedVersions(versions);
   if (versions.length === 0) return;
   const meta = versions.map((version, index) => ({
     seq: versionSequence(version.id),

@@ -18,8 +18,8 @@ import {
   MemoryToolError,
 } from '@memdir/core';
 import {
+  checkImportedVersions,
   checkTime,
-  importedSequences,
   refuseConflict,
   refuseNotFound,
   refuseTooLarge,
@@ -273,7 +273,7 @@ export async function importVersions(
   versions: readonly DriverVersionWithContent[],
   options: DriverCallOptions,
 ): Promise<void> {
-  const sequences = importedSequences(versions);
+  const sequences = checkImportedVersions(versions);
   let start = 0;
   while (start < versions.length) {
     let end = start;

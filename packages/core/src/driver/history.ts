@@ -1,7 +1,6 @@
 // What drivers with history share: ids in the hosted stores' shapes, content hashes, pruning, and
 // the filters and ordered id lists of a version listing kept in JavaScript.
 import { createHash, randomBytes } from 'node:crypto';
-import { MemoryToolError } from '../errors.js';
 import { isBeneath } from '../path.js';
 import type {
   DriverPath,
@@ -28,29 +27,6 @@ export function sequenceVersionId(sequence: number): string {
 /** The sequence number of an id made by {@link sequenceVersionId}, or NaN for another id. */
 export function versionSequence(id: string): number {
   return /^memver_\d{16}$/.test(id) ? Number(id.slice(7)) : Number.NaN;
-}
-
-/**
- * The sequence numbers of an `importVersions` batch, checked the one way every driver checks them:
- * each id made by {@link sequenceVersionId} for a sequence of 1 or more (`memver_0000000000000000`
- * is no id a history makes), a safe integer, and each above the one before. Throws INVALID_INPUT
- * naming the first id that breaks the rule; the batch is then refused whole, before anything is
- * written. Whether the batch starts above the target's newest version is the driver's own check
- * (CONFLICT), made in the step that writes.
- */
-export function importedSequences(versions: readonly { readonly id: string }[]): number[] {
-  let previous = 0;
-  return versions.map((version) => {
-    const sequence = versionSequence(version.id);
-    if (!(Number.isSafeInteger(sequence) && sequence > previous)) {
-      throw new MemoryToolError(
-        'INVALID_INPUT',
-        `importVersions: version ids must be ascending ids made by sequenceVersionId, got ${JSON.stringify(version.id).slice(0, 80)} after ${previous === 0 ? 'nothing' : sequenceVersionId(previous)}`,
-      );
-    }
-    previous = sequence;
-    return sequence;
-  });
 }
 
 /** Lowercase hex SHA-256 of `content`'s UTF-8 bytes (a version's `sha256`). */

@@ -34,7 +34,6 @@ export {
 export { EditBatch, type EditCheck, EditQueue, type QueuedEdit } from './edit-queue.js';
 export {
   appendFileVersion,
-  importedSequences,
   isAtOrBeneath,
   lowerBoundId,
   newFileId,
@@ -49,6 +48,11 @@ export {
   versionPage,
   versionSequence,
 } from './history.js';
+export {
+  checkImportedVersions,
+  EARLIEST_IMPORTED_AT,
+  MAX_IMPORTED_SEQUENCE,
+} from './imported-versions.js';
 export { compareListingPaths, compareNames, foldListing, ListingFold } from './listing.js';
 export { type DriverLog, driverLog } from './log.js';
 export { optionError, positiveInteger, positiveNumber } from './options.js';

@@ -3,7 +3,6 @@
 // commit order; pruning follows the kit's `prunable`, a bounded number per call.
 import {
   appendFileVersion,
-  importedSequences,
   PRUNE_PER_CHANGE,
   prunable,
   removeSortedId,
@@ -12,6 +11,7 @@ import {
   treeOfVersions,
   versionPage,
 } from '../driver/history.js';
+import { checkImportedVersions } from '../driver/imported-versions.js';
 import { refuseConflict } from '../driver/refusals.js';
 import { utf8Length } from '../path.js';
 import type {
@@ -137,7 +137,7 @@ export class VersionLog {
 
   /** Writes versions of another history as they are (`importVersions`). */
   import(versions: readonly DriverVersionWithContent[]): void {
-    const sequences = importedSequences(versions);
+    const sequences = checkImportedVersions(versions);
     if (versions.length === 0) return;
     const last = this.#order[this.#order.length - 1];
     if (last !== undefined && last >= versions[0]!.id) throw refuseConflict('');

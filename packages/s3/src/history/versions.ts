@@ -8,7 +8,7 @@ import type {
   DriverWriteOptions,
 } from '@memdir/core';
 import {
-  importedSequences,
+  checkImportedVersions,
   newFileId,
   refuseConflict,
   refuseNotFound,
@@ -178,7 +178,7 @@ export async function importVersions(
   versions: readonly DriverVersionWithContent[],
   call: Call,
 ): Promise<void> {
-  importedSequences(versions);
+  checkImportedVersions(versions);
   if (versions.length === 0) return;
   if ((await newestSequence(space, call)) >= versionSequence(versions[0]!.id)) throw refuseConflict('');
   const { bucket } = space.backend;

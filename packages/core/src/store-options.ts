@@ -203,8 +203,10 @@ export function splitStoreOptions<T extends MemoryStoreOptions>(
 }
 
 const CORE = 'core';
-const ACTOR_TYPES = new Set(['session', 'user', 'api', 'service']);
-const MAX_ID_CHARS = 256;
+/** The actor types an application may name (see {@link Actor}); imported histories are held to them too. */
+export const ACTOR_TYPES: ReadonlySet<string> = new Set(['session', 'user', 'api', 'service']);
+/** The longest actor id or tool use id, in characters. */
+export const MAX_ID_CHARS = 256;
 
 function invalid(name: string, detail: string): TypeError {
   return optionError(CORE, name, detail);

@@ -53,4 +53,25 @@ export interface DriverCapabilities {
    * @default false
    */
   readonly listsContentMd5?: boolean | undefined;
+  /**
+   * True when the driver keeps a record of every file (its id, SHA-256, size, times and current
+   * version: {@link DriverRecord}) in the same atomic step as each change, with history on or off,
+   * and has `readRecord`, `locate` and `listRecords`; `write` then returns the record it made.
+   * docs/identity.md is the model. Without it the engine derives records from `read`, `list` and
+   * the history (`@memdir/core/driver`'s `recordsOf`), at more cost and with weaker ids.
+   * @default false
+   */
+  readonly records?: boolean | undefined;
+  /**
+   * True when the driver has `updateById`: new content, a new path or both in one atomic step under
+   * an expected SHA-256, as one version. Without it the engine moves, then writes (two steps).
+   * @default false
+   */
+  readonly updateById?: boolean | undefined;
+  /**
+   * True when `remove` honours {@link DriverRemoveOptions.expect} in its atomic step. Without it
+   * the engine reads the record, checks, then removes.
+   * @default false
+   */
+  readonly removeExpect?: boolean | undefined;
 }

@@ -119,8 +119,11 @@ export interface DriverCallOptions {
 export interface ChangeRecord {
   /** Who made the change, or null when the application did not say. */
   readonly actor: Actor | null;
-  /** The command: one of the six, or `restore`, `sweep` (expiry) or `import`. */
-  readonly command: MemoryCommandName | 'restore' | 'sweep' | 'import';
+  /**
+   * The command: one of the six, or `restore`, `sweep` (expiry), `import`, or `update` (an update
+   * by id: `updateById`).
+   */
+  readonly command: MemoryCommandName | 'restore' | 'sweep' | 'import' | 'update';
   /** The tool call's id, when the application gave one. */
   readonly toolUseId: string | null;
   /** A file's newest versions to keep whatever their age (pruning in the change's own step). */
@@ -321,9 +324,14 @@ export interface MemoryDriver {
    * - `CONFLICT` (path: `path`) when `expect` does not hold (the version differs, the file is
    *   missing, or a file exists where `{ absent: true }` was expected);
    * - `QUOTA_EXCEEDED` (path: `path`, with the breach) when `quota` would be passed.
-   * @returns the new version.
+   * @returns the new version, and (drivers with `capabilities.records`) the file's record as the
+   *   write left it.
    */
-  write(path: DriverPath, content: string, options: DriverWriteOptions): Promise<{ version: string }>;
+  write(
+    path: DriverPath,
+    content: string,
+    options: DriverWriteOptions,
+  ): Promise<{ version: string; record?: DriverRecord | undefined }>;
 
   /**
    * Optional: applies an edit in one atomic step where the bytes are (one script, one function
@@ -360,10 +368,12 @@ export interface MemoryDriver {
   /**
    * Removes the file at `path`, or directory `path` with everything beneath it, atomically when
    * `capabilities.atomicRename`. Never called with `''`. With `record`, one `deleted` version per
-   * file removed.
+   * file removed. With `expect` (drivers with `capabilities.removeExpect`; the engine never passes
+   * it to others), a file must be at `path` and match it, checked in the same atomic step: else
+   * `CONFLICT` (path: `path`) and nothing is removed (a directory at `path` never matches).
    * @returns false when nothing was there.
    */
-  remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean>;
+  remove(path: DriverPath, options: DriverRemoveOptions): Promise<boolean>;
 
   /**
    * Moves file or directory `from` (with everything beneath it) to `to`, creating `to`'s parents.
@@ -376,6 +386,58 @@ export interface MemoryDriver {
    * never raises the total, so no quota refuses it.
    */
   move(from: DriverPath, to: DriverPath, options: DriverChangeOptions): Promise<void>;
+
+  // --- identity (capabilities.records, updateById, removeExpect; docs/identity.md) ----------------
+
+  /**
+   * The record of the file at `path` (with its content when `options.content`), or null when no
+   * file is there (a directory, or nothing). One round trip where the backend allows.
+   */
+  readRecord?(path: DriverPath, options?: DriverRecordOptions): Promise<DriverRecord | null>;
+
+  /**
+   * The record of the file whose id is `fileId` in this namespace (with its content when
+   * `options.content`), or null when no such file is here now (deleted, another namespace's, made
+   * up, malformed). One round trip where the backend allows.
+   */
+  locate?(fileId: string, options?: DriverRecordOptions): Promise<DriverRecord | null>;
+
+  /**
+   * A page of the records beneath directory `query.under`, without content, in the order of the
+   * UTF-8 bytes of their keys (a file's key is its path; a folder marker's its path and `/`), after
+   * `query.after`, at most `query.limit` items (markers count), and the key to pass as `after` for
+   * the next page (null at the end; a short page may still have one). `depth` n >= 1: files at most
+   * n levels beneath `under` and one marker per folder n levels beneath it that holds deeper files;
+   * 0: every file beneath, no marker. A key `after` that ends in `/` skips everything beneath that
+   * folder. Keyset paging: a file that stays put while pages are read is listed exactly once.
+   * Hidden names are listed like any other. Bounded work per page; one round trip where the
+   * backend allows, and no read of content.
+   */
+  listRecords?(query: DriverRecordQuery, options?: DriverCallOptions): Promise<DriverRecordPage>;
+
+  /**
+   * Changes the file whose id is `fileId`: its content, its path or both, in one atomic step, as
+   * one version (command `update`: `modified` for content alone, else `renamed` with the new
+   * content), creating the new path's parents. In this order:
+   * - `NOT_FOUND` (path `''`) when no file has that id here;
+   * - success, changing and recording nothing (`changed: false`), when the content given and the
+   *   path given are those the file has (whatever `expectSha256` says: a retried update that was
+   *   saved succeeds);
+   * - `CONFLICT` (path: the file's path) when `expectSha256` is given and is not the SHA-256 of
+   *   the file's content;
+   * - for a new path: `PATH_CONFLICT` (path: the ancestor) when an ancestor of it is a file (the
+   *   file itself included), `ALREADY_EXISTS` (path: the new path) when a file or directory is
+   *   there;
+   * - `TOO_LARGE` (path: the file's new path) when the content is over `maxFileBytes`;
+   *   `QUOTA_EXCEEDED` as `write`.
+   * A replayed call (its `op` recorded) applies nothing again and returns the record as it is.
+   * One round trip where the backend allows.
+   */
+  updateById?(
+    fileId: string,
+    change: DriverUpdateChange,
+    options: DriverUpdateByIdOptions,
+  ): Promise<DriverUpdateResult>;
 
   // --- history (capabilities.history) -------------------------------------------------------------
 
@@ -479,6 +541,106 @@ export interface MemoryDriver {
 
   /** Releases connections or handles the driver opened itself. Idempotent. */
   close(): Promise<void>;
+}
+
+// --- identity ------------------------------------------------------------------------------
+
+/**
+ * What a driver keeps beside every file (capabilities.records), in the same atomic step as each
+ * change, with history on or off. docs/identity.md.
+ */
+export interface DriverRecord {
+  readonly kind: 'file';
+  readonly path: DriverPath;
+  /**
+   * `mem_` and 16 to 128 characters from `A-Z a-z 0-9 _ -`: new for a new file (also one made at a
+   * path where another was deleted), kept by renames and content changes, and by a restore of a
+   * deleted file at its path (the id its history records).
+   */
+  readonly fileId: string;
+  /** Lowercase hex SHA-256 of the content's UTF-8 bytes. */
+  readonly sha256: string;
+  /** The content's UTF-8 bytes. */
+  readonly size: number;
+  /**
+   * When the file was made (server ms). Null only from the engine's fallback for a driver without
+   * records, when its history does not say.
+   */
+  readonly createdAt: number | null;
+  /** When its content or path last changed (server ms); null as `createdAt`. */
+  readonly changedAt: number | null;
+  /** The version holding the current content, when history recorded one; else null. */
+  readonly versionId: string | null;
+  /** The content, when the call asked for it ({@link DriverRecordOptions.content}). */
+  readonly content?: string | undefined;
+}
+
+/** Options of `readRecord` and `locate`. */
+export interface DriverRecordOptions extends DriverCallOptions {
+  /** Give the content too, from the same snapshot. */
+  readonly content?: boolean | undefined;
+}
+
+/** A folder in a listing by depth ({@link DriverRecordQuery.depth}): its key is `path` and `/`. */
+export interface DriverFolderMarker {
+  readonly kind: 'folder';
+  readonly path: DriverPath;
+}
+
+/** Which records `listRecords` returns. */
+export interface DriverRecordQuery {
+  /** A directory: only what lies beneath it (`''`, the default: everything). */
+  readonly under?: DriverPath | undefined;
+  /**
+   * 0 (the default): every file beneath `under`. n >= 1: files at most n levels beneath it (a file
+   * directly in `under` is 1 level beneath), and a marker for each folder n levels beneath it
+   * holding deeper files.
+   */
+  readonly depth?: number | undefined;
+  /** Only items whose key sorts after this one (the `next` of the previous page). */
+  readonly after?: string | null | undefined;
+  /** The most items to return, 1 to 1,000. */
+  readonly limit: number;
+}
+
+/** A page of records. */
+export interface DriverRecordPage {
+  readonly items: readonly (DriverRecord | DriverFolderMarker)[];
+  /** Pass as `after` for the next page; null when there is none. */
+  readonly next: string | null;
+}
+
+/** What `updateById` changes: at least one of the two. */
+export interface DriverUpdateChange {
+  readonly content?: string | undefined;
+  readonly path?: DriverPath | undefined;
+}
+
+/** Options of `updateById`. */
+export interface DriverUpdateByIdOptions extends DriverChangeOptions {
+  /** The SHA-256 (lowercase hex) the current content must have. */
+  readonly expectSha256?: string | undefined;
+  /** The store's `maxFileBytes`. */
+  readonly maxFileBytes: number;
+}
+
+/** What `updateById` did. */
+export interface DriverUpdateResult {
+  /** The file's record after the call (without content). */
+  readonly record: DriverRecord;
+  /** False when the requested state was already there and nothing was written. */
+  readonly changed: boolean;
+}
+
+/** Options of `remove`. */
+export interface DriverRemoveOptions extends DriverChangeOptions {
+  /**
+   * What the file at the path must be, checked in the remove's atomic step (drivers with
+   * `capabilities.removeExpect`): its id, its content's SHA-256 (lowercase hex), or both.
+   */
+  readonly expect?:
+    | { readonly fileId?: string | undefined; readonly sha256?: string | undefined }
+    | undefined;
 }
 
 // --- history -------------------------------------------------------------------------------

@@ -55,6 +55,17 @@ export {
 } from './imported-versions.js';
 export { compareListingPaths, compareNames, foldListing, ListingFold } from './listing.js';
 export { type DriverLog, driverLog } from './log.js';
+export {
+  compareUtf8,
+  isAfterKey,
+  isFileId,
+  itemAtDepth,
+  MAX_RECORD_PAGE,
+  pageOfRecords,
+  type RecordLike,
+  recordKey,
+  recordQueryParts,
+} from './records.js';
 export { optionError, positiveInteger, positiveNumber } from './options.js';
 export { judgeQuota, type QuotaChange } from './quota.js';
 export { Receipts } from './receipts.js';

@@ -14,6 +14,7 @@ import type {
   DriverListing,
   DriverQuota,
   MemoryDriver,
+  DriverRemoveOptions,
   WriteExpectation,
 } from '../driver/contract.js';
 import {
@@ -37,6 +38,9 @@ import type { EngineOptions } from '../store-options.js';
 import { type CommandTrace, type DriverTrace, driverChannel } from '../telemetry.js';
 import type { MemoryCallOptions } from '../tool.js';
 import type { Watchdog } from './watchdog.js';
+
+/** What `remove` may require of the file (capabilities.removeExpect). */
+type RemoveExpectation = NonNullable<DriverRemoveOptions['expect']>;
 
 /** The call options as the store passes them on: the application's, and the command's trace. */
 export interface TracedCall extends MemoryCallOptions {
@@ -98,7 +102,7 @@ class CallOptions {
   op: string | undefined = undefined;
   quota: DriverQuota | undefined = undefined;
   record: ChangeRecord | undefined = undefined;
-  expect: WriteExpectation | undefined = undefined;
+  expect: WriteExpectation | RemoveExpectation | undefined = undefined;
   fileId: string | undefined = undefined;
   limit: number | undefined = undefined;
   skipHidden: boolean | undefined = undefined;
@@ -218,12 +222,21 @@ export class Operation {
   #writeOptions(
     expect: WriteExpectation | undefined,
     fileId: string | undefined,
-  ): CallOptions & { op: string } {
+  ): CallOptions & { op: string; expect: WriteExpectation | undefined } {
     const options = this.#changeOptions();
     options.touch = undefined;
     options.expect = expect;
     options.fileId = fileId;
-    return options;
+    return options as CallOptions & { op: string; expect: WriteExpectation | undefined };
+  }
+
+  /** `remove`'s options: a change's, and what the file must be (drivers with `removeExpect`). */
+  #removeOptions(
+    expect: RemoveExpectation | undefined,
+  ): CallOptions & { op: string; expect: RemoveExpectation | undefined } {
+    const options = this.#changeOptions();
+    options.expect = expect;
+    return options as CallOptions & { op: string; expect: RemoveExpectation | undefined };
   }
 
   /** `edit`'s options: a change's, and the file limit. */
@@ -321,8 +334,11 @@ export class Operation {
     }
   }
 
-  remove(path: DriverPath): Promise<boolean> {
-    return this.#call('remove', true, [], () => this.#files.remove(path, this.#changeOptions()));
+  /** Removes `path`; with `expect` (only for a driver with `capabilities.removeExpect`), under it. */
+  remove(path: DriverPath, expect?: RemoveExpectation): Promise<boolean> {
+    return this.#call('remove', true, expect ? ['CONFLICT'] : [], () =>
+      this.#files.remove(path, this.#removeOptions(expect)),
+    );
   }
 
   move(from: DriverPath, to: DriverPath): Promise<void> {

@@ -20,10 +20,18 @@ import type {
   DriverNamespacePage,
   DriverNamespaceQuery,
   DriverPointInTime,
+  DriverRecord,
+  DriverRecordOptions,
+  DriverRecordPage,
+  DriverRecordQuery,
+  DriverRemoveOptions,
   DriverRestoreOptions,
   DriverSweepOptions,
   DriverTreeEntry,
   DriverTreeOptions,
+  DriverUpdateByIdOptions,
+  DriverUpdateChange,
+  DriverUpdateResult,
   DriverUsage,
   DriverVersion,
   DriverVersionPage,
@@ -35,6 +43,7 @@ import type {
 import { newFileId, sha256Hex } from '../driver/history.js';
 import { foldListing } from '../driver/listing.js';
 import { judgeQuota } from '../driver/quota.js';
+import { pageOfRecords } from '../driver/records.js';
 import {
   refuseAlreadyExists,
   refuseConflict,
@@ -57,7 +66,15 @@ function nextVersion(): string {
   return String(versionCounter);
 }
 
-const CAPABILITIES: DriverCapabilities = { atomicRename: true, quotas: true, history: true, admin: true };
+const CAPABILITIES: DriverCapabilities = {
+  atomicRename: true,
+  quotas: true,
+  history: true,
+  admin: true,
+  records: true,
+  updateById: true,
+  removeExpect: true,
+};
 
 /** Options of {@link createInMemoryDriver}. */
 export interface InMemoryDriverOptions {
@@ -127,7 +144,11 @@ class InMemoryDriver extends AbstractMemoryDriver {
     return foldListing(path, space.entries(path), options.limit);
   }
 
-  async write(path: DriverPath, content: string, options: DriverWriteOptions): Promise<{ version: string }> {
+  async write(
+    path: DriverPath,
+    content: string,
+    options: DriverWriteOptions,
+  ): Promise<{ version: string; record: DriverRecord }> {
     const space = this.#space;
     const ancestor = space.fileAbove(path);
     if (ancestor !== undefined) throw refusePathConflict(ancestor);
@@ -147,10 +168,16 @@ class InMemoryDriver extends AbstractMemoryDriver {
     const version = nextVersion();
     const fileId = current?.fileId ?? options.fileId ?? newFileId();
     const at = this.backend.now();
-    const { size } = space.put(path, content, version, fileId, at);
+    const file = space.put(path, content, version, fileId, at);
     const operation = current ? 'modified' : 'created';
-    recordChange(space.history, options, { fileId, path, operation, content, size }, at);
-    return { version };
+    const recorded = recordChange(
+      space.history,
+      options,
+      { fileId, path, operation, content, size: file.size },
+      at,
+    );
+    file.versionId = recorded?.id ?? null;
+    return { version, record: space.record(path)! };
   }
 
   async edit(path: DriverPath, edit: DriverEdit, options: DriverEditOptions): Promise<DriverEditOutcome> {
@@ -167,15 +194,15 @@ class InMemoryDriver extends AbstractMemoryDriver {
     });
     if (breach) return { outcome: 'quota', breach };
     const at = this.backend.now();
-    const { size } = space.put(path, applied.content, nextVersion(), file.fileId, at);
+    const edited = space.put(path, applied.content, nextVersion(), file.fileId, at);
     const change = {
       fileId: file.fileId,
       path,
       operation: 'modified',
       content: applied.content,
-      size,
+      size: edited.size,
     } as const;
-    recordChange(space.history, options, change, at);
+    edited.versionId = recordChange(space.history, options, change, at)?.id ?? null;
     return applied.outcome;
   }
 
@@ -183,9 +210,18 @@ class InMemoryDriver extends AbstractMemoryDriver {
     yield* this.#space.entries(dir);
   }
 
-  async remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean> {
+  async remove(path: DriverPath, options: DriverRemoveOptions): Promise<boolean> {
     const space = this.#space;
     const doomed = space.subtree(path);
+    const { expect } = options;
+    if (expect && doomed.length > 0) {
+      const file = space.files.get(path);
+      const holds =
+        file !== undefined &&
+        (expect.fileId === undefined || expect.fileId === file.fileId) &&
+        (expect.sha256 === undefined || expect.sha256 === file.sha256);
+      if (!holds) throw refuseConflict(path);
+    }
     const at = this.backend.now();
     for (const file of doomed) {
       const { fileId } = space.drop(file, at)!;
@@ -205,7 +241,7 @@ class InMemoryDriver extends AbstractMemoryDriver {
     const at = this.backend.now();
     const moved = moving.map((path) => [path, to + path.slice(from.length), space.drop(path, at)!] as const);
     for (const [previousPath, path, file] of moved) {
-      space.put(path, file.content, nextVersion(), file.fileId, at);
+      const placed = space.put(path, file.content, nextVersion(), file.fileId, at, file);
       const change = {
         fileId: file.fileId,
         path: path as DriverPath,
@@ -214,8 +250,78 @@ class InMemoryDriver extends AbstractMemoryDriver {
         content: file.content,
         size: file.size,
       } as const;
-      recordChange(space.history, options, change, at);
+      placed.versionId = recordChange(space.history, options, change, at)?.id ?? file.versionId;
     }
+  }
+
+  // --- identity --------------------------------------------------------------------------------
+
+  async readRecord(path: DriverPath, options?: DriverRecordOptions): Promise<DriverRecord | null> {
+    const space = this.#space;
+    if (options?.content) this.#readFile(space, path, options);
+    return space.record(path, options?.content === true);
+  }
+
+  async locate(fileId: string, options?: DriverRecordOptions): Promise<DriverRecord | null> {
+    const path = this.#space.pathOf(fileId);
+    return path === undefined ? null : this.readRecord(path as DriverPath, options);
+  }
+
+  async listRecords(query: DriverRecordQuery): Promise<DriverRecordPage> {
+    const space = this.#space;
+    const under = query.under ?? '';
+    const paths = under === '' ? space.files.keys() : space.subtree(under).filter((path) => path !== under);
+    return pageOfRecords(
+      [...paths].map((path) => space.record(path)!),
+      query,
+    );
+  }
+
+  async updateById(
+    fileId: string,
+    change: DriverUpdateChange,
+    options: DriverUpdateByIdOptions,
+  ): Promise<DriverUpdateResult> {
+    const space = this.#space;
+    const from = space.pathOf(fileId) as DriverPath | undefined;
+    if (from === undefined) throw refuseNotFound('');
+    const file = space.files.get(from)!;
+    const to = change.path ?? from;
+    const content = change.content ?? file.content;
+    if (to === from && content === file.content) return { record: space.record(from)!, changed: false };
+    if (options.expectSha256 !== undefined && options.expectSha256 !== file.sha256)
+      throw refuseConflict(from);
+    if (to !== from) {
+      const ancestor = space.fileAbove(to);
+      if (ancestor !== undefined) throw refusePathConflict(ancestor);
+      if (space.kind(to) !== null) throw refuseAlreadyExists(to);
+    }
+    const size = utf8Length(content);
+    if (size > options.maxFileBytes) throw refuseTooLarge(to);
+    const breach = judgeQuota(options.quota, {
+      bytes: space.bytes,
+      files: space.files.size,
+      addedBytes: size - file.size,
+      newFile: false,
+    });
+    if (breach) throw refuseQuota(to, breach);
+    const at = this.backend.now();
+    if (to !== from) space.drop(from, at);
+    const placed = space.put(to, content, nextVersion(), fileId, at, {
+      createdAt: file.createdAt,
+      sha256: content === file.content ? file.sha256 : sha256Hex(content),
+    });
+    const renamed = to !== from;
+    const recorded = recordChange(
+      space.history,
+      options,
+      renamed
+        ? { fileId, path: to, previousPath: from, operation: 'renamed', content, size }
+        : { fileId, path: to, operation: 'modified', content, size },
+      at,
+    );
+    placed.versionId = recorded?.id ?? null;
+    return { record: space.record(to)!, changed: true };
   }
 
   // --- history ---------------------------------------------------------------------------------
@@ -261,9 +367,11 @@ class InMemoryDriver extends AbstractMemoryDriver {
     const comesBack = latest?.operation === 'deleted' && latest.path === to;
     const fileId = current?.fileId ?? (comesBack ? source.fileId : newFileId());
     const at = this.backend.now();
-    space.put(to, content, nextVersion(), fileId, at);
+    const placed = space.put(to, content, nextVersion(), fileId, at);
     const change = { fileId, path: to, operation: 'restored', content, restoredFrom: id } as const;
-    return withoutContent(recordChange(space.history, options, change, at)!);
+    const recorded = recordChange(space.history, options, change, at)!;
+    placed.versionId = recorded.id;
+    return withoutContent(recorded);
   }
 
   async redactVersion(id: string): Promise<DriverVersion | null> {

@@ -3,7 +3,8 @@
 // namespace's totals (quotas and usage read them in the same step as a change), each file's id and
 // times (history, expiry), and the namespace's versions.
 
-import type { DriverEntry } from '../driver/contract.js';
+import type { DriverEntry, DriverRecord } from '../driver/contract.js';
+import { sha256Hex } from '../driver/history.js';
 import type { DriverPath } from '../path.js';
 import { driverAncestors, isBeneath, utf8Length } from '../path.js';
 import { VersionLog } from './history.js';
@@ -12,10 +13,16 @@ export interface StoredFile {
   readonly content: string;
   readonly version: string;
   readonly size: number;
-  /** The same across renames (history). */
+  /** The same across renames and content changes. */
   readonly fileId: string;
+  /** Lowercase hex SHA-256 of the content. */
+  readonly sha256: string;
+  /** When the file was made, in the backend's ms. */
+  readonly createdAt: number;
   /** When the content last changed (or the file moved), in the backend's ms. */
   readonly changedAt: number;
+  /** The version holding the current content (history on), or null. */
+  versionId: string | null;
   /** When a touching read last read it (expiry with `refreshOnRead`), or 0. */
   touchedAt: number;
 }
@@ -23,13 +30,26 @@ export interface StoredFile {
 export class Space {
   readonly files = new Map<string, StoredFile>();
   readonly directories = new Map<string, number>();
+  /** Each file's path by its id. */
+  readonly byFileId = new Map<string, string>();
   /** UTF-8 bytes of all files. */
   bytes = 0;
   readonly history = new VersionLog();
   /** The time of the last change to a file, or null before the first. */
   lastChangeAt: number | null = null;
 
-  put(path: string, content: string, version: string, fileId: string, at: number): StoredFile {
+  /**
+   * Puts a file at `path`. It keeps its creation time and hash when `carried` gives them (a moved
+   * file), else its creation time when the same file was there, else it is made now.
+   */
+  put(
+    path: string,
+    content: string,
+    version: string,
+    fileId: string,
+    at: number,
+    carried?: Pick<StoredFile, 'createdAt' | 'sha256'>,
+  ): StoredFile {
     const old = this.files.get(path);
     if (!old) {
       for (const ancestor of driverAncestors(path)) {
@@ -38,8 +58,20 @@ export class Space {
     }
     const size = utf8Length(content);
     this.bytes += size - (old?.size ?? 0);
-    const file: StoredFile = { content, version, size, fileId, changedAt: at, touchedAt: 0 };
+    const file: StoredFile = {
+      content,
+      version,
+      size,
+      fileId,
+      sha256: carried?.sha256 ?? sha256Hex(content),
+      createdAt: carried?.createdAt ?? (old?.fileId === fileId ? old.createdAt : at),
+      changedAt: at,
+      versionId: null,
+      touchedAt: 0,
+    };
     this.files.set(path, file);
+    if (old && old.fileId !== fileId) this.byFileId.delete(old.fileId);
+    this.byFileId.set(fileId, path);
     this.lastChangeAt = at;
     return file;
   }
@@ -48,6 +80,7 @@ export class Space {
     const old = this.files.get(path);
     if (!old) return undefined;
     this.files.delete(path);
+    this.byFileId.delete(old.fileId);
     this.bytes -= old.size;
     for (const ancestor of driverAncestors(path)) {
       const count = this.directories.get(ancestor)! - 1;
@@ -73,6 +106,28 @@ export class Space {
     if (this.files.has(path)) return [path];
     if (!this.directories.has(path) && path !== '') return [];
     return [...this.files.keys()].filter((file) => isBeneath(file, path));
+  }
+
+  /** The record of the file at `path`, with its content when asked. */
+  record(path: string, withContent = false): DriverRecord | null {
+    const file = this.files.get(path);
+    if (!file) return null;
+    const record: DriverRecord = {
+      kind: 'file',
+      path: path as DriverPath,
+      fileId: file.fileId,
+      sha256: file.sha256,
+      size: file.size,
+      createdAt: file.createdAt,
+      changedAt: file.changedAt,
+      versionId: file.versionId,
+    };
+    return withContent ? { ...record, content: file.content } : record;
+  }
+
+  /** The path of the file whose id is `fileId`, if it is here. */
+  pathOf(fileId: string): string | undefined {
+    return this.byFileId.get(fileId);
   }
 
   entries(dir: string): DriverEntry[] {

@@ -36,6 +36,16 @@ export type {
 } from './errors.js';
 export { isMemoryToolError, MemoryToolError } from './errors.js';
 export type { MemoryHistory } from './history/store-history.js';
+export type {
+  MemoryFolder,
+  MemoryRecord,
+  MemoryRecords,
+  RecordChangeOptions,
+  RecordPage,
+  RecordQuery,
+  RecordReadOptions,
+  RecordUpdate,
+} from './records/store-records.js';
 export {
   DEFAULT_HISTORY_LIMIT,
   type HistoryPage,

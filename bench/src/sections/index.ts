@@ -6,6 +6,7 @@ import { driverCallsSection } from './driver-calls.js';
 import { engineSection } from './engine.js';
 import { fsReferenceSection } from './fs-reference.js';
 import { historySection } from './history.js';
+import { identitySection } from './identity.js';
 import { otelSection } from './otel.js';
 import { postgresSection } from './postgres.js';
 import { redisSection } from './redis.js';
@@ -28,6 +29,7 @@ export function benchSections(args: BenchArgs): BenchSection[] {
     otelSection(),
     copySection(),
     historySection(),
+    identitySection(),
     tenantsSection(),
   ];
 }

@@ -1,7 +1,6 @@
 // The kit's paging of records (driver/records.ts): the order of keys by UTF-8 bytes, the cursor
 // that skips a folder, the depth rule, and the checks of a query. Pure logic: no store.
 import { describe, expect, it } from 'vitest';
-import type { DriverPath, DriverRecord } from '../src/index.js';
 import {
   compareUtf8,
   isAfterKey,
@@ -10,6 +9,7 @@ import {
   pageOfRecords,
   recordKey,
 } from '../src/driver/index.js';
+import type { DriverPath, DriverRecord } from '../src/index.js';
 
 function file(path: string): DriverRecord {
   return {

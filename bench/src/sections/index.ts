@@ -1,6 +1,7 @@
 // The sections of `pnpm bench`, in report order. A backend adds its section here (one line) and
 // keeps its code in a file of its own in this folder.
 import type { BenchArgs } from '../args.js';
+import { baselineSection } from './baseline.js';
 import { copySection } from './copy.js';
 import { driverCallsSection } from './driver-calls.js';
 import { engineSection } from './engine.js';
@@ -30,6 +31,7 @@ export function benchSections(args: BenchArgs): BenchSection[] {
     copySection(),
     historySection(),
     identitySection(),
+    baselineSection(args.baseline),
     tenantsSection(),
   ];
 }

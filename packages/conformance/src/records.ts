@@ -347,7 +347,24 @@ export function recordsTests(suite: Suite): void {
     await expectError(store.records.list({ limit: 1.5 }), 'INVALID_INPUT');
     await expectError(store.records.list({ depth: -1 }), 'INVALID_INPUT');
     await expectError(store.records.list({ cursor: '' }), 'INVALID_INPUT');
+    await expectError(store.records.list({ cursor: 'not a cursor' }), 'INVALID_INPUT');
+    await expectError(store.records.list({ cursor: 'bm90IGpzb24' }), 'INVALID_INPUT');
     await expectError(store.records.list({ path: '/etc' }), 'INVALID_PATH');
+  });
+
+  test('records: a cursor is bound to its listing: another folder or depth refuses it as INVALID_INPUT', async () => {
+    const store = await open();
+    await seed(store, { '/memories/d/a.md': 'a', '/memories/d/b.md': 'b', '/memories/d/e/c.md': 'c' });
+    const first = await store.records.list({ path: '/memories/d', limit: 1 });
+    expect(first.next).not.toBeNull();
+    const cursor = first.next!;
+    await expectError(store.records.list({ path: '/memories', limit: 1, cursor }), 'INVALID_INPUT');
+    await expectError(
+      store.records.list({ path: '/memories/d', depth: 1, limit: 1, cursor }),
+      'INVALID_INPUT',
+    );
+    const second = await store.records.list({ path: '/memories/d', limit: 1, cursor });
+    expect(second.items.map(keyOf)).toEqual(['/memories/d/b.md']);
   });
 
   test('records: the driver returns the record it wrote from write, the same as readRecord', async () => {

@@ -170,12 +170,39 @@ function depthOption(value: unknown): number {
   return value;
 }
 
-function cursorOption(value: unknown): string | undefined {
+/**
+ * A page's cursor, bound to its query: the folder and depth it was made for, and the key of the last
+ * item, as base64url JSON. Opaque to callers; a cursor sent with another folder or depth, or one
+ * that is not a cursor, is INVALID_INPUT (a keyset position, so a forged one can only move within
+ * the store's own namespace).
+ */
+function encodeCursor(under: string, depth: number, after: string): string {
+  return Buffer.from(JSON.stringify([under, depth, after]), 'utf8').toString('base64url');
+}
+
+function decodeCursor(value: unknown, under: string, depth: number): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '' || value.length > 4096) {
-    throw badInput('cursor must be the `next` of a previous page');
+  const bad = () =>
+    badInput('cursor must be the `next` of a previous page of the same listing (same path and depth)');
+  if (typeof value !== 'string' || value === '' || value.length > 8192 || !/^[A-Za-z0-9_-]+$/.test(value))
+    throw bad();
+  let parts: unknown;
+  try {
+    parts = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+  } catch {
+    throw bad();
   }
-  return value;
+  if (
+    !Array.isArray(parts) ||
+    parts.length !== 3 ||
+    parts[0] !== under ||
+    parts[1] !== depth ||
+    typeof parts[2] !== 'string' ||
+    parts[2] === ''
+  ) {
+    throw bad();
+  }
+  return parts[2];
 }
 
 /** The operator's text for a refusal of an update or remove, in place of the driver's. */
@@ -268,10 +295,11 @@ export function recordMethods(engine: Engine): MemoryRecords {
   async function list(query: RecordQuery = {}): Promise<RecordPage> {
     const operation = engine.operation('view');
     const under = engine.path(query.path ?? '/memories').driver;
+    const depth = depthOption(query.depth);
     const driverQuery = {
       under,
-      depth: depthOption(query.depth),
-      after: cursorOption(query.cursor),
+      depth,
+      after: decodeCursor(query.cursor, under, depth),
       limit: limitOption(query.limit),
     };
     const page: DriverRecordPage = await operation.run('listRecords', false, [], () =>
@@ -281,7 +309,7 @@ export function recordMethods(engine: Engine): MemoryRecords {
     );
     return {
       items: page.items.map((item) => (item.kind === 'folder' ? toFolder(item) : toRecord(item))),
-      next: page.next,
+      next: page.next === null ? null : encodeCursor(under, depth, page.next),
     };
   }
 

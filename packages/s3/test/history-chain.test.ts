@@ -87,3 +87,35 @@ describe("retention's plan for one change", () => {
     expect(plan.chain[0]).toEqual({ seq: 12, at: now });
   });
 });
+
+describe('runs of versions in a chain (issue 29)', () => {
+  const at = 1_800_000_000_000;
+
+  it('a group of edits committed together is one entry, however long, and every version of it is named', () => {
+    const group = Array.from({ length: 100 }, (_, index) => ({ seq: 500 - index, at }));
+    const older = Array.from({ length: 30 }, (_, index) => ({ seq: 399 - index, at: at - 1 - index }));
+    const header = formatChain([...group, ...older]);
+    expect(header.split(' ')).toHaveLength(CHAIN_LIMIT);
+    expect(header.split(' ')[0]).toBe(`${(500).toString(36)}.${at.toString(36)}.${(100).toString(36)}`);
+    expect(parseChain(header)).toEqual([...group, ...older.slice(0, CHAIN_LIMIT - 1)]);
+  });
+
+  it("a plan keeps a change's whole group on top of the chain", () => {
+    const added = Array.from({ length: 60 }, (_, index) => ({ seq: 100 - index, at }));
+    const chain = Array.from({ length: 30 }, (_, index) => ({ seq: 40 - index, at: at - 10 - index }));
+    const plan = prunePlan(added, chain, { keepVersions: 1_000, keepDays: 30 }, at);
+    expect(plan.pruned).toEqual([]);
+    expect(plan.chain).toEqual([...added, ...chain.slice(0, CHAIN_LIMIT - 1)]);
+    expect(parseChain(formatChain(plan.chain))).toEqual(plan.chain);
+  });
+
+  it('a run in a malformed or hostile header is bounded', () => {
+    expect(parseChain('3.1.5')).toEqual([
+      { seq: 3, at: 1 },
+      { seq: 2, at: 1 },
+      { seq: 1, at: 1 },
+    ]);
+    expect(parseChain('zzzzzzz.1.zzzzzz')).toHaveLength(10_000);
+    expect(parseChain('5.1.0 5.1.!')).toEqual([]);
+  });
+});

@@ -5,7 +5,7 @@
 import { PRUNE_PER_CHANGE } from '@memdir/core/driver';
 import { describe, expect, it } from 'vitest';
 import { CHAIN_LIMIT, type ChainEntry, formatChain, parseChain, prunePlan } from '../src/history/chain.js';
-import { fileMetadata } from '../src/objects.js';
+import { fileMetadata, opsHeader } from '../src/objects.js';
 
 const DAY_MS = 86_400_000;
 
@@ -23,16 +23,27 @@ describe('the chain of a file', () => {
     ]);
   });
 
-  it("fits in S3's 2 KB of user metadata beside the longest operation ids a write keeps", () => {
-    // The largest ids and times a chain can hold (sequence numbers of 16 digits).
-    const entries = Array.from({ length: CHAIN_LIMIT }, () => ({
-      seq: 9_007_199_254_740_991,
-      at: 4_102_444_800_000,
-    }));
+  it("fits in S3's 2 KB of user metadata beside the longest operation ids a write keeps and the record", () => {
+    // The largest ids and times a chain can hold (sequence numbers of 16 digits), each entry a
+    // run of versions.
+    const entries = Array.from({ length: CHAIN_LIMIT }, (_, run) =>
+      Array.from({ length: 1_000 }, (_, index) => ({
+        seq: 9_007_199_254_740_991 - run * 2_000 - index,
+        at: 4_102_444_800_000 - run,
+      })),
+    ).flat();
+    const chain = formatChain(entries);
+    expect(chain.split(' ')).toHaveLength(CHAIN_LIMIT);
+    const record = {
+      sha256: 'f'.repeat(64),
+      createdAt: 4_102_444_800_000,
+      changedAt: 4_102_444_800_000,
+      versionSeq: 9_007_199_254_740_991,
+    };
     const metadata = {
-      'memdir-op': 'x'.repeat(1_400),
+      'memdir-op': opsHeader(Array.from({ length: 100 }, (_, index) => `${'x'.repeat(30)}${index}`)),
       'memdir-source': 'f'.repeat(32),
-      ...fileMetadata({ fileId: `mem_${'A'.repeat(22)}`, chain: formatChain(entries) }),
+      ...fileMetadata({ fileId: `mem_${'A'.repeat(22)}`, chain, record }),
     };
     const bytes = Object.entries(metadata).reduce((sum, [key, value]) => sum + key.length + value.length, 0);
     expect(bytes).toBeLessThanOrEqual(2_048);

@@ -4,9 +4,9 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { MemoryHistory, MemoryStore, MemoryVersion } from '@memdir/core';
+import type { DriverPath, MemoryHistory, MemoryStore, MemoryVersion } from '@memdir/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createS3Store } from '../src/index.js';
+import { createS3Driver, createS3Store } from '../src/index.js';
 import { bucket, clearPrefix, rawClient, server, storeOptions, uniquePrefix } from './helpers.js';
 
 const WORKER = fileURLToPath(new URL('./fixtures/worker.mjs', import.meta.url));
@@ -89,5 +89,14 @@ describe('history with several processes (issue 29)', () => {
     expect(versions).toHaveLength(confirmed + 1);
     expect(new Set(versions.map((version) => version.sha256)).size).toBe(versions.length);
     expect(versions[0]!.sha256).toBe(sha(content));
+    // The file's record names that newest version (identity).
+    const driver = createS3Driver(storeOptions(prefix));
+    const record = await driver.readRecord!('log.md' as DriverPath);
+    await driver.close();
+    expect(record).toMatchObject({
+      sha256: sha(content),
+      versionId: versions[0]!.id,
+      fileId: versions[0]!.fileId,
+    });
   }, 240_000);
 });

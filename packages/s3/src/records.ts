@@ -184,7 +184,7 @@ async function eachAtOnce<T, R>(items: readonly T[], work: (item: T) => Promise<
 /**
  * `listRecords`: the keys of a page come from listings in S3's order, which is the UTF-8 byte order
  * of keys (a folder marker's key `path/` is a prefix of the keys of everything beneath it, so they
- * come together, and the listing jumps past them once the marker is taken). Records come from what
+ * come together, and a page that ends among them is followed by a listing past them). Records come from what
  * this process saw of each object at its ETag, else from a HEAD.
  */
 export async function listRecords(
@@ -206,7 +206,6 @@ export async function listRecords(
   let lastKey: string | undefined;
   scan: for (;;) {
     const page = await bucket.list(prefix, startAfter, call);
-    let jumped = false;
     for (const object of page.objects) {
       const path = keys.pathOf(object.key);
       if (path === undefined || isListedTombstone(object)) continue;
@@ -219,19 +218,14 @@ export async function listRecords(
         break scan;
       }
       lastKey = key;
-      if (item.kind === 'folder') {
-        items.push({ item, object: null });
-        // Everything beneath the folder is this one marker: list on past it.
-        startAfter = pastEveryKeyBeneath(keys.file(key));
-        jumped = true;
-        break;
-      }
-      items.push({ item, object });
+      items.push({ item, object: item.kind === 'folder' ? null : object });
     }
-    if (jumped) continue;
     const last = page.objects.at(-1);
     if (!page.truncated || last === undefined) break;
     startAfter = last.key;
+    // A page that ends inside a folder given as one marker: the next listing starts past it.
+    if (lastKey?.endsWith('/') && startAfter.startsWith(keys.file(lastKey)))
+      startAfter = pastEveryKeyBeneath(keys.file(lastKey));
   }
   const records = await eachAtOnce(items, ({ item, object }) =>
     object === null ? Promise.resolve(item) : listedRecord(space, object, call),

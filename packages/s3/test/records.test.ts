@@ -147,6 +147,56 @@ describe('records', () => {
     expect(await requestsOf(freshWire, () => fresh.listRecords!({ limit: 3 }))).toEqual(['LIST']);
   });
 
+  it('listRecords by depth: a folder past a listing page is one marker, and the next listing starts past it', async () => {
+    const { driver, prefix, wire } = open('records-big');
+    const names = Array.from({ length: 1_100 }, (_, index) => `big/${String(index).padStart(4, '0')}.md`);
+    for (let start = 0; start < names.length; start += 100) {
+      await Promise.all(
+        names
+          .slice(start, start + 100)
+          .map((name) =>
+            admin.send(
+              new PutObjectCommand({ Bucket: bucket, Key: `${prefix}/memories/${name}`, Body: name }),
+            ),
+          ),
+      );
+    }
+    await write(driver, 'z.md', 'z');
+    await driver.ready();
+    const requests = await requestsOf(wire, async () => {
+      const page = await driver.listRecords!({ limit: 10, depth: 1 });
+      expect(page.items.map((item) => `${item.kind} ${item.path}`)).toEqual(['folder big', 'file z.md']);
+      expect(page.next).toBeNull();
+    });
+    expect(requests).toEqual(['LIST', 'LIST']);
+  }, 60_000);
+
+  it('a restore keeps the id and names the restored version; a deleted file restored at its path takes its id back', async () => {
+    const { driver } = open('records-restore');
+    await write(driver, 'a.md', 'one', true);
+    const first = (await driver.readRecord!(p('a.md')))!;
+    await write(driver, 'a.md', 'two', true);
+    const restored = await driver.restoreVersion!(first.versionId!, {
+      op: op(),
+      record: recorded('restore'),
+      maxFileBytes: 1_000,
+    });
+    expect(await driver.readRecord!(p('a.md'))).toMatchObject({
+      fileId: first.fileId,
+      createdAt: first.createdAt,
+      sha256: sha('one'),
+      versionId: restored.id,
+    });
+    await driver.remove(p('a.md'), { op: op(), record: recorded('delete') });
+    const back = await driver.restoreVersion!(first.versionId!, {
+      op: op(),
+      record: recorded('restore'),
+      maxFileBytes: 1_000,
+    });
+    expect(await driver.readRecord!(p('a.md'))).toMatchObject({ fileId: first.fileId, versionId: back.id });
+    expect(await driver.locate!(first.fileId)).toMatchObject({ path: 'a.md' });
+  });
+
   it('locate: by the id index, and after a rename by a scan that rewrites it; null for unknown, malformed and other namespaces', async () => {
     const { driver, wire } = open('records-locate');
     await write(driver, 'a.md', 'one');

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { fstatSync } from 'node:fs';
 import type { Dir } from './dir.js';
 import { BINDING, KERNEL, type Liveness, type Owner, socketToken } from './liveness.js';
-import { type FileStat, fileStatOf } from './records/files.js';
+import { type FileStat, fileStatOf } from './records/stat.js';
 import {
   closeNow,
   FILE_MODE,

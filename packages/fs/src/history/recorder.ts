@@ -7,7 +7,7 @@ import type { ChangeRecord, DriverVersionWithContent, VersionOperation } from '@
 import { newFileId, PRUNE_PER_CHANGE, prunable, sha256Hex } from '@memdir/core/driver';
 import { type Dir, openEntry, openFolder } from '../dir.js';
 import { find } from '../lookup.js';
-import type { FileStat } from '../records/files.js';
+import type { FileStat } from '../records/stat.js';
 import { closeNow, readdir } from '../sys.js';
 import { closeWalk, FOLDER, readText } from '../tree.js';
 import type { HistoryLog } from './log.js';

@@ -12,17 +12,7 @@ import { listFiles } from '../list-files.js';
 import { closeNow, errno } from '../sys.js';
 import { closeWalk, FOLDER, readText, walk } from '../tree.js';
 import type { RecordsLog, StoredRecord } from './log.js';
-
-/** What identifies a file's bytes on disk without reading them. */
-export interface FileStat {
-  readonly ino: string;
-  readonly size: number;
-  readonly mtime: string;
-}
-
-export function fileStatOf(info: fs.BigIntStats): FileStat {
-  return { ino: String(info.ino), size: Number(info.size), mtime: String(info.mtimeNs) };
-}
+import { type FileStat, fileStatOf } from './stat.js';
 
 /** True when `record` was made for the file `stat` describes. */
 export function agrees(record: StoredRecord, stat: FileStat): boolean {

@@ -19,7 +19,7 @@ import { pageOfRecords, versionSequence } from '@memdir/core/driver';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { migrate } from '../src/cli.js';
 import { createPostgresDriver, createPostgresStore, type PostgresDriver } from '../src/index.js';
-import { databaseUrl, dropSchema, freshSchema, testPool, WORKER } from './helpers.js';
+import { databaseUrl, dropSchema, freshSchema, runWorkers, testPool, WORKER } from './helpers.js';
 
 const admin = testPool();
 afterAll(() => admin.end());
@@ -543,6 +543,22 @@ describe('upgrading layout 3 in place', () => {
     expect(row.rows[0].created_at).not.toBeNull();
     const c = (await driver.readRecord(p('moved/c.md')))!;
     expect(versionSequence(c.versionId!)).toBe(Number(row.rows[0].version_id));
+    await admin.query(
+      `SELECT * FROM "${schema}".edit_v3('', 'moved/c.md', 'insert', NULL, $1, 0, 1000, NULL, $2, NULL, $3, false)`,
+      [Buffer.from('top'), op(), JSON.stringify({ ...RECORD_JSON, command: 'insert' })],
+    );
+    const edited = (await driver.readRecord(p('moved/c.md')))!;
+    expect(edited).toMatchObject({
+      fileId: c.fileId,
+      sha256: sha('top\nfrom the old release'),
+      createdAt: c.createdAt,
+    });
+    expect(versionSequence(edited.versionId!)).toBeGreaterThan(versionSequence(c.versionId!));
+    await admin.query(
+      `SELECT "${schema}".restore_v3('', $1, NULL, false, NULL, 1000, NULL, NULL, $2, NULL, $3)`,
+      [versionSequence(c.versionId!), op(), JSON.stringify({ ...RECORD_JSON, command: 'restore' })],
+    );
+    expect(await driver.readRecord(p('moved/c.md'))).toMatchObject({ sha256: sha('from the old release') });
     expect(
       (await admin.query(`SELECT "${schema}".remove_v3('', 'moved', $1, NULL, NULL) AS o`, [op()])).rows[0].o,
     ).toBe('t');
@@ -563,6 +579,44 @@ describe('upgrading layout 3 in place', () => {
     expect(await alice.readRecord(p('x.md'))).toMatchObject({ sha256: sha('😀'), size: 4 });
     expect((await alice.readRecord(p('x.md')))!.versionId).toMatch(/^memver_/);
   });
+
+  it('6 processes upgrade at once while 2 processes of the wave-3 release write, edit, move and remove through its functions: every row ends with its record, totals exact', async () => {
+    const schema = await layout3Schema();
+    for (let index = 0; index < 20; index++)
+      await write3(schema, '', `before/${index}.md`, `b${index}`, RECORD_JSON);
+    const url = databaseUrl();
+    const results = await runWorkers([
+      ...Array.from({ length: 6 }, () => [url, schema, 'setup']),
+      [url, schema, 'layout3-writes', '300', 'w1'],
+      [url, schema, 'layout3-writes', '300', 'w2'],
+    ]);
+    expect(results).toEqual(Array(8).fill({ ok: true }));
+    const target = new URL(url);
+    target.searchParams.set('schema', schema);
+    await migrate(target.toString());
+    const s = `"${schema}"`;
+    const rows = await admin.query(
+      `SELECT ns, path, file_id, created_at, changed_at, version_id, sha256 = sha256(content) AS hashed FROM ${s}.files`,
+    );
+    expect(rows.rows.length).toBeGreaterThan(20);
+    for (const row of rows.rows) {
+      expect(row, `${row.ns}:${row.path}`).toMatchObject({ hashed: true });
+      expect(row.file_id).toMatch(/^mem_/);
+      expect(row.created_at).not.toBeNull();
+    }
+    // A version id names a version of the file that holds its content.
+    const stray = await admin.query(
+      `SELECT f.ns, f.path FROM ${s}.files f LEFT JOIN ${s}.versions v ON v.ns = f.ns AND v.seq = f.version_id
+       WHERE f.version_id IS NOT NULL AND (v.file_id IS DISTINCT FROM f.file_id OR v.sha256 IS DISTINCT FROM f.sha256)`,
+    );
+    expect(stray.rows).toEqual([]);
+    const totals = await admin.query(
+      `SELECT t.ns, t.bytes::int, t.files::int, coalesce(c.bytes, 0)::int AS counted_bytes, coalesce(c.files, 0)::int AS counted_files
+       FROM ${s}.totals t LEFT JOIN (SELECT ns, sum(size) AS bytes, count(*) AS files FROM ${s}.files GROUP BY ns) c USING (ns)`,
+    );
+    for (const row of totals.rows)
+      expect([row.bytes, row.files]).toEqual([row.counted_bytes, row.counted_files]);
+  }, 120_000);
 
   it('fill_v4 goes on where it stopped, batch by batch', async () => {
     const schema = await layout3Schema();

@@ -12,10 +12,12 @@ export interface BenchArgs {
   byCommand: boolean;
   /** Run only these sections (by id); empty runs every section. */
   sections: string[];
+  /** A built checkout of an earlier commit, for the baseline section. */
+  baseline: string | undefined;
   help: boolean;
 }
 
-export const USAGE = `Usage: pnpm bench [--section ID]... [--quick] [--rounds N] [--only mixed|listing] [--dir PATH] [--by-command]
+export const USAGE = `Usage: pnpm bench [--section ID]... [--quick] [--rounds N] [--only mixed|listing] [--dir PATH] [--by-command] [--baseline DIR]
 
 Measures memdir in one run and prints a Markdown report on stdout (progress goes to stderr), one
 section each:
@@ -30,6 +32,7 @@ and one section per server adapter (see bench/README.md).
   --only NAME      fs section: run one workload, mixed or listing (repeatable)
   --dir PATH       put the work folders under PATH (default: bench/.work); removed at the end
   --by-command     also time each command of the mixed loop on its own (a second table)
+  --baseline DIR   baseline section: a built checkout of an earlier commit to compare with
   --help           show this text`;
 
 /** Parses the command line; throws a TypeError with a readable message on bad input. */
@@ -43,6 +46,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       dir: { type: 'string' },
       'by-command': { type: 'boolean', default: false },
       section: { type: 'string', multiple: true },
+      baseline: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -67,6 +71,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     dir: values.dir,
     byCommand: values['by-command'] ?? false,
     sections: [...new Set(values.section ?? [])],
+    baseline: values.baseline,
     help: values.help ?? false,
   };
 }

@@ -36,6 +36,7 @@ describe('parseBenchArgs', () => {
       dir: undefined,
       byCommand: false,
       sections: [],
+      baseline: undefined,
       help: false,
     });
   });
@@ -55,6 +56,7 @@ describe('parseBenchArgs', () => {
       dir: '/tmp/x',
       byCommand: true,
       sections: [],
+      baseline: undefined,
       help: false,
     });
   });

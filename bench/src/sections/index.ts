@@ -1,11 +1,13 @@
 // The sections of `pnpm bench`, in report order. A backend adds its section here (one line) and
 // keeps its code in a file of its own in this folder.
 import type { BenchArgs } from '../args.js';
+import { baselineSection } from './baseline.js';
 import { copySection } from './copy.js';
 import { driverCallsSection } from './driver-calls.js';
 import { engineSection } from './engine.js';
 import { fsReferenceSection } from './fs-reference.js';
 import { historySection } from './history.js';
+import { identitySection } from './identity.js';
 import { otelSection } from './otel.js';
 import { postgresSection } from './postgres.js';
 import { redisSection } from './redis.js';
@@ -28,6 +30,8 @@ export function benchSections(args: BenchArgs): BenchSection[] {
     otelSection(),
     copySection(),
     historySection(),
+    identitySection(),
+    baselineSection(args.baseline),
     tenantsSection(),
   ];
 }

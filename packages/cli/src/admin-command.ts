@@ -2,10 +2,10 @@
 // `createMemoryAdmin` over the driver of the store the URL names), for drivers with
 // `capabilities.admin`. The store is opened without its namespace: these commands work across
 // namespaces, and `--namespace` names the one a command is about.
-import { createInterface } from 'node:readline';
 import { createMemoryAdmin, type MemoryAdmin, type NamespaceUsage, storeDriver } from '@memdir/core';
 import { ADMIN_HELP } from './admin-help.js';
 import { expectPositionals, type Options, parseOrHelp, str, type Values } from './args.js';
+import { canAsk, confirmed } from './confirm.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK } from './errors.js';
 import { reportToolError } from './failure-report.js';
 import { type CliIo, write } from './io.js';
@@ -179,19 +179,6 @@ function progressLine(io: CliIo): { update(line: string, force?: boolean): void;
   };
 }
 
-/** Asks on the terminal; true when the answer is `expected` (an end of input is a no). */
-async function confirmed(io: CliIo, question: string, expected: string): Promise<boolean> {
-  await write(io.stderr, question);
-  // Listened to at once: a line that came before a listener would be lost.
-  const lines = createInterface({ input: io.stdin, terminal: false });
-  const answer = await new Promise<string | undefined>((resolve) => {
-    lines.once('line', resolve);
-    lines.once('close', () => resolve(undefined));
-  });
-  lines.close();
-  return answer?.trim() === expected;
-}
-
 /** `memdir drop --namespace N`: confirmed on a terminal, `--yes` elsewhere; progress on stderr. */
 async function drop(
   admin: MemoryAdmin,
@@ -201,8 +188,7 @@ async function drop(
   io: CliIo,
 ): Promise<number> {
   if (!values.yes) {
-    const terminal = isTerminal(io.stderr) && (io.stdin as { isTTY?: boolean }).isTTY === true;
-    if (!terminal) {
+    if (!canAsk(io)) {
       throw new CliUsageError(
         `drop: erasing namespace ${namespace} cannot be undone: give --yes to confirm`,
         {

@@ -10,4 +10,13 @@ import { setGarbageCollector } from './memory.js';
 setFlagsFromString('--expose-gc');
 setGarbageCollector(runInNewContext('gc') as () => void);
 
+// A reader that stops reading (`memdir export | head -c 100`) ends the run quietly, with the status a
+// shell gives a program its broken pipe stopped (128 + SIGPIPE), not a stack trace: whatever the
+// command still had to say has nowhere to go.
+const EXIT_BROKEN_PIPE = 141;
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(EXIT_BROKEN_PIPE);
+  throw error;
+});
+
 process.exitCode = await run(process.argv.slice(2));

@@ -3,7 +3,8 @@
 // whose driver keeps one. The model's protocol has no history command; these are the CLI's own.
 import type { MemdirStore, MemoryStore, MemoryVersion, MemoryVersionWithContent } from '@memdir/core';
 import { expectPositionals, type Options, parseOrHelp, positiveInteger, str, type Values } from './args.js';
-import { CliUsageError, EXIT_OK } from './errors.js';
+import { canAsk, confirmed } from './confirm.js';
+import { CliUsageError, EXIT_FAILED, EXIT_OK } from './errors.js';
 import { reportToolError } from './failure-report.js';
 import { HISTORY_HELP } from './history-help.js';
 import { type CliIo, write } from './io.js';
@@ -24,7 +25,7 @@ const HISTORY_OPTIONS: Record<string, Options> = {
   show: { json: { type: 'boolean' }, raw: { type: 'boolean' } },
   diff: { raw: { type: 'boolean' } },
   restore: { to: { type: 'string' } },
-  redact: {},
+  redact: { yes: { type: 'boolean', short: 'y' } },
 };
 
 /** How many positional arguments each command takes: at least, at most. */
@@ -73,7 +74,16 @@ export async function runHistory(command: string, args: string[], io: CliIo): Pr
           return EXIT_OK;
         }
         default: {
-          const redacted = await store.redact(positionals[0]!);
+          const id = positionals[0]!;
+          // On a terminal a person confirms by typing the id; scripts (no terminal) and --yes go on.
+          if (!values.yes && canAsk(io)) {
+            const question = `This erases the content, path, size and hash of ${escapeControls(id)} for good (the version stays, redacted).\nType the version id to confirm: `;
+            if (!(await confirmed(io, question, id))) {
+              await write(io.stderr, 'memdir: redact: not confirmed; nothing was erased\n');
+              return EXIT_FAILED;
+            }
+          }
+          const redacted = await store.redact(id);
           await write(
             io.stdout,
             `Redacted ${redacted.id}: its content, path, size and hash are gone for good (at ${redacted.redactedAt})\n`,
@@ -133,11 +143,39 @@ function withHistory(
   });
 }
 
-function timeValue(command: string, flag: string, value: string): number {
+/** Units of a time ago (`30m`, `2h`, `7d`), in ms. */
+const AGO_UNITS: Record<string, number> = {
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
+
+/**
+ * A time a person typed: ISO 8601, a time ago (`90s`, `30m`, `2h`, `7d`, `2w`), `now`, or `today`
+ * and `yesterday` (the start of that day on this machine's clock).
+ */
+export function parseTime(value: string, now = Date.now()): number | undefined {
+  const word = value.trim().toLowerCase();
+  if (word === 'now') return now;
+  if (word === 'today' || word === 'yesterday') {
+    const day = new Date(now);
+    day.setHours(0, 0, 0, 0);
+    if (word === 'yesterday') day.setDate(day.getDate() - 1);
+    return day.getTime();
+  }
+  const ago = /^(\d{1,9})\s*([smhdw])$/.exec(word);
+  if (ago) return now - Number(ago[1]) * AGO_UNITS[ago[2]!]!;
   const ms = Date.parse(value);
-  if (!Number.isFinite(ms)) {
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+function timeValue(command: string, flag: string, value: string): number {
+  const ms = parseTime(value);
+  if (ms === undefined) {
     throw new CliUsageError(
-      `${command}: --${flag} expects an ISO 8601 time (2026-12-01, 2026-12-01T09:30:00Z)${flag === 'at' ? ' or a version id (memver_...)' : ''}, got ${JSON.stringify(value)}`,
+      `${command}: --${flag} expects an ISO 8601 time (2026-12-01, 2026-12-01T09:30:00Z), a time ago (30m, 2h, 7d), today or yesterday${flag === 'at' ? ' or a version id (memver_...)' : ''}, got ${JSON.stringify(value)}`,
     );
   }
   return ms;

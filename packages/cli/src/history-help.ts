@@ -18,7 +18,8 @@ One line per version, in aligned columns: VERSION TIME OPERATION ACTOR BYTES PAT
 OLD -> NEW; a redacted version shows "(redacted)"). No content is shown.
 
       --actor ID           only versions made by this actor id (a token's name under serve --http)
-      --since TIME         only versions made at or after TIME
+      --since TIME         only versions made at or after TIME (ISO 8601, or 30m, 2h, 7d ago,
+                           today, yesterday)
       --until TIME         only versions made at or before TIME
   -n, --limit N            at most N versions (default: all)
       --json               one JSON object per version and line, as the library's store.history()
@@ -86,7 +87,10 @@ Example:
 
 Erases a version's content, path, size and hash for good (what a model must not have kept), and
 keeps the rest: its id, time, actor and operation, and when it was redacted. The file itself, as it
-is now, is not changed: delete or edit it too if it still holds the text.
+is now, is not changed: delete or edit it too if it still holds the text. On a terminal it asks you
+to type the version id first; scripts (no terminal) are not asked.
+
+  -y, --yes                erase without asking
 
 ${STORE_OPTIONS_HELP}
 

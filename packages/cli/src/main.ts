@@ -115,7 +115,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (command === 'help') {
     const topic = rest.find((arg) => !arg.startsWith('-'));
     const text = topic === undefined ? MAIN_HELP : COMMAND_HELP[ALIASES[topic] ?? topic];
-    if (text === undefined) throw unknownCommand(topic!);
+    if (text === undefined) throw unknownCommand(topic!, Object.keys(COMMAND_HELP));
     await write(io.stdout, `${text}\n`);
     return EXIT_OK;
   }
@@ -144,7 +144,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     return run(rest, io);
   }
   const ownOptions = COMMAND_OPTIONS[command];
-  if (ownOptions === undefined) throw unknownCommand(word);
+  if (ownOptions === undefined) throw unknownCommand(word, Object.keys(COMMAND_HELP));
 
   const args = command === 'serve' ? withDefaultHttpAddress(rest) : rest;
   const parsed = await parseOrHelp(

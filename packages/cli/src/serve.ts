@@ -76,6 +76,20 @@ export const MEMORY_TOOL_INPUT_SCHEMA = {
 // request id is cut, not refused: it only labels the change.
 const MAX_ID_CHARS = 256;
 
+/** C0 and C1 controls, DEL and bidirectional controls: what core refuses in actor and tool use ids. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * An id a client chose (its name, a JSON-RPC request id) as history may keep it: each control
+ * character written as `\uXXXX`, at most 256 characters. Core refuses control characters in
+ * actors and tool use ids (an operator's terminal shows them); a client's odd name still works.
+ */
+function clientId(text: string): string {
+  return text
+    .replace(CONTROL, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .slice(0, MAX_ID_CHARS);
+}
+
 // A result is wrapped in JSON-RPC and escaped as JSON on the way out: leave room for both.
 const MAX_RESULT_BYTES = Math.floor(MAX_MCP_MESSAGE_BYTES / 2);
 
@@ -110,7 +124,7 @@ export function createMcpServer(store: MemoryStore, options: McpServerOptions = 
         ? () => options.actor as Actor
         : (): Actor => ({
             type: 'session',
-            id: server.getClientVersion()?.name.slice(0, MAX_ID_CHARS) || 'mcp-client',
+            id: clientId(server.getClientVersion()?.name ?? '') || 'mcp-client',
           });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [
@@ -134,7 +148,7 @@ export function createMcpServer(store: MemoryStore, options: McpServerOptions = 
       maxResultBytes: MAX_RESULT_BYTES,
       signal: extra.signal,
       actor: actorOf(),
-      toolUseId: String(extra.requestId).slice(0, MAX_ID_CHARS),
+      toolUseId: clientId(String(extra.requestId)),
     });
   };
   return server;

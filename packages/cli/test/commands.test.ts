@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempFolder } from './helpers.js';
+import { BIN, cliEnv, runCli, tempFolder } from './helpers.js';
 
 let folder: { path: string; remove: () => Promise<void> };
 
@@ -252,11 +253,61 @@ describe('usage errors exit 2 with "memdir: ..." on stderr', () => {
     expect(result.stderr.slice(0, result.stderr.indexOf('\n') + 1)).toBe(firstLine);
   });
 
-  it('an unknown flag names the flag', async () => {
+  it('an unknown flag names the flag in a sentence of our own (no unbalanced quote, nothing about --)', async () => {
     const result = await memdir(['view', '--colour']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("Unknown option '--colour'");
-    expect(result.stderr).toContain('Run "memdir view --help" for usage.');
+    expect(result.stderr).toBe(
+      'memdir: view: unknown option --colour\nRun "memdir view --help" for usage.\n',
+    );
+  });
+
+  it('a mistyped command or flag gets the nearest one suggested; a flag without its value says so', async () => {
+    const command = await memdir(['veiw', '/memories']);
+    expect(command.code).toBe(2);
+    expect(command.stderr).toBe(
+      'memdir: unknown command "veiw"\nDid you mean "memdir view"? Run "memdir --help" for usage.\n',
+    );
+    const flag = await memdir(['view', '--stor', 'memory:']);
+    expect(flag.stderr).toBe(
+      'memdir: view: unknown option --stor\nDid you mean --store? Run "memdir view --help" for usage.\n',
+    );
+    const missing = await memdir(['view', '--store']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe('memdir: view: --store needs a value\nRun "memdir view --help" for usage.\n');
+    const far = await memdir(['qqqqqq']);
+    expect(far.stderr).toBe('memdir: unknown command "qqqqqq"\nRun "memdir --help" for usage.\n');
+  });
+
+  it('a reader that stops reading ends the run quietly with status 141 (128 + SIGPIPE), no stack trace', async () => {
+    const folder = await tempFolder();
+    try {
+      const files = join(folder.path, 'store/memories');
+      await mkdir(files, { recursive: true });
+      for (let index = 0; index < 200; index++) {
+        await writeFile(join(files, `f${index}.md`), 'line\n'.repeat(200));
+      }
+      const outcome = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+        const child = spawn(
+          process.execPath,
+          [BIN, 'export', '--store', `file:${join(folder.path, 'store')}`],
+          {
+            env: cliEnv(),
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
+        let stderr = '';
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+          stderr += chunk;
+        });
+        // Read the first chunk, then stop reading, as `head -c 100` does.
+        child.stdout.once('data', () => child.stdout.destroy());
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
+      expect(outcome).toEqual({ code: 141, stderr: '' });
+    } finally {
+      await folder.remove();
+    }
   });
 
   it('an invalid namespace is refused before anything runs', async () => {

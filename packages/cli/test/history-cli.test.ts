@@ -261,6 +261,17 @@ describe.each(Object.keys(TARGETS))('history commands on %s', (target) => {
     expect(restored).toMatch(new RegExp(`^Restored ${created.id} to /memories/back.md as memver_\\w+\n$`));
     expect(ok(await cli(['view', '/memories/back.md', ...s])).stdout).toContain('     2\ttwo\n');
 
+    // On a terminal: asked first, and a wrong answer erases nothing.
+    const declined = await cli(['redact', modified.id, ...s], { tty: true, input: 'yes\n' });
+    expect(declined.code).toBe(1);
+    expect(declined.stderr).toContain(
+      `This erases the content, path, size and hash of ${modified.id} for good`,
+    );
+    expect(declined.stderr).toContain('memdir: redact: not confirmed; nothing was erased');
+    expect(ok(await cli(['show', modified.id, '--json', ...s])).stdout).toContain('"redactedAt":null');
+    const typed = await cli(['redact', modified.id, ...s], { tty: true, input: `${modified.id}\n` });
+    expect(typed.code).toBe(0);
+    expect(typed.stdout).toMatch(/^Redacted /);
     expect(ok(await cli(['redact', modified.id, ...s])).stdout).toMatch(
       new RegExp(`^Redacted ${modified.id}: its content, path, size and hash are gone for good`),
     );
@@ -276,10 +287,15 @@ describe.each(Object.keys(TARGETS))('history commands on %s', (target) => {
     const badTime = await cli(['log', '--since', 'yesterday-ish', ...s]);
     expect(badTime.code).toBe(2);
     expect(badTime.stderr).toContain('log: --since expects an ISO 8601 time');
+    // A time ago reads as one: every version of this test is younger than 1,000 weeks.
+    const all = ok(await cli(['log', '--json', ...s])).stdout;
+    expect(all).toContain(created.id);
+    expect(ok(await cli(['log', '--since', '1000w', '--json', ...s])).stdout).toBe(all);
+    expect(ok(await cli(['log', '--until', '1000w', '--json', ...s])).stdout).toBe('');
     const badAt = await cli(['view', '/memories', '--at', 'last tuesday', ...s]);
     expect(badAt.code).toBe(2);
     expect(badAt.stderr).toContain(
-      'view: --at expects an ISO 8601 time (2026-12-01, 2026-12-01T09:30:00Z) or a version id',
+      'view: --at expects an ISO 8601 time (2026-12-01, 2026-12-01T09:30:00Z), a time ago (30m, 2h, 7d), today or yesterday or a version id (memver_...), got "last tuesday"',
     );
     expect((await cli(['diff', ...s])).code).toBe(2);
     expect((await cli(['restore', created.id, 'extra', ...s])).code).toBe(2);

@@ -24,7 +24,12 @@ afterAll(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function stdioClient(args: string[], cwd?: string, env: Record<string, string> = {}): Promise<Client> {
+async function stdioClient(
+  args: string[],
+  cwd?: string,
+  env: Record<string, string> = {},
+  name = 'stdio-test-client',
+): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'serve', ...args],
@@ -32,7 +37,7 @@ async function stdioClient(args: string[], cwd?: string, env: Record<string, str
     ...(cwd === undefined ? {} : { cwd }),
     stderr: 'ignore',
   });
-  const client = new Client({ name: 'stdio-test-client', version: '0.0.0' });
+  const client = new Client({ name, version: '0.0.0' });
   await client.connect(transport);
   cleanups.push(() => client.close());
   return client;
@@ -130,5 +135,28 @@ describe('memdir serve over stdio: attribution', () => {
         options: { actor: { type: 'session', id: 'stdio-test-client' }, toolUseId: '2' },
       },
     ]);
+  });
+
+  it('a client name with control characters is kept escaped (core refuses them raw), and the call works', async () => {
+    const folder = await tempFolder();
+    cleanups.push(folder.remove);
+    await installRecordingAdapter(folder.path);
+    const record = join(folder.path, 'calls.jsonl');
+    const client = await stdioClient(
+      ['--store', 'recording://x'],
+      folder.path,
+      { MEMDIR_TEST_RECORD: record },
+      'evil\u001b]0;title\u0007\u202e',
+    );
+    const result = await client.callTool({
+      name: 'memory',
+      arguments: { command: 'create', path: '/memories/a.md', file_text: 'x' },
+    });
+    expect(result.isError).toBeFalsy();
+    const calls = (await readFile(record, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { options: { actor: { id: string } } });
+    expect(calls[1]?.options.actor).toEqual({ type: 'session', id: 'evil\\u001b]0;title\\u0007\\u202e' });
   });
 });

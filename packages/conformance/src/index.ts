@@ -19,8 +19,9 @@
  *
  * The groups, one file each, in the order they run: view.ts, create.ts, str-replace.ts, insert.ts,
  * delete.ts, rename.ts, input.ts (tool input), paths.ts, isolation.ts, concurrency.ts, quota.ts,
- * history.ts (with history-scale.ts), admin.ts, differential.ts, and driver/ (checks on the bare
- * driver: reads, writes, structure, namespaces, replays). What they share: target.ts (what is
+ * history.ts (with history-scale.ts), admin.ts, differential.ts, driver/ (checks on the bare
+ * driver: reads, writes, structure, namespaces, replays), and records.ts (identity: records, update
+ * by id, remove expect). What they share: target.ts (what is
  * tested), suite.ts (what the suite learns of a target, backends and cleanup), assertions.ts,
  * fixtures.ts and history-helpers.ts. runner/ is the `memdir-conformance` command, which runs this
  * suite on a store module without a test setup of its own.
@@ -41,6 +42,7 @@ import { insertTests } from './insert.js';
 import { isolationTests } from './isolation.js';
 import { pathTests } from './paths.js';
 import { quotaTests } from './quota.js';
+import { recordsTests, removeExpectTests, updateByIdTests } from './records.js';
 import { renameTests } from './rename.js';
 import { strReplaceTests } from './str-replace.js';
 import { countingSuite, createSuite, type NameFilter, probeTarget, type Suite } from './suite.js';
@@ -66,6 +68,9 @@ export const CONFORMANCE_GROUPS = [
   'admin',
   'differential',
   'driver',
+  'records',
+  'update by id',
+  'remove expect',
 ] as const;
 
 /** One group of the suite: the tests of one command, or of one concern. */
@@ -110,7 +115,16 @@ const GROUPS: Readonly<Record<ConformanceGroup, (suite: Suite) => void>> = {
   admin: adminTests,
   differential: differentialTests,
   driver: driverTests,
+  records: recordsTests,
+  'update by id': updateByIdTests,
+  'remove expect': removeExpectTests,
 };
+
+/** The identity groups: they need a driver, and run again with its identity primitives hidden. */
+const IDENTITY_GROUPS = new Set<ConformanceGroup>(['records', 'update by id', 'remove expect']);
+
+/** A driver's identity primitives, hidden for the identity groups' pass over the engine's fallbacks. */
+const IDENTITY_METHODS = ['readRecord', 'locate', 'listRecords', 'updateById'] as const;
 
 function nameFilter(tests: ConformanceFilter['tests']): NameFilter {
   if (tests === undefined) return () => true;
@@ -136,7 +150,8 @@ function selectedGroups(target: ConformanceTarget, filter: ConformanceFilter): C
   return CONFORMANCE_GROUPS.filter(
     (group) =>
       groups.includes(group) &&
-      ((group !== 'driver' && group !== 'admin') || target.createDriver !== undefined),
+      ((group !== 'driver' && group !== 'admin' && !IDENTITY_GROUPS.has(group)) ||
+        target.createDriver !== undefined),
   );
 }
 
@@ -195,6 +210,17 @@ export function describeMemoryStore(target: ConformanceTarget, filter: Conforman
             const without = createSuite(target, namespace, probe, keep, ['edit']);
             for (const group of kept.filter((name) => EDIT_GROUPS.has(name))) {
               describe(`${group} (without edit)`, () => GROUPS[group](without));
+            }
+          }
+          // A driver with identity primitives keeps the engine's fallbacks honest for custom drivers.
+          if (probe.driverMethods?.records) {
+            const hidden = {
+              ...probe,
+              capabilities: { ...probe.capabilities, records: false, updateById: false, removeExpect: false },
+            };
+            const without = createSuite(target, namespace, hidden, keep, [...IDENTITY_METHODS]);
+            for (const group of kept.filter((name) => IDENTITY_GROUPS.has(name))) {
+              describe(`${group} (engine fallbacks)`, () => GROUPS[group](without));
             }
           }
         },

@@ -25,6 +25,8 @@ export interface DriverMethods {
   readonly stat: boolean;
   readonly edit: boolean;
   readonly importVersions: boolean;
+  /** `readRecord`, `locate`, `listRecords` (capabilities.records). */
+  readonly records: boolean;
 }
 
 /** The methods `capabilities.history` promises. */
@@ -114,7 +116,9 @@ export const MIN_SUITE_PATH_BYTES = 300;
 /**
  * `driver` without the optional methods `names`, on its namespaces too: the suite's second pass over
  * the edit groups runs without `edit`, so the engine's read and compare-and-swap path is checked on
- * a driver that has both.
+ * a driver that has both; the identity groups run again without `readRecord` and the rest
+ * (IDENTITY_METHODS), and with the capabilities that promise them turned off, so the engine's
+ * fallbacks are checked on a driver that has the primitives.
  */
 function hiding(driver: MemoryDriver, names: readonly (keyof MemoryDriver)[]): MemoryDriver {
   if (names.length === 0) return driver;
@@ -122,6 +126,15 @@ function hiding(driver: MemoryDriver, names: readonly (keyof MemoryDriver)[]): M
     namespace: (name: string) => hiding(driver.namespace(name), names),
   };
   for (const name of names) overrides[name] = undefined;
+  // Without its identity primitives a driver declares none of them: the engine's fallbacks run.
+  if (names.includes('readRecord')) {
+    overrides.capabilities = {
+      ...driver.capabilities,
+      records: false,
+      updateById: false,
+      removeExpect: false,
+    };
+  }
   return wrapDriver(driver, overrides as Partial<MemoryDriver>);
 }
 
@@ -244,6 +257,7 @@ export async function probeTarget(target: ConformanceTarget, namespace: string |
               stat: typeof files.stat === 'function',
               edit: typeof files.edit === 'function',
               importVersions: typeof files.importVersions === 'function',
+              records: typeof files.readRecord === 'function',
             };
             const missing = methodProblem(files);
             if (missing !== undefined) throw new TypeError(`memdir conformance: ${target.name}: ${missing}`);

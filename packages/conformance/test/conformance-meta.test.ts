@@ -317,7 +317,7 @@ describe('the check hook, the filter and the capabilities', () => {
     const target = { name: 'x', createDriver: () => createInMemoryDriver() };
     expect(() => describeMemoryStore(target, { groups: ['views' as never] })).toThrow(
       new TypeError(
-        'describeMemoryStore: unknown group "views"; the groups are "view", "create", "str_replace", "insert", "delete", "rename", "tool input", "paths", "isolation", "concurrency", "quota", "history", "admin", "differential", "driver"',
+        'describeMemoryStore: unknown group "views"; the groups are "view", "create", "str_replace", "insert", "delete", "rename", "tool input", "paths", "isolation", "concurrency", "quota", "history", "admin", "differential", "driver", "records", "update by id", "remove expect"',
       ),
     );
     expect(() => describeMemoryStore(target, { tests: 5 as never })).toThrow(TypeError);

@@ -82,6 +82,16 @@ export {
   toMemoryPath,
 } from './path.js';
 export { readOnlyStore } from './read-only.js';
+export type {
+  MemoryFolder,
+  MemoryRecord,
+  MemoryRecords,
+  RecordChangeOptions,
+  RecordPage,
+  RecordQuery,
+  RecordReadOptions,
+  RecordUpdate,
+} from './records/store-records.js';
 export { createMemoryStore, type MemdirStore, storeDriver } from './store.js';
 export {
   DEFAULT_KEEP_DAYS,

@@ -208,6 +208,12 @@ export const ACTOR_TYPES: ReadonlySet<string> = new Set(['session', 'user', 'api
 /** The longest actor id or tool use id, in characters. */
 export const MAX_ID_CHARS = 256;
 
+/**
+ * C0 and C1 controls, DEL, and the bidirectional controls that reorder what a reader sees: never in
+ * an actor id or a tool use id, which an operator's terminal and the inspector show.
+ */
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
 function invalid(name: string, detail: string): TypeError {
   return optionError(CORE, name, detail);
 }
@@ -222,11 +228,12 @@ function checkActor(actor: unknown, name = 'actor'): Actor | undefined {
     !ACTOR_TYPES.has(value.type as string) ||
     typeof value.id !== 'string' ||
     value.id.length === 0 ||
-    value.id.length > MAX_ID_CHARS
+    value.id.length > MAX_ID_CHARS ||
+    CONTROL_CHARACTER.test(value.id)
   ) {
     throw invalid(
       name,
-      `expected { type: 'session' | 'user' | 'api' | 'service', id: a string of 1 to ${MAX_ID_CHARS} characters }`,
+      `expected { type: 'session' | 'user' | 'api' | 'service', id: a string of 1 to ${MAX_ID_CHARS} characters without control characters }`,
     );
   }
   return { type: value.type!, id: value.id };
@@ -236,8 +243,14 @@ function checkActor(actor: unknown, name = 'actor'): Actor | undefined {
 export function checkCallOptions(call: MemoryCallOptions | undefined): MemoryCallOptions | undefined {
   if (call === undefined || (call.actor === undefined && call.toolUseId === undefined)) return undefined;
   const toolUseId = call.toolUseId;
-  if (toolUseId !== undefined && (typeof toolUseId !== 'string' || toolUseId.length > MAX_ID_CHARS)) {
-    throw invalid('toolUseId', `expected a string of at most ${MAX_ID_CHARS} characters`);
+  if (
+    toolUseId !== undefined &&
+    (typeof toolUseId !== 'string' || toolUseId.length > MAX_ID_CHARS || CONTROL_CHARACTER.test(toolUseId))
+  ) {
+    throw invalid(
+      'toolUseId',
+      `expected a string of at most ${MAX_ID_CHARS} characters without control characters`,
+    );
   }
   return { actor: checkActor(call.actor), toolUseId };
 }

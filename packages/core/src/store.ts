@@ -14,6 +14,7 @@ import { Engine } from './engine/engine.js';
 import { historyMethods, type MemoryHistory } from './history/store-history.js';
 import { commandName } from './input.js';
 import { validateNamespace } from './namespace.js';
+import { type MemoryRecords, recordMethods } from './records/store-records.js';
 import { checkStoreOptions, type EngineOptions, type MemoryStoreOptions } from './store-options.js';
 import { commandChannel, type PathShown, pathPolicy } from './telemetry.js';
 import type { MemoryStore } from './tool.js';
@@ -33,6 +34,12 @@ export interface MemdirStore extends MemoryStore, MemoryHistory {
    * does not carry it; {@link storeDriver} reads it from any store.
    */
   readonly driver: MemoryDriver;
+  /**
+   * Every file's identity: its record by path or id, listings in UTF-8 byte order, updates by id
+   * under an expected SHA-256, removes under an expectation (docs/identity.md). For programs (the
+   * memory stores API, sync, the inspector); the model's protocol has no such command.
+   */
+  readonly records: MemoryRecords;
 }
 
 /**
@@ -98,6 +105,7 @@ export function createMemoryStore(driver: MemoryDriver, options: MemoryStoreOpti
     [Symbol.asyncDispose]: () => engine.close(),
     capabilities: engine.capabilities,
     ...historyMethods(engine, createMemoryStore),
+    records: recordMethods(engine),
   };
   // Set apart from the methods, not enumerable: a store spread or serialised does not carry it.
   Object.defineProperty(store, 'driver', { value: files, enumerable: false });

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { wrapDriver } from '../src/driver/index.js';
 import {
   createInMemoryDriver,
+  createInMemoryStore,
   createMemoryStore,
   type MemdirStore,
   type MemoryDriver,
@@ -250,5 +251,32 @@ describe("the operator's errors", () => {
       code: 'BACKEND',
       message: 'The memory store is closed.',
     });
+  });
+});
+
+describe('actors and tool use ids (issue 34: what an operator later reads in a terminal or a page)', () => {
+  it('a control character (C0, C1, DEL, bidirectional) in an actor id or a tool use id is refused, and nothing is written', async () => {
+    const store = createInMemoryStore();
+    const hostile = ['\u001b]0;pwned\u0007', 'a\u009bb', 'a\u007fb', 'left\u202eright', 'x\ny'];
+    for (const id of hostile) {
+      await expect(
+        store.create(
+          { command: 'create', path: '/memories/a.md', file_text: 'x' },
+          { actor: { type: 'session', id } },
+        ),
+      ).rejects.toThrow(/without control characters/);
+      await expect(
+        store.create({ command: 'create', path: '/memories/a.md', file_text: 'x' }, { toolUseId: id }),
+      ).rejects.toThrow(/without control characters/);
+      expect(() => createInMemoryStore({ actor: { type: 'user', id } })).toThrow(
+        /without control characters/,
+      );
+    }
+    expect((await store.history()).versions).toEqual([]);
+    await store.create(
+      { command: 'create', path: '/memories/a.md', file_text: 'x' },
+      { toolUseId: 'toolu_01 é ✓' },
+    );
+    expect((await store.history()).versions[0]?.toolUseId).toBe('toolu_01 é ✓');
   });
 });

@@ -19,6 +19,7 @@ import { type Dir, openFolder } from './dir.js';
 import { compact } from './history/compact.js';
 import { HistoryLog } from './history/log.js';
 import { Recorder } from './history/recorder.js';
+import { ChangeHook } from './records/hook.js';
 import { removeLocked } from './remove.js';
 import { errno, lstat, readdir, rename, rmdir, unlink } from './sys.js';
 import { holdsFile } from './tree.js';
@@ -298,11 +299,12 @@ export function sweep(
       for (const path of await staleFiles(generation.memories!, options.expireBefore, budget)) {
         // Each expiry is a removal of its own, recorded as one, by the service.
         const recorder = record && new Recorder(history, record, options.op);
+        const hook = new ChangeHook(generation, recorder);
         let removal: Awaited<ReturnType<typeof removeLocked>>;
         try {
-          removal = await removeLocked(generation, path, { ...call, history: recorder });
+          removal = await removeLocked(generation, path, { ...call, history: hook });
         } finally {
-          recorder?.finish();
+          hook.finish();
         }
         if (removal.removed) expired++;
         budget--;

@@ -3,7 +3,7 @@
 // history brought up to date and its versions recorded, the admin's walks on the base folder, and
 // one guard around each that turns a failure into the model's words and logs a slow call.
 import type { ChangeRecord, DriverCallOptions, DriverQuota } from '@memdir/core';
-import { checkTime, deadlineOf } from '@memdir/core/driver';
+import { checkTime, type DriverLog, deadlineOf } from '@memdir/core/driver';
 import type { Backend } from './backend.js';
 import type { Dir } from './dir.js';
 import { closedFailure, filesystemFailure } from './errors.js';
@@ -11,8 +11,34 @@ import type { Access, Folder } from './folder.js';
 import type { Generation } from './generation.js';
 import { compact } from './history/compact.js';
 import { Recorder, settlePending } from './history/recorder.js';
+import { adopt, settleRecords } from './records/files.js';
+import { ChangeHook } from './records/hook.js';
 import type { SnapshotCall } from './snapshot.js';
 import type { ChangeCall } from './write.js';
+
+/**
+ * What every locked call does first: the history and the records brought up to date from their
+ * files, what a dead process left pending settled, and every file given a record once (a folder
+ * written before records were kept).
+ */
+export async function prepareLocked(generation: Generation): Promise<void> {
+  const history = generation.history;
+  await history.refresh();
+  if (history.pending) await settlePending(history, generation.memories);
+  const records = generation.records;
+  await records.refresh();
+  if (records.pending) await settleRecords(generation, records);
+  if (!records.adopted) await adopt(generation);
+}
+
+/** Rewrites the records file when it is mostly dead lines (under the lock). */
+export async function compactRecords(generation: Generation, log: DriverLog): Promise<void> {
+  const records = generation.records;
+  if (!records.wasteful || records.pending) return;
+  await records.rewrite(generation.newTemp()).catch((error: unknown) => {
+    log.warn('records could not be compacted', { code: (error as NodeJS.ErrnoException).code });
+  });
+}
 
 /** Calls slower than this are logged. */
 const SLOW_CALL_MS = 1_000;
@@ -103,21 +129,21 @@ export class FolderCalls {
             // Waited until the deadline (behind commands of this process, say): nobody waits for
             // the answer, so nothing is changed.
             checkTime({ deadline });
-            const history = generation.history;
-            await history.refresh();
-            if (history.pending) await settlePending(history, generation.memories);
+            await prepareLocked(generation);
             const { record } = options;
-            const recorder = record && new Recorder(history, record, options.op ?? '', options.fileId);
+            const recorder = record && new Recorder(generation.history, record, options.op ?? '');
+            const hook = new ChangeHook(generation, recorder, { fileIdOption: options.fileId });
             try {
               const call = {
                 quota: options.quota,
                 log: this.backend.log,
-                history: recorder,
+                history: hook,
                 touch: options.touch,
               };
               return await task(generation, call);
             } finally {
-              if (recorder?.finish()) await compact(generation, this.backend.log);
+              if (hook.finish()) await compact(generation, this.backend.log);
+              await compactRecords(generation, this.backend.log);
             }
           },
           this.backend.lockWait(deadline, started),

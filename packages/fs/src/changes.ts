@@ -6,12 +6,16 @@ import type {
   DriverEditOptions,
   DriverEditOutcome,
   DriverPath,
+  DriverRecord,
+  DriverRemoveOptions,
   DriverWriteOptions,
 } from '@memdir/core';
-import { refuseQuota } from '@memdir/core/driver';
+import { refuseConflict, refuseQuota } from '@memdir/core/driver';
 import type { FolderCalls } from './calls.js';
 import { applyEditLocked, editLocked } from './edit.js';
+import { kindOfPath } from './lookup.js';
 import { moveLocked } from './move.js';
+import { driverRecord, resolve } from './records/files.js';
 import { removeLocked } from './remove.js';
 import { removeTree } from './tree.js';
 import { versioned } from './version.js';
@@ -24,10 +28,16 @@ export function write(
   path: DriverPath,
   content: string,
   options: DriverWriteOptions,
-): Promise<{ version: string }> {
+): Promise<{ version: string; record?: DriverRecord }> {
   return calls.change('write', options, async (generation, call) => {
     await writeLocked(generation, path, content, options.expect, call);
-    return versioned(content);
+    const stored = generation.records.get(path);
+    // The version is hashed only if someone reads it (compare-and-swap does).
+    const file = versioned(content);
+    return Object.defineProperty(file, 'record', {
+      value: stored && driverRecord(path, stored),
+      enumerable: true,
+    }) as typeof file & { record?: DriverRecord };
   });
 }
 
@@ -78,12 +88,28 @@ export function update(
     });
 }
 
-export function remove(calls: FolderCalls, path: DriverPath, options: DriverChangeOptions): Promise<boolean> {
+export function remove(calls: FolderCalls, path: DriverPath, options: DriverRemoveOptions): Promise<boolean> {
   const log = calls.backend.log;
+  const { expect } = options;
   return calls.change(
     'remove',
     options,
-    (generation, call) => removeLocked(generation, path, call),
+    async (generation, call) => {
+      if (expect) {
+        // Checked in the removal's locked step: the file's record, checked against the file.
+        const found = await resolve(generation, path, false);
+        if (!found) {
+          const kind = await kindOfPath(generation.memories!, path);
+          if (kind === null) return { removed: false };
+          throw refuseConflict(path);
+        }
+        const holds =
+          (expect.fileId === undefined || expect.fileId === found.record.i) &&
+          (expect.sha256 === undefined || expect.sha256 === found.record.h);
+        if (!holds) throw refuseConflict(path);
+      }
+      return removeLocked(generation, path, call);
+    },
     async (generation, removal) => {
       // The folder left every listing with the rename; its files go now, outside the lock. The
       // delete is done either way: trash that stays is swept by the next process that writes.

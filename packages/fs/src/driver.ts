@@ -20,10 +20,18 @@ import type {
   DriverNamespaceQuery,
   DriverPath,
   DriverPointInTime,
+  DriverRecord,
+  DriverRecordOptions,
+  DriverRecordPage,
+  DriverRecordQuery,
+  DriverRemoveOptions,
   DriverRestoreOptions,
   DriverSweepOptions,
   DriverTreeEntry,
   DriverTreeOptions,
+  DriverUpdateByIdOptions,
+  DriverUpdateChange,
+  DriverUpdateResult,
   DriverUsage,
   DriverVersion,
   DriverVersionPage,
@@ -40,6 +48,7 @@ import * as changes from './changes.js';
 import { createFoldersNow, openFolderOf } from './folder.js';
 import * as history from './history.js';
 import * as reads from './reads.js';
+import * as records from './records/methods.js';
 
 /** The optional methods of the contract the filesystem driver has. */
 type FsMethods = Required<
@@ -59,6 +68,10 @@ type FsMethods = Required<
     | 'usage'
     | 'dropNamespace'
     | 'sweep'
+    | 'readRecord'
+    | 'locate'
+    | 'listRecords'
+    | 'updateById'
   >
 >;
 
@@ -68,7 +81,15 @@ export type FsDriver = Omit<MemoryDriver, keyof FsMethods | 'namespace'> &
     namespace(name: string): FsDriver;
   };
 
-const CAPABILITIES = { atomicRename: true, quotas: true, history: true, admin: true } as const;
+const CAPABILITIES = {
+  atomicRename: true,
+  quotas: true,
+  history: true,
+  admin: true,
+  records: true,
+  updateById: true,
+  removeExpect: true,
+} as const;
 
 /** The driver over one store folder: `{root}`, or `{root}/namespaces/{name}` (and deeper). */
 export class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
@@ -114,7 +135,11 @@ export class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
     return reads.list(this.#calls, dir, options);
   }
 
-  write(path: DriverPath, content: string, options: DriverWriteOptions): Promise<{ version: string }> {
+  write(
+    path: DriverPath,
+    content: string,
+    options: DriverWriteOptions,
+  ): Promise<{ version: string; record?: DriverRecord }> {
     return changes.write(this.#calls, path, content, options);
   }
 
@@ -130,12 +155,34 @@ export class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
     return changes.update(this.#calls, path, edit, options);
   }
 
-  remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean> {
+  remove(path: DriverPath, options: DriverRemoveOptions): Promise<boolean> {
     return changes.remove(this.#calls, path, options);
   }
 
   move(from: DriverPath, to: DriverPath, options: DriverChangeOptions): Promise<void> {
     return changes.move(this.#calls, from, to, options);
+  }
+
+  // --- identity (records/) -------------------------------------------------------------------------
+
+  readRecord(path: DriverPath, options?: DriverRecordOptions): Promise<DriverRecord | null> {
+    return records.readRecord(this.#calls, path, options);
+  }
+
+  locate(fileId: string, options?: DriverRecordOptions): Promise<DriverRecord | null> {
+    return records.locate(this.#calls, fileId, options);
+  }
+
+  listRecords(query: DriverRecordQuery, options?: DriverCallOptions): Promise<DriverRecordPage> {
+    return records.listRecords(this.#calls, query, options);
+  }
+
+  updateById(
+    fileId: string,
+    change: DriverUpdateChange,
+    options: DriverUpdateByIdOptions,
+  ): Promise<DriverUpdateResult> {
+    return records.updateById(this.#calls, fileId, change, options);
   }
 
   // --- history (history.ts) ------------------------------------------------------------------------

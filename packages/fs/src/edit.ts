@@ -58,7 +58,7 @@ export async function editLocked(
       { bytes: added, files: 0 },
       async () => {
         await temp.write(data);
-        call.history?.before([{ path, operation: 'modified', content: applied.content! }]);
+        call.history?.before([{ path, operation: 'modified', content: applied.content!, file: temp.stat }]);
         // Into the folder the file was read from, through its handle: never through a link.
         await temp.commit(parent.at(path.split('/').at(-1)!));
         call.history?.happened();

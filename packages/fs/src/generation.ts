@@ -11,6 +11,7 @@ import type { FolderBase } from './folder-base.js';
 import { HistoryLog } from './history/log.js';
 import { Liveness } from './liveness.js';
 import { Lock } from './lock.js';
+import { RecordsLog } from './records/log.js';
 import {
   closeNow,
   errno,
@@ -92,6 +93,8 @@ export class Generation {
   totals: TotalsFile | undefined;
   /** The namespace's versions (`.memdir/history`), opened by the first call that needs them. */
   #history: HistoryLog | undefined;
+  /** The namespace's records (`.memdir/records`), opened by the first change. */
+  #records: RecordsLog | undefined;
   /** Identities of `memories` and `.memdir` when opened, for the recheck. */
   ids = { memories: 'none', memdir: 'none' };
   checkedAt = Date.now();
@@ -143,6 +146,7 @@ export class Generation {
     } finally {
       this.totals?.close();
       this.#history?.close();
+      this.#records?.close();
       for (const dir of [this.memories, this.memdir, this.tmp, this.base]) dir?.close();
       this.#whenDisposed?.();
     }
@@ -203,6 +207,12 @@ export class Generation {
   get history(): HistoryLog {
     this.#history ??= new HistoryLog(this.memdir!);
     return this.#history;
+  }
+
+  /** The records' log (under the lock only; after {@link prepareWriting}). */
+  get records(): RecordsLog {
+    this.#records ??= new RecordsLog(this.memdir!);
+    return this.#records;
   }
 
   /** Whether a folder this generation holds was removed (a removed folder has no links left). */

@@ -20,6 +20,7 @@ import { checkImportedVersions, newFileId, refuseConflict, refuseNotFound } from
 import type { FolderCalls } from './calls.js';
 import { compact } from './history/compact.js';
 import { Recorder } from './history/recorder.js';
+import { ChangeHook } from './records/hook.js';
 import { writeLocked } from './write.js';
 
 export function listVersions(
@@ -66,10 +67,9 @@ export function restoreVersion(
     // A deleted file comes back as itself where it was deleted; anywhere else it is a copy.
     const latest = history.index.latestOf(source.fileId);
     const comesBack = latest?.operation === 'deleted' && latest.path === to;
-    const recorder = new Recorder(history, record, options.op, undefined, {
-      restoredFrom: id,
-      fileIdIfNew: comesBack ? source.fileId : newFileId(),
-    });
+    const fileIdIfNew = comesBack ? source.fileId : newFileId();
+    const recorder = new Recorder(history, record, options.op, undefined, { restoredFrom: id, fileIdIfNew });
+    const hook = new ChangeHook(generation, recorder, { fileIdIfNew });
     const expect = options.expectSha256 === undefined ? undefined : { sha256: options.expectSha256 };
     try {
       await writeLocked(
@@ -77,11 +77,11 @@ export function restoreVersion(
         to,
         source.content,
         expect,
-        { ...call, history: recorder },
+        { ...call, history: hook },
         options.maxFileBytes,
       );
     } finally {
-      if (recorder.finish()) await compact(generation, calls.backend.log);
+      if (hook.finish()) await compact(generation, calls.backend.log);
     }
     const { content: _content, ...version } = recorder.last!;
     return version;

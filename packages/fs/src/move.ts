@@ -6,6 +6,7 @@ import { kindAt, openFolder } from './dir.js';
 import type { Generation } from './generation.js';
 import { readTree } from './history/recorder.js';
 import { closeHoldsFile, stopRefusal } from './lookup.js';
+import { ensureRecords, pathsAt } from './records/files.js';
 import { errno, rename, settleAll } from './sys.js';
 import { closeWalk, pruneEmpty, removeEmptyFolders, type Walk, walk } from './tree.js';
 import { type ChangeCall, type Made, makeFolders, unmake } from './write.js';
@@ -85,7 +86,15 @@ export async function moveLocked(
       throw refuseAlreadyExists(to);
     }
     if (call.history) {
-      const files = await readTree(root, from);
+      // History reads the moved files (their versions hold the content); the records need only
+      // their own, checked against the files.
+      const files: { path: string; content: string | null }[] = call.history.wantsContent
+        ? await readTree(root, from)
+        : (await pathsAt(root, from)).map((path) => ({ path, content: null }));
+      await ensureRecords(
+        generation,
+        files.map((file) => file.path),
+      );
       call.history.before(
         files.map((file) => ({
           path: to + file.path.slice(from.length),

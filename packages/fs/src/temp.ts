@@ -2,8 +2,10 @@
 // made it, so that what a crash leaves behind is found and removed by the next process that writes,
 // judged by liveness (see liveness.ts), never by pid.
 import { randomBytes } from 'node:crypto';
+import { fstatSync } from 'node:fs';
 import type { Dir } from './dir.js';
 import { BINDING, KERNEL, type Liveness, type Owner, socketToken } from './liveness.js';
+import { type FileStat, fileStatOf } from './records/stat.js';
 import {
   closeNow,
   FILE_MODE,
@@ -50,6 +52,8 @@ export class Temp {
   #writing: Promise<void> | undefined;
   #closed = false;
   #written = false;
+  /** The written file's stat (inode, size, mtime), once written: what its record holds. */
+  stat: FileStat | undefined;
 
   constructor(
     readonly tmp: Dir,
@@ -72,6 +76,7 @@ export class Temp {
     try {
       await writeAll(fd, data);
       await fsync(fd);
+      this.stat = fileStatOf(fstatSync(fd, { bigint: true }));
       this.#written = true;
     } finally {
       this.#close(fd);

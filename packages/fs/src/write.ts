@@ -26,7 +26,7 @@ export interface ChangeCall {
   readonly log: DriverLog;
   /** Record reads of the file changed, for expiry (`touch`: `edit` and `update`). */
   readonly touch?: boolean | undefined;
-  /** Told about the visible step when history is on. */
+  /** Told about the visible step: the records, and the history when it is on. */
   readonly history?: HistoryHook | undefined;
 }
 
@@ -170,7 +170,9 @@ export async function writeLocked(
         const parent =
           walked.parent ?? (await makeFolders(walked.folders.at(-1)!, segments, walked.stop!.depth, made));
         if (replaceEmptyFolder && !(await removeEmptyFolders(parent, name))) throw refusePathConflict(path);
-        call.history?.before([{ path, operation: replaced === undefined ? 'created' : 'modified', content }]);
+        call.history?.before([
+          { path, operation: replaced === undefined ? 'created' : 'modified', content, file: temp.stat },
+        ]);
         await temp.commit(parent.at(name)).catch((error) => {
           if (errno(error) === 'EISDIR' || errno(error) === 'ENOTEMPTY') throw refusePathConflict(path);
           throw error;

@@ -247,6 +247,7 @@ export class Bucket {
    */
   put(key: string, body: Uint8Array | string, options: PutOptions, call: Call): Promise<string | Refused> {
     const metadata: Record<string, string> = { [OPS_HEADER]: options.ops, ...fileMetadata(options.file) };
+    if (options.source !== undefined) metadata[SOURCE_HEADER] = options.source;
     if (options.moved !== undefined) metadata[MOVED_HEADER] = options.moved;
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     return this.#send(call, true, async ({ abortSignal, number }) => {

@@ -25,10 +25,18 @@ import type {
   DriverNamespaceQuery,
   DriverPath,
   DriverPointInTime,
+  DriverRecord,
+  DriverRecordOptions,
+  DriverRecordPage,
+  DriverRecordQuery,
+  DriverRemoveOptions,
   DriverRestoreOptions,
   DriverSweepOptions,
   DriverTreeEntry,
   DriverTreeOptions,
+  DriverUpdateByIdOptions,
+  DriverUpdateChange,
+  DriverUpdateResult,
   DriverUsage,
   DriverVersion,
   DriverVersionPage,
@@ -42,8 +50,10 @@ import * as admin from './admin.js';
 import { Call } from './call.js';
 import * as history from './history/index.js';
 import * as reads from './read.js';
+import * as records from './records.js';
 import type { Space } from './space.js';
 import { sweepSpace } from './sweep.js';
+import { updateById } from './update.js';
 import * as writes from './write.js';
 
 /** The memdir driver over S3 (see {@link createS3Driver}). */
@@ -90,6 +100,9 @@ export class S3MemoryDriver extends AbstractMemoryDriver implements S3Driver {
       history: true,
       admin: true,
       listsContentMd5: true,
+      records: true,
+      updateById: true,
+      removeExpect: true,
       maxPathBytes: space.keys.maxPathBytes,
       maxFileBytes: MAX_OBJECT_BYTES,
     };
@@ -147,12 +160,40 @@ export class S3MemoryDriver extends AbstractMemoryDriver implements S3Driver {
     return writes.update(this.#space, path, edit, options, this.#call(options));
   }
 
-  async remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean> {
+  async remove(path: DriverPath, options: DriverRemoveOptions): Promise<boolean> {
     return writes.remove(this.#space, path, options, this.#call(options));
   }
 
   async move(from: DriverPath, to: DriverPath, options: DriverChangeOptions): Promise<void> {
     return writes.move(this.#space, from, to, options, this.#call(options));
+  }
+
+  // --- identity (records.ts, update.ts) ---------------------------------------------------------
+
+  async readRecord(path: DriverPath, options?: DriverRecordOptions): Promise<DriverRecord | null> {
+    const call = this.#call(options);
+    await this.#space.backend.behaviour(call);
+    return records.readRecord(this.#space, path, options?.content === true, call);
+  }
+
+  async locate(fileId: string, options?: DriverRecordOptions): Promise<DriverRecord | null> {
+    const call = this.#call(options);
+    await this.#space.backend.behaviour(call);
+    return records.locate(this.#space, fileId, options?.content === true, call);
+  }
+
+  async listRecords(query: DriverRecordQuery, options?: DriverCallOptions): Promise<DriverRecordPage> {
+    const call = this.#call(options);
+    await this.#space.backend.behaviour(call);
+    return records.listRecords(this.#space, query, call);
+  }
+
+  async updateById(
+    fileId: string,
+    change: DriverUpdateChange,
+    options: DriverUpdateByIdOptions,
+  ): Promise<DriverUpdateResult> {
+    return updateById(this.#space, fileId, change, options, this.#call(options));
   }
 
   // --- history (history/) ------------------------------------------------------------------------

@@ -5,7 +5,7 @@
 import type { DriverChangeOptions, DriverQuota } from '@memdir/core';
 import { type EditBatch, judgeQuota, refuseQuota, sleep, utf8Length } from '@memdir/core/driver';
 import { Call } from './call.js';
-import { type ContentChange, versionContent } from './history/write.js';
+import { type ContentChange, parentOf, versionContent } from './history/write.js';
 import { anythingBeneath } from './inspect.js';
 import { type ObjectContent, opsHeader } from './objects.js';
 import type { Space } from './space.js';
@@ -66,6 +66,8 @@ export async function commitEdits(space: Space, path: string, batch: EditBatch):
       ops: file.ops,
       fileId: file.fileId,
       chain: file.chain,
+      record: file.record,
+      lastModified: file.lastModified,
     });
     // An edit whose id the file carries was written already (its reply was lost, and it came again).
     batch.resolveReplayed(file.ops);
@@ -117,7 +119,7 @@ export async function commitEdits(space: Space, path: string, batch: EditBatch):
       }
     }
     const ops = opsHeader(applied, file.ops);
-    const parent = { fileId: file.fileId, chain: file.chain };
+    const parent = parentOf(file);
     const versioned = await versionContent(space, path, parent, changes, {}, call);
     const written = await bucket.put(key, content, { ifMatch: file.etag, ops, file: versioned.file }, call);
     let landed = typeof written === 'string';

@@ -79,6 +79,8 @@ export class KeySpace {
   readonly memdir: string;
   /** The markers of reads that refresh expiry, one per file path (sweep.ts). */
   readonly touched: string;
+  /** The id index (records.ts): one object per file id naming the path it was last found at. */
+  readonly ids: string;
 
   constructor(readonly base: string) {
     this.files = base + FILES;
@@ -88,6 +90,7 @@ export class KeySpace {
     this.lease = `${base}${MEMDIR}lease`;
     this.totals = `${base}${MEMDIR}totals`;
     this.history = `${base}${MEMDIR}history/`;
+    this.ids = `${base}${MEMDIR}ids/`;
     const room = MAX_KEY_BYTES - utf8Length(this.files) + MEMORY_PATH_HEAD;
     if (room < MIN_PATH_BYTES) {
       throw new TypeError(

@@ -2,6 +2,7 @@
 // the version carries. A `create` over a file known this way is one conditional PUT (`If-Match` on
 // the version seen): if the file changed or went since, the PUT is refused and the store looks
 // again. A write passes the ids on, so a resent request of an earlier writer is still recognised.
+import type { StoredRecord } from './objects.js';
 
 /** One file as this process last saw it. */
 export interface KnownVersion {
@@ -11,6 +12,10 @@ export interface KnownVersion {
   /** The file's history headers (history/chain.ts), when the version seen carried them. */
   readonly fileId?: string | undefined;
   readonly chain?: string | undefined;
+  /** The file's record (identity), when the version seen carried one. */
+  readonly record?: StoredRecord | undefined;
+  /** Its Last-Modified: when a file written before records was made, as far as is known. */
+  readonly lastModified?: Date | undefined;
 }
 
 /** The most files remembered; the oldest are forgotten first. */

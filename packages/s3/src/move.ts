@@ -12,10 +12,10 @@ import {
   refusePathConflict,
 } from '@memdir/core/driver';
 import type { Call } from './call.js';
-import { liveFile, type MoveRecording, moveRecorder } from './history/structure.js';
+import { liveFile, type MoveRecording, moveCarrier, moveRecorder } from './history/structure.js';
 import { inspect, region } from './inspect.js';
 import { isListedTombstone } from './listing.js';
-import { opsHeader, TOMBSTONE } from './objects.js';
+import { type ObjectContent, type ObjectInfo, opsHeader, TOMBSTONE } from './objects.js';
 import type { Held } from './sessions.js';
 import type { Space } from './space.js';
 import {
@@ -180,6 +180,12 @@ export async function movingSet(
   return { file: false, moves, litter, live };
 }
 
+/** The file at `key` as a HEAD tells (null: nothing, or a move's stand-in). */
+async function liveHead(space: Space, key: string, call: Call): Promise<ObjectInfo | null> {
+  const head = await space.backend.bucket.head(key, call);
+  return isLiveFile(head) ? head : null;
+}
+
 /** Moves file or directory `from` to `to`, under the lease (see the top of this file). */
 export function movePath(
   space: Space,
@@ -194,9 +200,10 @@ export function movePath(
     call,
     run: async (held) => {
       // Ancestors `to` shares with `from` are directories, as `from` lies beneath them (when it exists).
-      // With history, a GET of a file tells that it is one and gives its version's content.
+      // A GET of a file (history: its version's content) or a HEAD (its id and record, which its
+      // copy carries) tells that it is one.
       const [source, target] = await Promise.all([
-        record ? liveFile(space, keys.file(from), call) : null,
+        record ? liveFile(space, keys.file(from), call) : liveHead(space, keys.file(from), call),
         inspect(space, to, call, { skipAncestors: new Set(ancestors(from)) }),
       ]);
       const moving =
@@ -208,7 +215,9 @@ export function movePath(
               litter: [],
               live: 1,
             };
-      const recorder = record ? moveRecorder(space, record, op, call, source ?? undefined) : undefined;
+      const recorder = record
+        ? moveRecorder(space, record, op, call, (source as ObjectContent | null) ?? undefined)
+        : moveCarrier(space, call, source ?? undefined);
       if (moving.live === 0) throw refuseNotFound(from);
       if (target.fileAbove !== undefined) throw refusePathConflict(target.fileAbove);
       if (target.file || target.occupied) throw refuseAlreadyExists(to);

@@ -10,10 +10,16 @@ export const MOVED_HEADER = 'memdir-moved';
 export const FILE_ID_HEADER = 'memdir-file';
 export const VERSIONS_HEADER = 'memdir-vers';
 /**
- * The operation ids an object carries (its writers' and those of the versions before it) fit in
- * this many bytes: S3 allows 2 KB of user metadata in all, and the history headers take up to 520.
+ * The file's record (identity, records.ts): `sha256 createdAt changedAt versionSeq`, the numbers in
+ * base 36 and the version `-` when history recorded none for the current content.
  */
-const MAX_OPS_BYTES = 1_400;
+export const RECORD_HEADER = 'memdir-rec';
+/**
+ * The operation ids an object carries (its writers' and those of the versions before it) fit in
+ * this many bytes: S3 allows 2 KB of user metadata in all, the history headers take up to 640 and
+ * the record 100.
+ */
+const MAX_OPS_BYTES = 1_150;
 /** The content type of a memory file. */
 export const TEXT = 'text/plain; charset=utf-8';
 
@@ -40,6 +46,37 @@ export interface ObjectInfo {
   readonly fileId: string | undefined;
   /** The file's newest versions as its `memdir-vers` header lists them ('' for none). */
   readonly chain: string;
+  /** The file's record as its writer kept it (`memdir-rec`): absent on data of older versions. */
+  readonly record: StoredRecord | undefined;
+}
+
+/** What a file object's `memdir-rec` header says. */
+export interface StoredRecord {
+  readonly sha256: string;
+  readonly createdAt: number;
+  /** When the content or the path last changed (ms). */
+  readonly changedAt: number;
+  /** The sequence number of the version holding the content, or null. */
+  readonly versionSeq: number | null;
+}
+
+/** The `memdir-rec` header's value, or undefined when it is absent or malformed. */
+export function parseRecord(value: string | undefined): StoredRecord | undefined {
+  if (!value) return undefined;
+  const [sha256, created, changed, version] = value.split(' ');
+  const createdAt = Number.parseInt(created ?? '', 36);
+  const changedAt = Number.parseInt(changed ?? '', 36);
+  if (!sha256 || !/^[0-9a-f]{64}$/.test(sha256)) return undefined;
+  if (!Number.isSafeInteger(createdAt) || !Number.isSafeInteger(changedAt)) return undefined;
+  if (version === '-') return { sha256, createdAt, changedAt, versionSeq: null };
+  const versionSeq = Number.parseInt(version ?? '', 36);
+  if (!Number.isSafeInteger(versionSeq) || versionSeq <= 0) return undefined;
+  return { sha256, createdAt, changedAt, versionSeq };
+}
+
+export function formatRecord(record: StoredRecord): string {
+  const version = record.versionSeq === null ? '-' : record.versionSeq.toString(36);
+  return `${record.sha256} ${record.createdAt.toString(36)} ${record.changedAt.toString(36)} ${version}`;
 }
 
 export interface ObjectContent extends ObjectInfo {
@@ -117,6 +154,7 @@ export function infoOf(reply: HeadLike): ObjectInfo {
     lastModified: reply.LastModified,
     fileId: metadata?.[FILE_ID_HEADER] || undefined,
     chain: metadata?.[VERSIONS_HEADER] ?? '',
+    record: parseRecord(metadata?.[RECORD_HEADER]),
   };
 }
 
@@ -142,6 +180,11 @@ export interface PutOptions {
   readonly contentType?: string | undefined;
   /** The history headers of a memory file (history/chain.ts). */
   readonly file?: FileMeta | undefined;
+  /**
+   * The `memdir-source` metadata: the version of the file a move (`updateById` with a new path and
+   * content) takes this write's place of, as a copy names its source.
+   */
+  readonly source?: string | undefined;
 }
 
 /** What a memory file's metadata says of its history: its id and its newest versions. */
@@ -149,12 +192,15 @@ export interface FileMeta {
   readonly fileId: string;
   /** The `memdir-vers` header (history/chain.ts). */
   readonly chain: string;
+  /** The record of the content written (`memdir-rec`). */
+  readonly record?: StoredRecord | undefined;
 }
 
 /** The metadata entries of {@link FileMeta}. */
 export function fileMetadata(file: FileMeta | undefined): Record<string, string> {
   if (file === undefined) return {};
-  return file.chain === ''
-    ? { [FILE_ID_HEADER]: file.fileId }
-    : { [FILE_ID_HEADER]: file.fileId, [VERSIONS_HEADER]: file.chain };
+  const entries: Record<string, string> = { [FILE_ID_HEADER]: file.fileId };
+  if (file.chain !== '') entries[VERSIONS_HEADER] = file.chain;
+  if (file.record) entries[RECORD_HEADER] = formatRecord(file.record);
+  return entries;
 }

@@ -66,6 +66,8 @@ async function readFile(
     ops: object.ops,
     fileId: object.fileId,
     chain: object.chain,
+    record: object.record,
+    lastModified: object.lastModified,
   });
   return { kind: 'file', content: decodeContent(object), version: object.etag };
 }

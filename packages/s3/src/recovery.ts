@@ -3,7 +3,7 @@
 // again: a crash during recovery leaves the same journal to the next taker.
 
 import type { Call } from './call.js';
-import { moveRecorder, recordRecoveredRemoval } from './history/structure.js';
+import { moveCarrier, moveRecorder, recordRecoveredRemoval } from './history/structure.js';
 import { Lookups, region } from './inspect.js';
 import type { Journal, Lease } from './lease.js';
 import { movingSet, relocateAll } from './move.js';
@@ -46,7 +46,7 @@ export async function recover(
       }
       if (!copying) continue;
       const moving = await movingSet(space, entry.from, entry.to, call);
-      const recorder = record ? moveRecorder(space, record, entry.op, call) : undefined;
+      const recorder = record ? moveRecorder(space, record, entry.op, call) : moveCarrier(space, call);
       const leftovers = await relocateAll(space, held, moving.moves, entry.op, true, call, recorder);
       lease.check();
       await bucket.deleteMany([...leftovers, ...moving.litter], call);

@@ -15,7 +15,7 @@ import { PAGE_SIZE } from './bucket.js';
 import type { Call } from './call.js';
 import { discardVersions } from './history/record.js';
 import { recordRemoval } from './history/structure.js';
-import type { Parent, WriteShape } from './history/write.js';
+import { type Parent, parentOf, type WriteShape } from './history/write.js';
 import { inspect, region } from './inspect.js';
 import { xmlSafe } from './keys.js';
 import type { Journal } from './lease.js';
@@ -103,18 +103,11 @@ async function writeAt(
   for (let attempt = 0; attempt < MAX_OVERWRITES; attempt++) {
     await before(over?.replaced ?? { size: 0, file: false });
     const ops = opsHeader(op, over?.ops);
-    // The file replaced keeps its id, and its chain goes on: a HEAD when only a listing found it,
-    // with history on. Without, that would be a request more than a store without history makes:
-    // the file keeps its headers only when this process knows them.
+    // The file replaced keeps its id, its creation time and its chain: a HEAD when only a listing
+    // found it (a request more than before records, with history off).
     let parent: Parent | null = null;
     if (over?.replaced.file) {
-      const seen = known.get(key);
-      const knownHere = seen?.etag === over.etag && seen.chain !== undefined;
-      parent =
-        over.parent ??
-        (context.record !== undefined || knownHere
-          ? await parentAt(space, key, over.etag, call)
-          : { fileId: undefined, chain: '' });
+      parent = over.parent ?? (await parentAt(space, key, over.etag, call));
     }
     const written = await putVersioned(
       space,
@@ -136,7 +129,7 @@ async function writeAt(
       etag: seen.etag,
       ops: seen.tombstone ? [] : seen.ops,
       replaced: seen.tombstone ? { size: 0, file: false } : { size: seen.size, file: true },
-      parent: seen.tombstone ? undefined : { fileId: seen.fileId, chain: seen.chain },
+      parent: seen.tombstone ? undefined : parentOf(seen),
     };
   }
   throw outcomeUnknown('a file kept changing while it was written', undefined, 'busy');
@@ -175,9 +168,9 @@ export interface ChangeContext {
  */
 export async function parentAt(space: Space, key: string, etag: string, call: Call): Promise<Parent> {
   const seen = space.backend.known.get(key);
-  if (seen?.etag === etag && seen.chain !== undefined) return { fileId: seen.fileId, chain: seen.chain };
+  if (seen?.etag === etag && seen.chain !== undefined && seen.record !== undefined) return parentOf(seen);
   const head = await space.backend.bucket.head(key, call);
-  return { fileId: head?.fileId, chain: head?.chain ?? '' };
+  return head === null ? { fileId: undefined, chain: '' } : parentOf(head);
 }
 
 /**

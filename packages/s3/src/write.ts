@@ -7,17 +7,21 @@
 // new path, a delete and a rename queue for the namespace's lease (sessions.ts).
 import type {
   DriverChangeOptions,
+  DriverRecord,
+  DriverRemoveOptions,
   DriverRestoreOptions,
   DriverVersion,
   DriverWriteOptions,
 } from '@memdir/core';
-import { asDriverPath, refuseConflict, utf8Length } from '@memdir/core/driver';
+import { asDriverPath, outcomeUnknown, refuseConflict, utf8Length } from '@memdir/core/driver';
 import type { Call } from './call.js';
 import type { QueuedOptions } from './edits.js';
 import * as history from './history/index.js';
-import type { WriteShape } from './history/write.js';
+import { parentOf, type WriteShape } from './history/write.js';
+import { anythingBeneath } from './inspect.js';
 import { movePath } from './move.js';
 import { opsHeader } from './objects.js';
+import { readRecord, writtenRecord } from './records.js';
 import type { Space } from './space.js';
 import { type ChangeContext, createPath, isLiveFile, removePath } from './structure.js';
 import { touch } from './sweep.js';
@@ -30,12 +34,13 @@ export async function write(
   content: string,
   options: DriverWriteOptions,
   call: Call,
-): Promise<{ version: string }> {
+): Promise<{ version: string; record?: DriverRecord | undefined }> {
   const { receipts } = space.backend;
-  if (receipts.has(options.op)) return receipts.get(options.op) as { version: string };
-  return receipts.record(options.op, await writeFile(space, path, content, options, call)) as {
-    version: string;
-  };
+  type Written = { version: string; record?: DriverRecord | undefined };
+  if (receipts.has(options.op)) return receipts.get(options.op) as Written;
+  const { version } = await writeFile(space, path, content, options, call);
+  const record = writtenRecord(space, path, version);
+  return receipts.record(options.op, record ? { version, record } : { version }) as Written;
 }
 
 async function writeFile(
@@ -91,7 +96,13 @@ async function writeFile(
  * Writes `content` over version `etag` of the file at `path` (`If-Match`), with the quota's reservation first.
  * @returns the new version, or null when the file is no longer that version (nothing written).
  */
-async function overwrite(space: Space, path: string, content: string, etag: string, context: ChangeContext) {
+export async function overwrite(
+  space: Space,
+  path: string,
+  content: string,
+  etag: string,
+  context: ChangeContext,
+) {
   const { op, call, quota } = context;
   const { bucket, known } = space.backend;
   const key = space.keys.file(path);
@@ -109,7 +120,7 @@ async function overwrite(space: Space, path: string, content: string, etag: stri
     if (change.bytes > 0) await totals.reserve(path, change, quota, call);
   }
   const ops = opsHeader(op, known.opsOf(key, etag));
-  const parent = { fileId: seen.fileId, chain: seen.chain ?? '' };
+  const parent = parentOf(seen);
   const written = await putVersioned(space, path, content, parent, { ifMatch: etag }, ops, context);
   if (typeof written === 'string') {
     if (change.bytes < 0) await totals.release({ bytes: -change.bytes, files: 0 }, call);
@@ -149,11 +160,12 @@ export async function update(
 export async function remove(
   space: Space,
   path: string,
-  options: DriverChangeOptions,
+  options: DriverRemoveOptions,
   call: Call,
 ): Promise<boolean> {
   const { receipts } = space.backend;
   if (receipts.has(options.op)) return receipts.get(options.op) as boolean;
+  if (options.expect) return removeExpected(space, path, options, options.expect, call);
   const removed = await removePath(space, path, {
     op: options.op,
     call,
@@ -162,6 +174,48 @@ export async function remove(
   });
   return removed ? (receipts.record(options.op, removed) as boolean) : removed;
 }
+
+/**
+ * A remove under an expectation: the file's record is read and checked, then only the version
+ * checked is removed (frozen `If-Match` it, as an expiry removes a file); when it changed
+ * meanwhile, the check runs again on what is there now.
+ */
+async function removeExpected(
+  space: Space,
+  path: string,
+  options: DriverRemoveOptions,
+  expect: NonNullable<DriverRemoveOptions['expect']>,
+  call: Call,
+): Promise<boolean> {
+  const { receipts, known } = space.backend;
+  await space.backend.behaviour(call);
+  for (let attempt = 0; attempt < MAX_EXPECTED_TRIES; attempt++) {
+    const record = await readRecord(space, path, false, call);
+    if (record === null) {
+      if (await anythingBeneath(space, path, call)) throw refuseConflict(path);
+      return false;
+    }
+    if (
+      (expect.fileId !== undefined && expect.fileId !== record.fileId) ||
+      (expect.sha256 !== undefined && expect.sha256 !== record.sha256)
+    )
+      throw refuseConflict(path);
+    const seen = known.get(space.keys.file(path));
+    if (seen === undefined) continue;
+    const removed = await removePath(space, path, {
+      op: options.op,
+      call,
+      quota: options.quota,
+      record: options.record,
+      onlyVersion: { etag: seen.etag, size: seen.size },
+    });
+    if (removed) return receipts.record(options.op, removed) as boolean;
+  }
+  throw outcomeUnknown('a file kept changing while it was removed', undefined, 'busy');
+}
+
+/** Checks of a remove under an expectation before it gives up on a file that keeps changing. */
+const MAX_EXPECTED_TRIES = 5;
 
 /** `MemoryDriver.move`, under the lease (move.ts). */
 export async function move(

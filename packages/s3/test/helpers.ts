@@ -80,8 +80,8 @@ export async function leftovers(client: S3Client, prefix: string): Promise<strin
   const found: string[] = [];
   for await (const { key, etag } of objectsUnder(client, prefix)) {
     if (key.endsWith('.memdir/totals') || key.includes('.memdir/touched/')) continue;
-    // History's version objects are kept on purpose too.
-    if (key.includes('.memdir/history/')) continue;
+    // History's version objects are kept on purpose too, and so is the id index (records.ts).
+    if (key.includes('.memdir/history/') || key.includes('.memdir/ids/')) continue;
     if (key.includes('/.memdir/') || key.startsWith('.memdir/')) found.push(key);
     else if (etag?.replaceAll('"', '') === TOMBSTONE_ETAG) found.push(`${key} (a move's stand-in)`);
   }

@@ -2,15 +2,16 @@
 // object was written and before its commit, after a rename's copy, in the middle of a folder
 // delete), and changes through the fault proxy (connections reset, replies cut short). Afterwards
 // a fresh store finds, for every path, that the newest version matches what the path holds, and
-// that the history shows no change that did not happen.
+// that the history shows no change that did not happen; and the files' records (their ids, hashes
+// and versions in their own metadata, and the id index) agree with both.
 
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { MemdirStore } from '@memdir/core';
+import type { DriverPath, DriverRecord, MemdirStore } from '@memdir/core';
 import { type FaultMode, startFaultProxy } from '@memdir/test-support';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createS3Store } from '../src/index.js';
+import { createS3Driver, createS3Store } from '../src/index.js';
 import { bucket, clearPrefix, keysUnder, rawClient, server, storeOptions, uniquePrefix } from './helpers.js';
 
 const WORKER = fileURLToPath(new URL('./fixtures/worker.mjs', import.meta.url));
@@ -108,6 +109,47 @@ async function expectHistoryMatches(store: MemdirStore, paths: readonly string[]
   }
 }
 
+/**
+ * Records agree with the files and the history (identity): each file at `paths` has a record with
+ * its content's hash and the id and version of its newest version; listRecords gives the same
+ * records, and locate finds each by its id (through the id index, or a scan).
+ */
+async function expectRecordsMatch(
+  prefix: string,
+  store: MemdirStore,
+  paths: readonly string[],
+): Promise<void> {
+  const driver = createS3Driver(storeOptions(prefix));
+  try {
+    const versions = await everyVersion(store);
+    const listed = await driver.listRecords!({ limit: 1_000 });
+    for (const path of paths) {
+      const driverPath = path.slice('/memories/'.length) as DriverPath;
+      const record = await driver.readRecord!(driverPath, { content: true });
+      if (record === null) {
+        expect(
+          listed.items.some((item) => item.path === driverPath),
+          path,
+        ).toBe(false);
+        continue;
+      }
+      const newest = versions.find((version) => version.path === path);
+      expect(record, path).toMatchObject({
+        sha256: sha(record.content!),
+        fileId: newest!.fileId,
+        versionId: newest!.id,
+      });
+      const { content: _, ...plain } = record;
+      expect(listed.items.find((item) => item.path === driverPath)).toEqual(plain);
+      expect((await driver.locate!(record.fileId)) as DriverRecord).toEqual(plain);
+    }
+    const ids = listed.items.map((item) => (item as DriverRecord).fileId);
+    expect(new Set(ids).size).toBe(ids.length);
+  } finally {
+    await driver.close();
+  }
+}
+
 /** A prefix with `/memories/a.md` ('one') and `/memories/d/x.md`, `/memories/d/y.md` written with history. */
 async function seeded(label: string): Promise<string> {
   const prefix = uniquePrefix(label);
@@ -175,6 +217,7 @@ describe('history when a writer is killed (SIGKILL)', () => {
       const store = open(prefix);
       await store.create({ command: 'create', path: '/memories/after.md', file_text: 'after' });
       await expectHistoryMatches(store, PATHS);
+      await expectRecordsMatch(prefix, store, PATHS);
       const all = await everyVersion(store);
       expect(all.filter((version) => version.path !== '/memories/after.md')).toHaveLength(versions);
       if (unseen) {
@@ -236,4 +279,43 @@ describe('history through faults', () => {
     expect(answered).toBeGreaterThan(10);
     await proxy.close();
   }, 180_000);
+});
+
+describe('updateById when its writer is killed (SIGKILL)', () => {
+  it('a new path and content, after the PUT at the new path: the next store finishes the move with the new content', async () => {
+    let prefix = '';
+    let fileId = '';
+    const record = { actor: null, command: 'update', toolUseId: null, keepVersions: 20, keepDays: 30 };
+    for (let attempt = 1; ; attempt++) {
+      prefix = await seeded('update-kill');
+      const driver = createS3Driver(storeOptions(prefix));
+      // The id index names a.md (the worker's lookup is then one GET and one HEAD).
+      fileId = (await driver.readRecord!('a.md' as DriverPath))!.fileId;
+      expect(await driver.locate!(fileId)).toMatchObject({ path: 'a.md' });
+      await driver.close();
+      const call = {
+        method: 'updateById',
+        args: [fileId, { path: 'b.md', content: 'two' }, { op: 'kill-update', maxFileBytes: 1_000, record }],
+      };
+      // Held once the new content is at b.md, before a.md is frozen.
+      if (await killAfter(prefix, [call], 'FILE', 1)) break;
+      if (attempt === 3) throw new Error('the server failed the PUT held after, 3 times');
+    }
+    expect(await keysUnder(admin, `${prefix}/memories/`)).toContain(`${prefix}/memories/b.md`);
+    const store = open(prefix);
+    await store.create({ command: 'create', path: '/memories/after.md', file_text: 'after' });
+    expect(await store.view({ command: 'view', path: '/memories/b.md' })).toMatch(/ 1\ttwo$/);
+    await expect(store.view({ command: 'view', path: '/memories/a.md' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    await expectHistoryMatches(store, PATHS);
+    await expectRecordsMatch(prefix, store, PATHS);
+    const newest = (await everyVersion(store)).find((version) => version.path === '/memories/b.md');
+    expect(newest).toMatchObject({
+      fileId,
+      operation: 'renamed',
+      previousPath: '/memories/a.md',
+      command: 'update',
+    });
+  }, 60_000);
 });

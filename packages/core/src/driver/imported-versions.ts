@@ -6,7 +6,7 @@
 // use ids must hold no control character that a terminal or a page would act on when an operator
 // reads the history. One function, so that no two stores accept different archives.
 import { MemoryToolError } from '../errors.js';
-import { ACTOR_TYPES, MAX_ID_CHARS } from '../store-options.js';
+import { ACTOR_TYPES, CONTROL_CHARACTER as CONTROL, MAX_ID_CHARS } from '../store-options.js';
 import type { DriverVersion } from './contract.js';
 import { sequenceVersionId, versionSequence } from './history.js';
 
@@ -23,8 +23,6 @@ export const EARLIEST_IMPORTED_AT = Date.UTC(2000, 0, 1);
 /** How far past the importer's clock an imported time may lie (another server's clock). */
 const CLOCK_SKEW_MS = 86_400_000;
 
-/** C0 and C1 controls, DEL, and the bidirectional controls that reorder what a reader sees. */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 const CONTROL_ALL = new RegExp(CONTROL.source, 'g');
 
 /** A value as an error message may show it: JSON, every control escaped, at most 80 characters. */

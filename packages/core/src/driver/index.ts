@@ -55,6 +55,9 @@ export {
 } from './imported-versions.js';
 export { compareListingPaths, compareNames, foldListing, ListingFold } from './listing.js';
 export { type DriverLog, driverLog } from './log.js';
+export { optionError, positiveInteger, positiveNumber } from './options.js';
+export { judgeQuota, type QuotaChange } from './quota.js';
+export { Receipts } from './receipts.js';
 export {
   compareUtf8,
   isAfterKey,
@@ -66,9 +69,6 @@ export {
   recordKey,
   recordQueryParts,
 } from './records.js';
-export { optionError, positiveInteger, positiveNumber } from './options.js';
-export { judgeQuota, type QuotaChange } from './quota.js';
-export { Receipts } from './receipts.js';
 export {
   type BackendFailure,
   backendFailure,

@@ -1,8 +1,9 @@
 // What drivers with records share (capabilities.records, docs/identity.md): the order of a listing
 // of records (the UTF-8 bytes of each item's key), its keyset cursor and depth rule worked out over
 // records held in JavaScript, the checks of a query, and the shape of a file id.
-import type { DriverFolderMarker, DriverRecord, DriverRecordQuery } from './contract.js';
+
 import type { DriverPath } from '../path.js';
+import type { DriverFolderMarker, DriverRecord, DriverRecordQuery } from './contract.js';
 
 /** The most items a page of records may hold. */
 export const MAX_RECORD_PAGE = 1000;

@@ -13,8 +13,8 @@ import type {
   DriverFile,
   DriverListing,
   DriverQuota,
-  MemoryDriver,
   DriverRemoveOptions,
+  MemoryDriver,
   WriteExpectation,
 } from '../driver/contract.js';
 import {

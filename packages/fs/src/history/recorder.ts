@@ -7,6 +7,7 @@ import type { ChangeRecord, DriverVersionWithContent, VersionOperation } from '@
 import { newFileId, PRUNE_PER_CHANGE, prunable, sha256Hex } from '@memdir/core/driver';
 import { type Dir, openEntry, openFolder } from '../dir.js';
 import { find } from '../lookup.js';
+import type { FileStat } from '../records/stat.js';
 import { closeNow, readdir } from '../sys.js';
 import { closeWalk, FOLDER, readText } from '../tree.js';
 import type { HistoryLog } from './log.js';
@@ -18,8 +19,15 @@ export interface FileChange {
   readonly path: string;
   readonly previousPath?: string | undefined;
   readonly operation: 'created' | 'modified' | 'renamed' | 'deleted';
-  /** The content after the change; null for a deletion. */
+  /**
+   * The content after the change; null for a deletion (and for a move when history is off: the
+   * records take the moved files' hashes from their own).
+   */
   readonly content: string | null;
+  /** The file's id, when the records gave it (always, through the change's hook). */
+  readonly fileId?: string | undefined;
+  /** The stat of the file the change puts at `path` (the written temporary file), for the records. */
+  readonly file?: FileStat | undefined;
 }
 
 /** What a locked change calls around its visible step when history is on. */
@@ -28,6 +36,8 @@ export interface HistoryHook {
   before(changes: readonly FileChange[]): void;
   /** Just after the visible step succeeded. */
   happened(): void;
+  /** Whether `before` needs the content of moved files (history is on). */
+  readonly wantsContent?: boolean | undefined;
 }
 
 /** What a restore changes about the version it records. */
@@ -55,6 +65,7 @@ export class Recorder implements HistoryHook {
   last: DriverVersionWithContent | undefined;
 
   #fileIdOf(change: FileChange): string {
+    if (change.fileId !== undefined) return change.fileId;
     const index = this.log.index;
     if (this.restore) {
       return change.operation === 'created'
@@ -65,9 +76,11 @@ export class Recorder implements HistoryHook {
     return index.fileIdAt(change.previousPath ?? change.path) ?? newFileId();
   }
 
-  before(changes: readonly FileChange[]): void {
-    if (changes.length === 0) return;
-    const at = Date.now();
+  readonly wantsContent = true;
+
+  /** Records the versions of `changes` (at `at`, the change's time), in their order. */
+  before(changes: readonly FileChange[], at = Date.now()): readonly DriverVersionWithContent[] {
+    if (changes.length === 0) return [];
     const versions = changes.map((change): DriverVersionWithContent => {
       const { content } = change;
       const operation: VersionOperation = this.restore ? 'restored' : change.operation;
@@ -101,6 +114,7 @@ export class Recorder implements HistoryHook {
     this.log.begin({ versions, pruned });
     this.#begun = true;
     this.last = versions[versions.length - 1];
+    return versions;
   }
 
   happened(): void {

@@ -25,7 +25,7 @@ import type { Call } from '../call.js';
 import { listObjects } from '../listing.js';
 import type { ListedObject, ObjectInfo } from '../objects.js';
 import type { Space } from '../space.js';
-import { CHAIN_LIMIT, parseChain } from './chain.js';
+import { chainIsFull, parseChain } from './chain.js';
 import type { VersionHeader } from './header.js';
 import { decodeHeader, newestSequence, type StoredSlot, seqOfKey, versionKey, versionOf } from './record.js';
 
@@ -110,7 +110,7 @@ export async function visibleAmong(
     list.push({
       head: entries[0]!.seq,
       oldest: entries.at(-1)!.seq,
-      full: entries.length >= CHAIN_LIMIT,
+      full: chainIsFull(chain),
       seqs: new Set(entries.map((entry) => entry.seq)),
     });
     byFile.set(fileId, list);

@@ -4,13 +4,14 @@
 // file's history headers, so a delete and a move with history read each file once (a HEAD, a GET
 // for a move, whose version holds the content); a lone file's is also what tells it is a file.
 import type { ChangeRecord } from '@memdir/core';
+import { newFileId } from '@memdir/core/driver';
 import type { Call } from '../call.js';
 import { decodeContent, isTombstone } from '../edits.js';
-import type { ListedObject, ObjectContent } from '../objects.js';
+import type { ListedObject, ObjectContent, ObjectInfo } from '../objects.js';
 import type { Space } from '../space.js';
 import { readSlots } from './read.js';
 import type { Drafted } from './record.js';
-import { type Parent, type Versioned, versionContent, versionDeletions } from './write.js';
+import { type Parent, parentOf, type Versioned, versionContent, versionDeletions } from './write.js';
 
 /** Reads of one change at once. */
 const CONCURRENCY = 16;
@@ -126,7 +127,7 @@ export function moveRecorder(
     const source = read !== undefined && read.etag === etag ? read : await liveFile(space, from, call);
     read = undefined;
     if (source === null) return null;
-    const parent = { fileId: source.fileId, chain: source.chain };
+    const parent = parentOf(source);
     const content = decodeContent(source);
     const versioned = await versionContent(
       space,
@@ -137,5 +138,30 @@ export function moveRecorder(
       call,
     );
     return { versioned, etag: source.etag };
+  };
+}
+
+/**
+ * The recorder of a move without history: each copy carries its source's id and record (a REPLACE
+ * copy keeps no metadata it is not given), read with a HEAD of the source (unless `first` is it).
+ * A file of older versions without an id gets one here; one without a record is given its record
+ * at its next read (records.ts).
+ */
+export function moveCarrier(
+  space: Space,
+  call: Call,
+  first?: ObjectInfo | undefined,
+): (from: string, to: string, etag: string) => Promise<MoveRecording | null | undefined> {
+  const { keys } = space;
+  let read = first;
+  return async (from, to, etag) => {
+    if (keys.pathOf(from) === undefined || keys.pathOf(to) === undefined) return undefined;
+    const source =
+      read !== undefined && read.etag === etag ? read : await space.backend.bucket.head(from, call);
+    read = undefined;
+    if (source === null || source.tombstone) return null;
+    const record = source.record && { ...source.record, changedAt: Date.now() };
+    const file = { fileId: source.fileId ?? newFileId(), chain: source.chain, record };
+    return { versioned: { file, drafted: [], settle: async () => {} }, etag: source.etag };
   };
 }

@@ -1,5 +1,5 @@
 // The history side of the admin sweep: what changes cannot prune themselves. A change prunes its
-// own file from its file's chain (chain.ts), which names the newest 24 kept versions; the
+// own file from its file's chain (chain.ts), which names the newest 24 runs of kept versions; the
 // sweep prunes the rest (versions beyond the chain, those of deleted files) by the kit's
 // `prunable`, and removes the version objects of changes that never committed (a writer that died
 // between its version and its commit), once they are old enough that no change can still be

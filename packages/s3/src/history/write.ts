@@ -5,9 +5,9 @@
 // commit did not land, the versions are. A change without a record writes no version, and the file
 // keeps its id and chain.
 import type { ChangeRecord, DriverVersion } from '@memdir/core';
-import { newFileId } from '@memdir/core/driver';
+import { newFileId, sha256Hex } from '@memdir/core/driver';
 import type { Call } from '../call.js';
-import type { FileMeta } from '../objects.js';
+import type { FileMeta, StoredRecord } from '../objects.js';
 import type { Space } from '../space.js';
 import { formatChain, parseChain, prunePlan } from './chain.js';
 import {
@@ -23,6 +23,28 @@ import {
 export interface Parent {
   readonly fileId: string | undefined;
   readonly chain: string;
+  /** When the file was made (its record's; a file of older versions: its Last-Modified). */
+  readonly createdAt?: number | undefined;
+}
+
+/** The parent a change reads from a HEAD, a GET or what this process knows of a file. */
+export function parentOf(info: {
+  readonly fileId?: string | undefined;
+  readonly chain?: string | undefined;
+  readonly record?: StoredRecord | undefined;
+  readonly lastModified?: Date | undefined;
+}): Parent {
+  return {
+    fileId: info.fileId,
+    chain: info.chain ?? '',
+    createdAt: info.record?.createdAt ?? info.lastModified?.getTime(),
+  };
+}
+
+/** The record a write of `content` leaves on a file made at `createdAt` (now when unknown). */
+function recordFor(content: string, createdAt: number | undefined, versionSeq: number | null): StoredRecord {
+  const now = Date.now();
+  return { sha256: sha256Hex(content), createdAt: createdAt ?? now, changedAt: now, versionSeq };
 }
 
 /** The versions of one commit, written and waiting for it. */
@@ -77,7 +99,12 @@ export async function versionContent(
   call: Call,
 ): Promise<Versioned> {
   const recorded = changes.filter((change) => change.record !== undefined);
-  if (recorded.length === 0) return { file: unrecorded(parent, shape), drafted: [], settle: NOTHING };
+  const last = changes.at(-1)!;
+  const createdAt = parent?.createdAt ?? shape.revives?.createdAt;
+  if (recorded.length === 0) {
+    const file = { ...unrecorded(parent, shape), record: recordFor(last.content, createdAt, null) };
+    return { file, drafted: [], settle: NOTHING };
+  }
   const fileId = parent?.fileId ?? shape.newFileId ?? newFileId();
   // A file brought back by a restore goes on from the chain it had (its deletion on top).
   const before = parent ?? shape.revives ?? null;
@@ -101,8 +128,9 @@ export async function versionContent(
   const added = drafted.map((entry) => ({ seq: entry.seq, at: entry.version.at })).reverse();
   const retention = recorded.at(-1)!.record!;
   const plan = prunePlan(added, parseChain(before?.chain), retention, added[0]!.at);
+  const versionSeq = last.record === undefined ? null : drafted.at(-1)!.seq;
   return {
-    file: { fileId, chain: formatChain(plan.chain) },
+    file: { fileId, chain: formatChain(plan.chain), record: recordFor(last.content, createdAt, versionSeq) },
     drafted,
     settle: async (landed) => {
       if (landed) await pruneVersions(space, plan.pruned, call);

@@ -1,0 +1,96 @@
+// Folders written before records were kept (the wave 3 layout: files, history, totals, no
+// `.memdir/records`), and folders of plain files: every file gets a record at the first locked
+// call, with the id its history knows (else a new one that then stays), the right hash, and the
+// version holding its content.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChangeRecord, DriverPath, DriverRecord } from '@memdir/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createFsDriver } from '../src/index.js';
+import { tempFolder } from './helpers.js';
+
+const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+const op = () => randomBytes(16).toString('base64url');
+const p = (path: string) => path as DriverPath;
+const RECORD: ChangeRecord = {
+  actor: null,
+  command: 'create',
+  toolUseId: null,
+  keepVersions: 100,
+  keepDays: 30,
+};
+
+describe('records of folders written before them', () => {
+  let root: string;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => {
+    ({ path: root, cleanup } = await tempFolder());
+  });
+  afterEach(() => cleanup());
+
+  it('a folder with history and no records: ids from the history, hashes, versions, found by id', async () => {
+    // Written with history, then the records file removed: what the wave 3 code left (its history
+    // and totals are the same files).
+    const old = createFsDriver({ root });
+    await old.write(p('a.md'), 'first', { op: op(), record: RECORD });
+    await old.write(p('a.md'), 'second', { op: op(), record: RECORD });
+    await old.write(p('d/b.md'), 'bee', { op: op(), record: RECORD });
+    await old.move(p('d/b.md'), p('e/b.md'), { op: op(), record: RECORD });
+    await old.write(p('gone.md'), 'gone', { op: op(), record: RECORD });
+    await old.remove(p('gone.md'), { op: op(), record: RECORD });
+    await old.close();
+    rmSync(join(root, '.memdir', 'records'));
+    // And a file a person added meanwhile, which no history knows.
+    writeFileSync(join(root, 'memories', 'by-hand.md'), 'hand');
+
+    const driver = createFsDriver({ root });
+    const history = (await driver.listVersions({ limit: 100 })).versions;
+    const newestOf = (path: string) => history.find((version) => version.path === path)!;
+    const records = (await driver.listRecords({ limit: 100 })).items as DriverRecord[];
+    expect(records.map((record) => record.path)).toEqual(['a.md', 'by-hand.md', 'e/b.md']);
+    for (const [path, content] of [
+      ['a.md', 'second'],
+      ['e/b.md', 'bee'],
+    ] as const) {
+      const record = records.find((each) => each.path === path)!;
+      const newest = newestOf(path);
+      expect(record).toMatchObject({
+        fileId: newest.fileId,
+        sha256: sha(content),
+        size: content.length,
+        versionId: newest.id,
+        changedAt: newest.at,
+      });
+      const oldest = history.filter((version) => version.fileId === newest.fileId).at(-1)!;
+      expect(record.createdAt).toBe(oldest.at);
+      expect(await driver.locate(newest.fileId)).toEqual(record);
+    }
+    const hand = records.find((record) => record.path === 'by-hand.md')!;
+    expect(hand).toMatchObject({ sha256: sha('hand'), versionId: null });
+    expect(history.some((version) => version.fileId === hand.fileId)).toBe(false);
+    // Changes go on from there with the same ids, in the records and in the history.
+    const edited = (await driver.write(p('a.md'), 'third', { op: op(), record: RECORD })).record!;
+    expect(edited.fileId).toBe(newestOf('a.md').fileId);
+    expect((await driver.listVersions({ limit: 1 })).versions[0]!.fileId).toBe(edited.fileId);
+    await driver.close();
+    // Ids given once stay: another driver (another process) finds the same.
+    const later = createFsDriver({ root });
+    expect(await later.readRecord(p('by-hand.md'))).toEqual(hand);
+    await later.close();
+  });
+
+  it('a folder of plain files (no .memdir at all) gets records at the first look, kept afterwards', async () => {
+    mkdirSync(join(root, 'memories', 'notes', 'deep'), { recursive: true });
+    writeFileSync(join(root, 'memories', 'notes', 'one.md'), 'one');
+    writeFileSync(join(root, 'memories', 'notes', 'deep', 'two.md'), 'twö');
+    const driver = createFsDriver({ root });
+    const byPath = await driver.readRecord(p('notes/deep/two.md'), { content: true });
+    expect(byPath).toMatchObject({ sha256: sha('twö'), size: 4, content: 'twö', versionId: null });
+    const one = (await driver.readRecord(p('notes/one.md')))!;
+    expect(await driver.locate(one.fileId)).toEqual(one);
+    await driver.move(p('notes'), p('moved'), { op: op() });
+    expect(await driver.locate(one.fileId)).toMatchObject({ path: 'moved/one.md', sha256: sha('one') });
+    await driver.close();
+  });
+});

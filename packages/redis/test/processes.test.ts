@@ -1,8 +1,9 @@
 // Several processes on one namespace, as several workers of one agent would be: no update lost,
 // no line applied twice, one winner among racing creators.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { MemoryHistory, MemoryStore } from '@memdir/core';
+import type { DriverPath, MemoryHistory, MemoryStore, MemoryVersion } from '@memdir/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisDriver, createRedisStore } from '../src/index.js';
 import {
@@ -154,6 +155,54 @@ for (const [label, url, client] of [
           .map((command) => command.insert_text.trim())
           .sort(),
       );
+      await store.close();
+    }, 120_000);
+
+    it('4 processes x 100 concurrent inserts with history: one version per confirmed insert, distinct hashes, the record naming the newest', async () => {
+      const namespace = 'versions';
+      const options = { history: { keepVersions: 1_000, keepDays: 30 }, maxViewChars: 100_000 };
+      const store = withHistory(createRedisStore({ url: url(), keyPrefix: prefix, namespace, ...options }));
+      await store.create({ command: 'create', path: '/memories/log.md', file_text: 'base' });
+      const batches = ['a', 'b', 'c', 'd'].map((who) =>
+        Array.from({ length: 100 }, (_, index) => ({
+          command: 'insert',
+          path: '/memories/log.md',
+          insert_line: 0,
+          insert_text: `${who}-${index}`,
+        })),
+      );
+      const outcomes = await runWorkers(url(), prefix, namespace, batches, options);
+      for (const outcome of outcomes.flat()) {
+        expect(outcome).toEqual({ ok: 'The file /memories/log.md has been edited.' });
+      }
+      const view = await store.view({ command: 'view', path: '/memories/log.md' });
+      const content = view
+        .split('\n')
+        .slice(1)
+        .map((line) => line.replace(/^ *\d+\t/, ''))
+        .join('\n');
+      expect(content.split('\n')).toHaveLength(401);
+      const versions: MemoryVersion[] = [];
+      for (let cursor: string | undefined; ; ) {
+        const page = await store.history({ path: '/memories/log.md', limit: 1_000, cursor });
+        versions.push(...page.versions);
+        if (page.next === null) break;
+        cursor = page.next;
+      }
+      expect(versions.filter((version) => version.operation === 'modified')).toHaveLength(400);
+      expect(versions).toHaveLength(401);
+      expect(new Set(versions.map((version) => version.sha256)).size).toBe(401);
+      const sha256 = createHash('sha256').update(content, 'utf8').digest('hex');
+      expect(versions[0]!.sha256).toBe(sha256);
+      const driver = createRedisDriver({ url: url(), keyPrefix: prefix });
+      const record = await driver.namespace(namespace).readRecord!('log.md' as DriverPath);
+      expect(record).toMatchObject({
+        sha256,
+        size: Buffer.byteLength(content),
+        versionId: versions[0]!.id,
+        fileId: versions[0]!.fileId,
+      });
+      await driver.close();
       await store.close();
     }, 120_000);
 

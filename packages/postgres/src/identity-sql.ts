@@ -125,7 +125,8 @@ END
     // items (the last says more follow), without content. p_depth 0: every file. n >= 1: files at
     // most n levels beneath (p_prefix is the folder's path and '/', its length p_cut characters),
     // and one marker per folder n levels beneath holding deeper files (key: its path and '/').
-    // A skip-scan: one probe of the primary key per item (a plan made once per session), each
+    // Depth 0 is one range scan. With a depth, a skip-scan: one probe of the primary key per item
+    // (a plan made once per session), each
     // marker skipping its whole folder (path >= folder || '0'): at most p_limit + 1 probes, plus
     // one per marker at or before p_after, whatever the folders hold. p_after: the caller's cursor; a marker whose key is not past
     // it is skipped unlisted. Rows 'f' with the record, or 'd' with the folder's path.
@@ -139,7 +140,30 @@ DECLARE
   v_count integer := 0;
   v_parts text[];
   v_folder text;
+  v_fill text[];
 BEGIN
+  IF p_depth = 0 THEN
+    -- Every file: one range scan of the primary key, after filling the page's rows an older
+    -- layout left without a record (a second scan of the same rows, in shared buffers).
+    IF p_hi IS NULL THEN
+      v_fill := ARRAY(SELECT q.path FROM (SELECT path, sha256, file_id FROM ${s}.files WHERE ${range(false)}
+        ORDER BY path LIMIT p_limit + 1) q WHERE q.sha256 IS NULL OR q.file_id IS NULL);
+    ELSE
+      v_fill := ARRAY(SELECT q.path FROM (SELECT path, sha256, file_id FROM ${s}.files WHERE ${range(true)}
+        ORDER BY path LIMIT p_limit + 1) q WHERE q.sha256 IS NULL OR q.file_id IS NULL);
+    END IF;
+    IF cardinality(v_fill) > 0 THEN
+      ${fillRows(s, 'p_ns', 'v_fill')};
+    END IF;
+    IF p_hi IS NULL THEN
+      RETURN QUERY SELECT 'f'::text, ${rowRecord('x')} FROM ${s}.files x WHERE ${range(false)}
+        ORDER BY path LIMIT p_limit + 1;
+    ELSE
+      RETURN QUERY SELECT 'f'::text, ${rowRecord('x')} FROM ${s}.files x WHERE ${range(true)}
+        ORDER BY path LIMIT p_limit + 1;
+    END IF;
+    RETURN;
+  END IF;
   WHILE v_count <= p_limit LOOP
     IF p_hi IS NULL THEN
       SELECT ${RECORD_COLUMNS} INTO r FROM ${s}.files WHERE ${range(false)} ORDER BY path LIMIT 1;

@@ -234,7 +234,7 @@ async function s3Part(context: SectionContext, lines: string[]): Promise<void> {
       '| a page of 100 records | requests | goal | result |',
       '|---|---|---|---|',
       `| in the process that wrote the files | ${tally(seenRequests)} | list requests only | ${listOnly(seenRequests) ? 'PASS' : 'ABOVE'} |`,
-      `| in a new process, first page | ${tally(coldRequests)} | (reads the records it has not seen) | |`,
+      `| in a new process, first page | ${tally(coldRequests)} | (the store's first call: its setup requests, then a HEAD per record not seen) | |`,
       `| in that process, the same page again | ${tally(againRequests)} | list requests only | ${listOnly(againRequests) ? 'PASS' : 'ABOVE'} |`,
       '',
     );

@@ -1,15 +1,46 @@
 // Identity on Redis: records kept by every change, listings in UTF-8 byte order, hashes of edits
 // made in Lua, updates by id, removes with an expectation, and data written before records were
 // kept (wave 3), on the standalone server and on the Cluster.
-import type { DriverPath, DriverRecord } from '@memdir/core';
+import { readFileSync } from 'node:fs';
+import type { DriverPath, DriverRecord, MemoryHistory, MemoryStore } from '@memdir/core';
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisDriver, type RedisDriver } from '../src/index.js';
+import { createRedisDriver, createRedisStore, type RedisDriver } from '../src/index.js';
 import { checkLayout, deleteUnder, newCluster, newRedis, sha256Of, uniquePrefix } from './helpers.js';
 
 const p = (path: string) => path as DriverPath;
 const op = () => `op-${Math.random().toString(36).slice(2)}-${Date.now()}`;
 const record = { actor: null, command: 'create', toolUseId: null, keepVersions: 10, keepDays: 30 } as const;
+
+/** A namespace the wave 3 release wrote (fixtures/make-wave3-namespace.mjs made the file). */
+interface Wave3Fixture {
+  readonly prefix: string;
+  readonly namespace: string;
+  readonly keys: readonly {
+    readonly key: string;
+    readonly type: 'string' | 'hash' | 'zset';
+    readonly value: string | readonly (readonly [string, string])[];
+  }[];
+}
+const wave3: Wave3Fixture = JSON.parse(
+  readFileSync(new URL('./fixtures/wave3-namespace.json', import.meta.url), 'utf8'),
+);
+
+/** Writes the fixture's keys under `prefix` instead of the one they were written under. */
+async function loadWave3(client: Redis | Cluster, prefix: string): Promise<void> {
+  const bytes = (base64: string) => Buffer.from(base64, 'base64');
+  for (const { key, type, value } of wave3.keys) {
+    const name = key.replaceAll(wave3.prefix, prefix);
+    if (type === 'string') await client.set(name, bytes(value as string));
+    else if (type === 'hash') {
+      for (const [field, content] of value as [string, string][])
+        await client.hset(name, bytes(field), bytes(content));
+    } else {
+      for (const [member, score] of value as [string, string][])
+        await client.zadd(name, score, bytes(member));
+    }
+  }
+}
 
 for (const [name, make] of [
   ['standalone', () => newRedis()],
@@ -166,6 +197,71 @@ for (const [name, make] of [
         }),
       ).toBe(true);
       expect(await driver.remove(p('d/r.md'), { op: op(), expect: { fileId: made!.fileId } })).toBe(false);
+    });
+
+    it('a namespace the wave 3 release wrote (its own keys, fixtures/wave3-namespace.json): files, history and ids as they were, records at first use', async () => {
+      open();
+      await loadWave3(client, prefix);
+      const store = createRedisStore({
+        client,
+        keyPrefix: prefix,
+        namespace: wave3.namespace,
+      }) as MemoryStore & MemoryHistory;
+      const space = driver.namespace(wave3.namespace);
+      const expected = new Map([
+        ['archive/beta.md', 'beta\n'],
+        ['caf\u00e9 \u{1F600}.md', 'unicode \u00e9\n'],
+        ['notes.md', 'second\n'],
+        ['projects/alpha.md', '# alpha\nstatus: on\n'],
+      ]);
+      // The ids and newest versions wave 3's history gives each file.
+      const newest = new Map<string, { fileId: string; id: string }>();
+      for (const path of expected.keys()) {
+        const [version] = (await store.history({ path: `/memories/${path}`, limit: 1 })).versions;
+        newest.set(path, { fileId: version!.fileId, id: version!.id });
+      }
+      expect((await store.history({ limit: 100 })).versions).toHaveLength(9);
+      // A page in UTF-8 byte order of the paths, each record from the files as wave 3 left them.
+      const page = await space.listRecords!({ limit: 10 });
+      expect(page.items.map((item) => item.path)).toEqual([...expected.keys()]);
+      for (const item of page.items as DriverRecord[]) {
+        const content = expected.get(item.path)!;
+        expect(item).toMatchObject({
+          kind: 'file',
+          fileId: newest.get(item.path)!.fileId,
+          sha256: sha256Of(content),
+          size: Buffer.byteLength(content),
+          versionId: newest.get(item.path)!.id,
+        });
+        expect(await space.locate!(item.fileId)).toMatchObject({
+          path: item.path,
+          sha256: sha256Of(content),
+        });
+      }
+      // The memory tool reads what wave 3 wrote, and a change by id is one more version.
+      expect(await store.execute({ command: 'view', path: '/memories/notes.md' })).toBe(
+        "Here's the content of /memories/notes.md with line numbers:\n     1\tsecond\n     2\t",
+      );
+      const notes = newest.get('notes.md')!;
+      const updated = await space.updateById!(
+        notes.fileId,
+        { content: 'third\n', path: p('kept/notes.md') },
+        {
+          op: op(),
+          record: { ...record, command: 'update' },
+          expectSha256: sha256Of('second\n'),
+          maxFileBytes: 1_000_000,
+        },
+      );
+      expect(updated.record).toMatchObject({
+        path: 'kept/notes.md',
+        fileId: notes.fileId,
+        sha256: sha256Of('third\n'),
+      });
+      const versions = (await store.history({ path: '/memories/kept/notes.md', limit: 10 })).versions;
+      expect(versions.map((version) => version.fileId)).toEqual(Array(versions.length).fill(notes.fileId));
+      expect(versions[0]!.id).toBe(updated.record.versionId);
+      await store.close();
     });
 
     it('data written the way wave 3 did (entries without records) gets ids, hashes and indexes at first use', async () => {

@@ -13,7 +13,8 @@
 //
 // Files written before records (wave 3: no `memdir-rec`, maybe no id) get theirs at their first read,
 // listing or change: a GET, and a PUT of the same bytes `If-Match` their version with the id and the
-// record added (their Last-Modified standing for when they were made).
+// record added (their Last-Modified standing for when they were made, the newest version their
+// chain names holding their content when its header says it does).
 import type {
   DriverFolderMarker,
   DriverPath,
@@ -34,6 +35,8 @@ import {
 } from '@memdir/core/driver';
 import type { Call } from './call.js';
 import { decodeContent, isTombstone } from './edits.js';
+import { parseChain } from './history/chain.js';
+import { visibleSlot } from './history/read.js';
 import { pastEveryKeyBeneath } from './keys.js';
 import { isListedTombstone } from './listing.js';
 import {
@@ -88,6 +91,29 @@ function remember(space: Space, key: string, info: ObjectInfo & Recorded): void 
 }
 
 /**
+ * The version holding a file's content, for a file of older versions: the newest its chain names,
+ * when that version is visible and holds this file's id and content (a write with history off
+ * carried the chain on over other content). Null otherwise: one scan of the history, once a file.
+ */
+async function versionHolding(
+  space: Space,
+  object: ObjectContent,
+  sha256: string,
+  call: Call,
+): Promise<number | null> {
+  const newest = parseChain(object.chain)[0];
+  if (newest === undefined || object.fileId === undefined) return null;
+  const slot = await visibleSlot(space, newest.seq, call);
+  const version = slot?.header;
+  return version &&
+    version.operation !== 'deleted' &&
+    version.fileId === object.fileId &&
+    version.sha256 === sha256
+    ? newest.seq
+    : null;
+}
+
+/**
  * Gives a file of older versions (no record, maybe no id) its id and record: the same bytes written
  * again over its version with them. Null when the file changed meanwhile (read it again).
  */
@@ -98,11 +124,12 @@ async function upgrade(
   call: Call,
 ): Promise<(ObjectInfo & Recorded) | null> {
   const made = object.lastModified?.getTime() ?? Date.now();
+  const sha256 = sha256Hex(decodeContent(object));
   const record: StoredRecord = {
-    sha256: sha256Hex(decodeContent(object)),
+    sha256,
     createdAt: made,
     changedAt: made,
-    versionSeq: null,
+    versionSeq: await versionHolding(space, object, sha256, call),
   };
   const fileId = object.fileId ?? newFileId();
   const written = await space.backend.bucket.put(

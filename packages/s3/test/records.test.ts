@@ -4,10 +4,11 @@
 // remove with an expectation; and files written the way the wave 3 code wrote them, given their
 // records at their first read.
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import type { ChangeRecord, DriverPath, DriverRecord } from '@memdir/core';
+import type { ChangeRecord, DriverPath, DriverRecord, MemoryHistory, MemoryStore } from '@memdir/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createS3Driver, type S3Driver } from '../src/index.js';
+import { createS3Driver, createS3Store, type S3Driver } from '../src/index.js';
 import { bucket, clearPrefix, rawClient, storeOptions, uniquePrefix } from './helpers.js';
 import { kindOf, tap, type Wire } from './wire.js';
 
@@ -365,5 +366,87 @@ describe('files written before records (wave 3)', () => {
       sha256: sha('edit me!!'),
     });
     expect(await driver.read(p('with-id.md'))).toMatchObject({ content: 'kept id' });
+  });
+});
+
+describe('a store the wave 3 release wrote (its own objects, fixtures/wave3-prefix.json)', () => {
+  interface Wave3Fixture {
+    readonly namespace: string;
+    readonly objects: readonly {
+      readonly key: string;
+      readonly body: string;
+      readonly contentType: string | null;
+      readonly metadata: Record<string, string>;
+    }[];
+  }
+  const fixture: Wave3Fixture = JSON.parse(
+    readFileSync(new URL('./fixtures/wave3-prefix.json', import.meta.url), 'utf8'),
+  );
+
+  it('keeps its files, history and ids; records, byte order, locate and an update by id work on it', async () => {
+    const prefix = uniquePrefix('records-wave3-release');
+    prefixes.push(prefix);
+    for (const object of fixture.objects) {
+      await admin.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: `${prefix}/${object.key}`,
+          Body: Buffer.from(object.body, 'base64'),
+          ContentType: object.contentType ?? undefined,
+          Metadata: object.metadata,
+        }),
+      );
+    }
+    const store = createS3Store({ ...storeOptions(prefix), namespace: fixture.namespace }) as MemoryStore &
+      MemoryHistory;
+    const driver = createS3Driver(storeOptions(prefix)).namespace(fixture.namespace);
+    drivers.push(driver);
+    try {
+      const expected = new Map([
+        ['archive/beta.md', 'beta\n'],
+        ['caf\u00e9 \u{1F600}.md', 'unicode \u00e9\n'],
+        ['notes.md', 'second\n'],
+        ['projects/alpha.md', '# alpha\nstatus: on\n'],
+      ]);
+      // The ids and newest versions wave 3's history gives each file.
+      const newest = new Map<string, { fileId: string; id: string }>();
+      for (const path of expected.keys()) {
+        const [version] = (await store.history({ path: `/memories/${path}`, limit: 1 })).versions;
+        newest.set(path, { fileId: version!.fileId, id: version!.id });
+      }
+      expect((await store.history({ limit: 100 })).versions).toHaveLength(9);
+      const page = await driver.listRecords!({ limit: 10 });
+      expect(page.items.map((item) => item.path)).toEqual([...expected.keys()]);
+      for (const item of page.items as DriverRecord[]) {
+        const content = expected.get(item.path)!;
+        expect(item).toMatchObject({
+          kind: 'file',
+          fileId: newest.get(item.path)!.fileId,
+          sha256: sha(content),
+          size: Buffer.byteLength(content),
+          versionId: newest.get(item.path)!.id,
+        });
+        expect(await driver.locate!(item.fileId)).toMatchObject({ path: item.path, sha256: sha(content) });
+      }
+      expect(await store.execute({ command: 'view', path: '/memories/notes.md' })).toBe(
+        "Here's the content of /memories/notes.md with line numbers:\n     1\tsecond\n     2\t",
+      );
+      const notes = newest.get('notes.md')!;
+      const updated = await driver.updateById!(
+        notes.fileId,
+        { content: 'third\n', path: p('kept/notes.md') },
+        { op: op(), record: recorded('update'), expectSha256: sha('second\n'), maxFileBytes: 1_000_000 },
+      );
+      expect(updated.record).toMatchObject({
+        path: 'kept/notes.md',
+        fileId: notes.fileId,
+        sha256: sha('third\n'),
+      });
+      const versions = (await store.history({ path: '/memories/kept/notes.md', limit: 10 })).versions;
+      expect(versions.map((version) => version.fileId)).toEqual(Array(versions.length).fill(notes.fileId));
+      expect(versions[0]!.id).toBe(updated.record.versionId);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -3,11 +3,11 @@
 // call, with the id its history knows (else a new one that then stays), the right hash, and the
 // version holding its content.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { ChangeRecord, DriverPath, DriverRecord } from '@memdir/core';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { ChangeRecord, DriverPath, DriverRecord, MemoryHistory, MemoryStore } from '@memdir/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFsDriver } from '../src/index.js';
+import { createFsDriver, createFsStore } from '../src/index.js';
 import { tempFolder } from './helpers.js';
 
 const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -78,6 +78,70 @@ describe('records of folders written before them', () => {
     const later = createFsDriver({ root });
     expect(await later.readRecord(p('by-hand.md'))).toEqual(hand);
     await later.close();
+  });
+
+  it('a folder the wave 3 release wrote (its own files, fixtures/wave3-folder.json): files, history and ids as they were, records at the first look', async () => {
+    const fixture: { namespace: string; files: { path: string; content: string }[] } = JSON.parse(
+      readFileSync(new URL('./fixtures/wave3-folder.json', import.meta.url), 'utf8'),
+    );
+    for (const file of fixture.files) {
+      mkdirSync(dirname(join(root, file.path)), { recursive: true });
+      writeFileSync(join(root, file.path), Buffer.from(file.content, 'base64'));
+    }
+    const store = createFsStore({ root, namespace: fixture.namespace }) as MemoryStore & MemoryHistory;
+    const driver = createFsDriver({ root }).namespace(fixture.namespace);
+    try {
+      const expected = new Map([
+        ['archive/beta.md', 'beta\n'],
+        ['caf\u00e9 \u{1F600}.md', 'unicode \u00e9\n'],
+        ['notes.md', 'second\n'],
+        ['projects/alpha.md', '# alpha\nstatus: on\n'],
+      ]);
+      const newest = new Map<string, { fileId: string; id: string }>();
+      for (const path of expected.keys()) {
+        const [version] = (await store.history({ path: `/memories/${path}`, limit: 1 })).versions;
+        newest.set(path, { fileId: version!.fileId, id: version!.id });
+      }
+      expect((await store.history({ limit: 100 })).versions).toHaveLength(9);
+      const page = await driver.listRecords({ limit: 10 });
+      expect(page.items.map((item) => item.path)).toEqual([...expected.keys()]);
+      for (const item of page.items as DriverRecord[]) {
+        const content = expected.get(item.path)!;
+        expect(item).toMatchObject({
+          kind: 'file',
+          fileId: newest.get(item.path)!.fileId,
+          sha256: sha(content),
+          size: Buffer.byteLength(content),
+          versionId: newest.get(item.path)!.id,
+        });
+        expect(await driver.locate(item.fileId)).toMatchObject({ path: item.path, sha256: sha(content) });
+      }
+      expect(await store.execute({ command: 'view', path: '/memories/notes.md' })).toBe(
+        "Here's the content of /memories/notes.md with line numbers:\n     1\tsecond\n     2\t",
+      );
+      const notes = newest.get('notes.md')!;
+      const updated = await driver.updateById(
+        notes.fileId,
+        { content: 'third\n', path: p('kept/notes.md') },
+        {
+          op: op(),
+          record: { ...RECORD, command: 'update' },
+          expectSha256: sha('second\n'),
+          maxFileBytes: 1_000_000,
+        },
+      );
+      expect(updated.record).toMatchObject({
+        path: 'kept/notes.md',
+        fileId: notes.fileId,
+        sha256: sha('third\n'),
+      });
+      const versions = (await store.history({ path: '/memories/kept/notes.md', limit: 10 })).versions;
+      expect(versions.map((version) => version.fileId)).toEqual(Array(versions.length).fill(notes.fileId));
+      expect(versions[0]!.id).toBe(updated.record.versionId);
+    } finally {
+      await driver.close();
+      await store.close();
+    }
   });
 
   it('a folder of plain files (no .memdir at all) gets records at the first look, kept afterwards', async () => {

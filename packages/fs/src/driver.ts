@@ -45,7 +45,7 @@ import * as admin from './admin.js';
 import type { Backend } from './backend.js';
 import { FolderCalls } from './calls.js';
 import * as changes from './changes.js';
-import { createFoldersNow, openFolderOf } from './folder.js';
+import { createFoldersNow, openFolderOf, removeEmptyFoldersNow } from './folder.js';
 import * as history from './history.js';
 import * as reads from './reads.js';
 import * as records from './records/methods.js';
@@ -98,13 +98,15 @@ export class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
   readonly #backend: Backend;
   readonly #segments: readonly string[];
   readonly #calls: FolderCalls;
+  /** How many folders of a namespace's chain this driver made when it opened (see close). */
+  #made: number;
 
   constructor(backend: Backend, segments: readonly string[]) {
     super();
     this.#backend = backend;
     this.#segments = segments;
     this.identity = backend.identity;
-    createFoldersNow(backend.root, segments);
+    this.#made = createFoldersNow(backend.root, segments);
     this.#calls = new FolderCalls(backend, openFolderOf({ root: backend.root, segments }));
   }
 
@@ -229,7 +231,13 @@ export class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
     return admin.sweep(this.#calls, options);
   }
 
-  close(): Promise<void> {
-    return this.#calls.close();
+  async close(): Promise<void> {
+    await this.#calls.close();
+    // A namespace folder this driver made and nothing filled goes again: no folder named after a
+    // namespace outlives a look at it (an admin's check after a drop, a view of a name never used).
+    const made = this.#made;
+    this.#made = 0;
+    if (this.#segments.length > 0 && made >= 2)
+      removeEmptyFoldersNow(this.#backend.root, this.#segments, made);
   }
 }

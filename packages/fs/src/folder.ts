@@ -184,10 +184,12 @@ export class Folder implements FolderBase {
 /**
  * Makes `{root}/memories` (and the namespace folders above it) when a store opens, so a person, or
  * another tool, finds the folder before the first write. Synchronous, through handles as everywhere
- * else; a failure is left for the first command to report.
+ * else; a failure is left for the first command to report. Returns how many of the folders it made
+ * (the last ones of the chain: `namespaces`, the namespace's, `memories`).
  */
-export function createFoldersNow(root: string, segments: readonly string[]): void {
+export function createFoldersNow(root: string, segments: readonly string[]): number {
   const opened: number[] = [];
+  let made = 0;
   try {
     fs.mkdirSync(root, { recursive: true, mode: FOLDER_MODE });
     let fd = fs.openSync(root, O_RDONLY | O_DIRECTORY);
@@ -196,8 +198,9 @@ export function createFoldersNow(root: string, segments: readonly string[]): voi
     for (const name of [...segments, 'memories']) {
       try {
         fs.mkdirSync(dir.at(name), FOLDER_MODE);
+        made += 1;
       } catch (error) {
-        if (errno(error) !== 'EEXIST') return;
+        if (errno(error) !== 'EEXIST') return made;
       }
       fd = fs.openSync(dir.at(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
       opened.push(fd);
@@ -205,6 +208,39 @@ export function createFoldersNow(root: string, segments: readonly string[]): voi
     }
   } catch {
     // Read-only, a file in the way, a link: the first command says so in its own words.
+  } finally {
+    for (const fd of opened) fs.closeSync(fd);
+  }
+  return made;
+}
+
+/**
+ * Removes the last `made` folders of a namespace's chain `createFoldersNow` made, each only while
+ * empty, and only when the namespace's folder holds nothing but its empty `memories` (a namespace's
+ * store closed without writing leaves no folder named after the namespace, as after a drop).
+ * Through handles, never following a link; anything in the way ends it quietly.
+ */
+export function removeEmptyFoldersNow(root: string, segments: readonly string[], made: number): void {
+  const names = [...segments, 'memories'];
+  const opened: number[] = [];
+  try {
+    let fd = fs.openSync(root, O_RDONLY | O_DIRECTORY);
+    opened.push(fd);
+    // holders[i] is the folder holding names[i].
+    const holders = [new Dir(fd, root)];
+    for (const name of names.slice(0, -1)) {
+      fd = fs.openSync(holders.at(-1)!.at(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+      opened.push(fd);
+      holders.push(holders.at(-1)!.child(fd, name));
+    }
+    // A namespace folder holding more than its `memories` (its `.memdir`: it was written) stays whole.
+    const last = names.length - 2;
+    if (fs.readdirSync(holders[last]!.at(names[last]!)).some((name) => name !== 'memories')) return;
+    for (let index = names.length - 1; index >= names.length - made; index--) {
+      fs.rmdirSync(holders[index]!.at(names[index]!));
+    }
+  } catch {
+    // Not empty (written meanwhile, by this process or another), gone, or replaced: left as it is.
   } finally {
     for (const fd of opened) fs.closeSync(fd);
   }

@@ -82,10 +82,9 @@ describe('admin on the folder', () => {
     const { removed } = await admin.dropNamespace('drop', { onProgress: (step) => steps.push(step.removed) });
     expect(removed).toBeGreaterThan(10);
     expect(steps.length).toBeGreaterThan(1);
-    // Nothing is left but the empty `memories` folder of the admin's own check, which opened the
-    // namespace (as opening any namespace makes it; it holds nothing, and is not listed).
-    expect((await readdir(spaces)).sort()).toEqual([...names].sort());
-    expect(await tree(join(spaces, 'drop'))).toEqual({ '/memories': 'folder' });
+    // Nothing is left, not even the folders the admin's own check made when it opened the
+    // namespace (issue 34: no folder named after a dropped namespace).
+    expect((await readdir(spaces)).sort()).toEqual([...names.slice(1)].sort());
     expect(await neighbours()).toEqual(before);
     expect((await admin.listNamespaces()).namespaces).toEqual([...names.slice(1)].sort());
     expect(await admin.usage('drop')).toEqual({
@@ -97,5 +96,21 @@ describe('admin on the folder', () => {
     });
     expect(await admin.usage('dropx')).toMatchObject({ files: 6, versions: 9 });
     await admin.close();
+    // Looking at the dropped namespace again made its folders for the look, and took them away.
+    await expect(lstat(join(spaces, 'drop'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('a namespace opened and closed without a write leaves no folder named after it; one written to keeps its own', async () => {
+    const driver = createFsDriver({ root });
+    const looked = createMemoryStore(driver, { namespace: 'alice-1' });
+    expect(await looked.view({ command: 'view', path: '/memories' })).toContain('/memories');
+    await looked.close();
+    const written = createMemoryStore(driver, { namespace: 'bob' });
+    await written.create({ command: 'create', path: '/memories/a.md', file_text: 'a' });
+    await written.delete({ command: 'delete', path: '/memories/a.md' });
+    await written.close();
+    await driver.close();
+    expect(await readdir(join(root, 'namespaces'))).toEqual(['bob']);
+    expect(await tree(join(root, 'namespaces', 'bob', 'memories'))).toEqual({});
   });
 });

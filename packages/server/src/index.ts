@@ -1,0 +1,20 @@
+// @memdir/server: memdir's HTTP server as web-standard handlers. Where things are:
+// app.ts (the handler, its routes and doors), auth.ts (tokens), limits.ts (rate and in-flight),
+// body.ts and json-shape.ts (bounded JSON), host-check.ts (Host/Origin), metrics.ts (Prometheus),
+// access-log.ts (one bounded line per request).
+export { type AccessRecord, accessLine } from './access-log.js';
+export {
+  createMemdirServer,
+  type Door,
+  type DoorContext,
+  type MemdirServer,
+  type MemdirServerOptions,
+  RESOURCE_METADATA_PATH,
+  type RequestEnv,
+} from './app.js';
+export { challenge, presentedToken, type TokenGrant, TokenTable } from './auth.js';
+export { type BodyLimits, type JsonBody, readJsonBody } from './body.js';
+export { checkHostAndOrigin, type HostCheckOptions } from './host-check.js';
+export { checkJsonShape, type JsonShapeLimits, type JsonShapeRefusal } from './json-shape.js';
+export { InFlight, RateLimiter } from './limits.js';
+export { Metrics } from './metrics.js';

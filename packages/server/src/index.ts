@@ -1,7 +1,7 @@
 // @memdir/server: memdir's HTTP server as web-standard handlers. Where things are:
 // app.ts (the handler, its routes and doors), auth.ts (tokens), limits.ts (rate and in-flight),
 // body.ts and json-shape.ts (bounded JSON), host-check.ts (Host/Origin), metrics.ts (Prometheus),
-// access-log.ts (one bounded line per request).
+// access-log.ts (one bounded line per request), mcp-door.ts (stateless MCP).
 export { type AccessRecord, accessLine } from './access-log.js';
 export {
   createMemdirServer,
@@ -17,4 +17,5 @@ export { type BodyLimits, type JsonBody, readJsonBody } from './body.js';
 export { checkHostAndOrigin, type HostCheckOptions } from './host-check.js';
 export { checkJsonShape, type JsonShapeLimits, type JsonShapeRefusal } from './json-shape.js';
 export { InFlight, RateLimiter } from './limits.js';
+export { type McpDoorOptions, mcpDoor } from './mcp-door.js';
 export { Metrics } from './metrics.js';

@@ -13,6 +13,7 @@ import {
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { type MemoryStore, mcpRequestTooLarge, readOnlyStore } from '@memdir/core';
+import { checkJsonShape, RateLimiter } from '@memdir/server';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ErrorCode, isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -26,7 +27,7 @@ import {
 import { EXIT_OK } from './errors.js';
 import { readBody } from './http-body.js';
 import { healthCheck } from './http-health.js';
-import { InFlight, RateLimiter } from './http-limits.js';
+import { InFlight } from './http-limits.js';
 import { relay, rpcError } from './http-relay.js';
 import { type Session, SessionTable, sessionStore } from './http-sessions.js';
 import type { CliIo } from './io.js';
@@ -48,6 +49,8 @@ const SESSIONS_PER_TOKEN = 64;
 const SESSIONS_TOTAL = 4096;
 /** How a read-only token's changes are refused, in core's READ_ONLY text: "read-only (this...)". */
 const READ_ONLY_REASON = 'this token may only read';
+/** The most messages of one JSON-RPC batch (the MCP SDK's own cap), checked before any work on them. */
+const MAX_BATCH = 100;
 
 /** What `serveHttp` needs besides its configuration. */
 export interface HttpServeContext {
@@ -278,6 +281,19 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
       send(request, response, 413, rpcError(ErrorCode.InvalidRequest, message, id ?? null));
       return;
     }
+    // A huge array costs one scan here, not a parse, a schema check and a log word per element.
+    if (
+      checkJsonShape(body.text, { maxBatch: MAX_BATCH, maxDepth: Number.POSITIVE_INFINITY }) !== undefined
+    ) {
+      record.refusal = 'batch-too-large';
+      send(
+        request,
+        response,
+        400,
+        rpcError(ErrorCode.InvalidRequest, `Batch of more than ${MAX_BATCH} messages`),
+      );
+      return;
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.text);
@@ -289,6 +305,14 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
     const messages: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
     record.methods = messages.map(methodLabel);
     for (const message of messages) if (isToolCall(message)) record.commands.push(commandLabel(message));
+    // The rate is charged per tool call: the request paid for one, a batch pays for the rest.
+    const extra = record.commands.length - 1;
+    const wait = extra > 0 ? limiter.take(token.name, Date.now(), extra) : 0;
+    if (wait > 0) {
+      record.refusal = 'rate-limited';
+      send(request, response, 429, rpcError(-32000, 'Too many requests'), { 'retry-after': String(wait) });
+      return;
+    }
 
     if (session !== undefined) {
       for (const message of messages) {

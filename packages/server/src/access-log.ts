@@ -9,6 +9,8 @@ export interface AccessRecord {
   door: string;
   methods: string[];
   commands: string[];
+  /** The outcome of each call a door ran (`ok` or an error code), in order. */
+  outcomes: string[];
   refusal: string | undefined;
 }
 
@@ -27,6 +29,6 @@ export function accessLine(record: AccessRecord, status: number | 'aborted', ms:
   const client = WORD.test(record.client) ? record.client : '-';
   return (
     `client=${client} token=${record.token} door=${record.door} method=${list(record.methods)} ` +
-    `command=${list(record.commands)} outcome=${record.refusal ?? 'ok'} status=${status} ms=${ms.toFixed(1)}`
+    `command=${list(record.commands)} outcome=${record.refusal ?? (list(record.outcomes) === '-' ? 'ok' : list(record.outcomes))} status=${status} ms=${ms.toFixed(1)}`
   );
 }

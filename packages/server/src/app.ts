@@ -34,8 +34,22 @@ export interface MemdirServerOptions extends HostCheckOptions {
   tokens: () => TokenTable;
   /** Whether the store answers, for `/readyz`. */
   ready: () => Promise<boolean>;
-  /** Receives one access log line per request. @default no log */
-  log?: (line: string) => void;
+  /**
+   * Receives one access log line per request, with what it was made of (to log in a format of
+   * your own). @default no log
+   */
+  log?: (line: string, entry: AccessEntry) => void;
+  /**
+   * Whether the process can serve, for `/healthz`: a runtime that wants a balancer to stop sending
+   * work when the store does not answer passes the same check as `ready`. @default always true
+   */
+  healthy?: () => Promise<boolean>;
+  /**
+   * Whether a 401 names the OAuth protected resource metadata and says `invalid_token` for a wrong
+   * token (RFC 6750, RFC 9728), so MCP clients report a bad token instead of starting an OAuth flow.
+   * `false` sends a bare `WWW-Authenticate: Bearer`. @default true
+   */
+  oauthChallenge?: boolean;
   /** Calls per second per token. @default 20 */
   ratePerSecond?: number;
   /** Calls one token may make at once above its rate. @default 40 */
@@ -52,11 +66,24 @@ export interface RequestEnv {
   clientAddress?: string;
 }
 
+/** One answered request, as the access log sees it. */
+export interface AccessEntry {
+  readonly record: AccessRecord;
+  readonly status: number;
+  readonly ms: number;
+}
+
 /** The server: a fetch handler and a way to add doors. */
 export interface MemdirServer {
   fetch(request: Request, env?: RequestEnv): Promise<Response>;
   /** Mounts `door` at `path` (any method), behind the shared steps. */
   door(path: string, door: Door): void;
+  /**
+   * From now on every door answers 503 with `Retry-After: 1` and `Connection: close` (a graceful
+   * stop: the runtime stops listening, then waits until the responses in flight are written;
+   * `inFlight.idle()` resolves when the handlers have returned them, which may be a little earlier).
+   */
+  drain(): void;
   /** Calls in flight now; resolves `idle()` once there are none (for a graceful stop). */
   readonly inFlight: { readonly total: number; idle(): Promise<void> };
   readonly metrics: Metrics;
@@ -96,6 +123,7 @@ export function createMemdirServer(options: MemdirServerOptions): MemdirServer {
       door: routes.has(c.req.path) ? c.req.path : 'not-found',
       methods: [c.req.method],
       commands: [],
+      outcomes: [],
       refusal: undefined,
     };
     c.set('record', record);
@@ -109,10 +137,14 @@ export function createMemdirServer(options: MemdirServerOptions): MemdirServer {
     stop();
     const ms = performance.now() - started;
     metrics.observe(record.door, record.refusal ?? 'ok', ms / 1000);
-    options.log?.(accessLine(record, c.res.status, ms));
+    options.log?.(accessLine(record, c.res.status, ms), { record, status: c.res.status, ms });
   });
 
-  app.on(['GET', 'HEAD'], '/healthz', (c) => c.json({ status: 'ok' }));
+  app.on(['GET', 'HEAD'], '/healthz', async (c) => {
+    const ok = options.healthy === undefined || (await options.healthy().catch(() => false));
+    if (!ok) c.get('record').refusal = 'store-unavailable';
+    return c.json({ status: ok ? 'ok' : 'unavailable' }, ok ? 200 : 503);
+  });
   app.on(['GET', 'HEAD'], '/readyz', async (c) => {
     const ok = await options.ready().catch(() => false);
     if (!ok) c.get('record').refusal = 'store-unavailable';
@@ -124,12 +156,20 @@ export function createMemdirServer(options: MemdirServerOptions): MemdirServer {
     return c.json({ resource: origin, authorization_servers: [], bearer_methods_supported: ['header'] });
   });
 
+  let draining = false;
   const server: MemdirServer = {
     fetch: (request, env) => Promise.resolve(app.fetch(request, env ?? {})),
     door(path, door) {
       routes.add(path);
       app.all(path, async (c) => {
         const record = c.get('record');
+        if (draining) {
+          record.refusal = 'stopping';
+          return jsonError(503, -32000, 'The server is stopping', {
+            'retry-after': '1',
+            connection: 'close',
+          });
+        }
         const presented = presentedToken(c.req.raw.headers);
         const grant = presented === undefined ? undefined : options.tokens().find(presented);
         if (grant === undefined) {
@@ -137,7 +177,8 @@ export function createMemdirServer(options: MemdirServerOptions): MemdirServer {
           record.refusal = 'unauthorized';
           const metadata = new URL(RESOURCE_METADATA_PATH, c.req.url).href;
           return jsonError(401, -32001, 'Unauthorized', {
-            'www-authenticate': challenge(presented !== undefined, metadata),
+            'www-authenticate':
+              options.oauthChallenge === false ? 'Bearer' : challenge(presented !== undefined, metadata),
           });
         }
         record.token = grant.name;
@@ -165,6 +206,9 @@ export function createMemdirServer(options: MemdirServerOptions): MemdirServer {
         };
         return door(c.req.raw, { grant, record, charge });
       });
+    },
+    drain() {
+      draining = true;
     },
     inFlight,
     metrics,

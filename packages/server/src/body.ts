@@ -8,7 +8,7 @@ export interface BodyLimits extends JsonShapeLimits {
 }
 
 export type JsonBody =
-  | { ok: true; value: unknown }
+  | { ok: true; value: unknown; bytes: number }
   | { ok: false; refusal: 'too-large' | 'too-deep' | 'batch-too-large' | 'bad-json'; status: 400 | 413 };
 
 /** Reads and parses `request`'s body as JSON, refusing what passes a bound before parsing it. */
@@ -35,7 +35,7 @@ export async function readJsonBody(request: Request, limits: BodyLimits = {}): P
   const refusal = checkJsonShape(text, limits);
   if (refusal !== undefined) return { ok: false, refusal, status: 400 };
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: JSON.parse(text), bytes };
   } catch {
     return { ok: false, refusal: 'bad-json', status: 400 };
   }

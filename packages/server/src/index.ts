@@ -1,9 +1,11 @@
 // @memdir/server: memdir's HTTP server as web-standard handlers. Where things are:
 // app.ts (the handler, its routes and doors), auth.ts (tokens), limits.ts (rate and in-flight),
 // body.ts and json-shape.ts (bounded JSON), host-check.ts (Host/Origin), metrics.ts (Prometheus),
-// access-log.ts (one bounded line per request), mcp-door.ts (stateless MCP).
+// access-log.ts (one bounded line per request), mcp-door.ts (stateless MCP),
+// session-labels.ts (session ids any process can check).
 export { type AccessRecord, accessLine } from './access-log.js';
 export {
+  type AccessEntry,
   createMemdirServer,
   type Door,
   type DoorContext,
@@ -19,3 +21,4 @@ export { checkJsonShape, type JsonShapeLimits, type JsonShapeRefusal } from './j
 export { InFlight, RateLimiter } from './limits.js';
 export { type McpDoorOptions, mcpDoor } from './mcp-door.js';
 export { Metrics } from './metrics.js';
+export { type SessionLabelOptions, SessionLabels } from './session-labels.js';

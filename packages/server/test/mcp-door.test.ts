@@ -6,15 +6,16 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { createMemdirServer, mcpDoor, TokenTable } from '../src/index.js';
+import { createMemdirServer, mcpDoor, SessionLabels, TokenTable } from '../src/index.js';
 
 const sha = (token: string) => createHash('sha256').update(token).digest('hex');
 const tokens = new TokenTable([
   { name: 'alice', namespace: 'team-a', mode: 'read-write', sha256: sha('memdir_alice') },
+  { name: 'bob', namespace: 'team-b', mode: 'read-write', sha256: sha('memdir_bob') },
 ]);
 
 /** One "process": its own memdir server over a store shared with the others. */
-function process(shared: string[]) {
+function process(shared: string[], sessions?: SessionLabels) {
   const server = createMemdirServer({
     tokens: () => tokens,
     ready: async () => true,
@@ -35,6 +36,7 @@ function process(shared: string[]) {
         });
         return mcp;
       },
+      sessions,
     }),
   );
   return server;
@@ -65,6 +67,53 @@ describe('mcpDoor', () => {
     expect(shared).toEqual(Array.from({ length: 10 }, (_, index) => `team-a:${index}`));
     expect(served[0]).toBeGreaterThan(3);
     expect(served[1]).toBeGreaterThan(3);
+  });
+
+  it('a session label made by one process is accepted by another, refused with another token, and ended by DELETE where it is sent', async () => {
+    const shared: string[] = [];
+    const labels = [new SessionLabels(), new SessionLabels()];
+    const processes = [process(shared, labels[0]), process(shared, labels[1])];
+    let turn = 0;
+    const fetch = async (url: string | URL, init?: RequestInit) =>
+      processes[turn++ % processes.length]!.fetch(new Request(url, init));
+    const transport = new StreamableHTTPClientTransport(new URL('http://memdir.test/mcp'), {
+      fetch,
+      requestInit: { headers: { authorization: 'Bearer memdir_alice' } },
+    });
+    const client = new Client({ name: 'test', version: '0' });
+    await client.connect(transport);
+    const label = transport.sessionId!;
+    expect(label).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    for (let index = 0; index < 4; index++) {
+      expect((await client.callTool({ name: 'append', arguments: { line: index } })).isError).toBeFalsy();
+    }
+    const list = (token: string, target: number) =>
+      processes[target]!.fetch(
+        new Request('http://memdir.test/mcp', {
+          method: 'POST',
+          body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }),
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-session-id': label,
+          },
+        }),
+      );
+    expect([(await list('memdir_bob', 0)).status, (await list('memdir_bob', 1)).status]).toEqual([404, 404]);
+    expect([(await list('memdir_alice', 0)).status, (await list('memdir_alice', 1)).status]).toEqual([
+      200, 200,
+    ]);
+    const ended = await processes[0]!.fetch(
+      new Request('http://memdir.test/mcp', {
+        method: 'DELETE',
+        headers: { authorization: 'Bearer memdir_alice', 'mcp-session-id': label },
+      }),
+    );
+    expect(ended.status).toBe(200);
+    expect((await list('memdir_alice', 0)).status).toBe(404);
+    expect(shared).toEqual(['team-a:0', 'team-a:1', 'team-a:2', 'team-a:3']);
+    for (const each of labels) each.closeAll('test over');
   });
 
   it('a batch over 100 messages is refused before any element runs', async () => {

@@ -184,8 +184,10 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
 
   // --- the server's life ---------------------------------------------------------------------------
   const http: HttpServer = createServer(
-    getRequestListener((request, env) =>
-      memdir.fetch(request, { clientAddress: env.incoming.socket.remoteAddress }),
+    getRequestListener(
+      (request, env) => memdir.fetch(request, { clientAddress: env.incoming.socket.remoteAddress }),
+      // A request without Host (HTTP/1.0, as HAProxy's default health check) is not refused.
+      { hostname: 'localhost' },
     ),
   );
   const pending = unanswered(http);

@@ -1,6 +1,7 @@
 // `memdir serve --http` against a hostile token holder (../shared/research wave 4, findings 2 and 4):
 // a huge JSON array is refused after one scan, quickly and with a short log line, and a batch of
 // tool calls pays the rate per call.
+import { chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempFolder } from './helpers.js';
@@ -86,5 +87,41 @@ describe('memdir serve --http: hostile bodies', () => {
     const response = await post(target, writer, JSON.stringify(batch), session);
     expect(response.status).toBe(429);
     expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+});
+
+describe('memdir serve --http: the tokens file', () => {
+  it('a tokens file others may read is warned about at start and at each reload, and still served', async () => {
+    const cwd = await tempFolder();
+    cleanups.push(cwd.remove);
+    const tokens = join(cwd.path, 'tokens.json');
+    await addToken(tokens, 'alice', 'team');
+    await chmod(tokens, 0o644);
+    const target = await startHttpServer(['--store', 'memory:', '--tokens', tokens]);
+    cleanups.push(target.stop);
+    const warning = `memdir: warning: others may read the tokens file ${tokens} (mode 644): chmod 600 it`;
+    await target.waitFor(/warning: others may read/);
+    expect(
+      target
+        .stderr()
+        .split('\n')
+        .filter((line) => line === warning),
+    ).toHaveLength(1);
+    await chmod(tokens, 0o600);
+    target.child.kill('SIGHUP');
+    await target.waitFor(/reloaded 1 tokens/);
+    await chmod(tokens, 0o640);
+    target.child.kill('SIGHUP');
+    await target.waitFor(/mode 640/);
+    expect(
+      target
+        .stderr()
+        .split('\n')
+        .filter((line) => line.includes('others may read')),
+    ).toEqual([
+      warning,
+      `memdir: warning: others may read the tokens file ${tokens} (mode 640): chmod 600 it`,
+    ]);
+    expect((await fetch(`${target.origin}/healthz`)).status).toBe(200);
   });
 });

@@ -204,18 +204,21 @@ the text "Error: {message}". Logs go to stderr only.
 Without --http: on stdin/stdout, for one client.
 
 With --http: over MCP's Streamable HTTP at http://HOST:PORT/mcp, for many clients. Every request
-carries "Authorization: Bearer TOKEN"; the token decides the namespace and whether changes are
-allowed (make tokens with "memdir token add"). GET /healthz says whether the store answers.
-SIGHUP reloads the tokens file; SIGTERM finishes the requests in flight, then stops. One access
-log line per request on stderr (token name, command, outcome, time; never a path or content).
+carries "Authorization: Bearer TOKEN" (or "X-Api-Key: TOKEN"); the token decides the namespace and
+whether changes are allowed (make tokens with "memdir token add"). GET /healthz and /readyz say
+whether the store answers; GET /metrics is Prometheus text. Nothing lives in one process: several
+processes behind a round-robin load balancer serve one store. SIGHUP reloads the tokens file;
+SIGTERM finishes the requests in flight, then stops. One access log line per request on stderr
+(token name, command, outcome, time, client address; never a path or content).
       --http HOST:PORT           listen there (default: ${DEFAULT_HTTP_ADDRESS}); beyond loopback,
                                  put TLS in front (a reverse proxy)
       --tokens FILE              the tokens file (default: $MEMDIR_TOKENS, else ./memdir-tokens.json)
-      --rate N                   requests per second per token, on average (default: 20)
-      --burst N                  requests per token at once before --rate applies (default: 60)
-      --max-inflight N           requests answered at once, all tokens (default: 256; then 503)
-      --max-inflight-per-token N requests answered at once per token (default: 32; then 429)
-      --session-idle SECONDS     close a session idle this long (default: 1800)
+      --rate N                   calls per second per token, on average: a request is one, a
+                                 batch of n tool calls n (default: 20)
+      --burst N                  calls per token at once before --rate applies (default: 60)
+      --max-inflight N           calls answered at once, all tokens (default: 256; then 503)
+      --max-inflight-per-token N calls answered at once per token (default: 32; then 429)
+      --session-idle SECONDS     end a session idle this long, in this process (default: 1800)
       --shutdown-grace SECONDS   how long SIGTERM waits for requests in flight (default: 10)
 
 ${STORE_OPTIONS_HELP}

@@ -216,7 +216,7 @@ export class TokenTable {
   }
 
   /** The entry with the same name, namespace, mode and hash as `entry`, if this table has one. */
-  same(entry: TokenEntry): TokenEntry | undefined {
+  same(entry: Pick<TokenEntry, 'name' | 'sha256' | 'namespace' | 'mode'>): TokenEntry | undefined {
     return this.entries.find(
       (other) =>
         other.name === entry.name &&

@@ -1,0 +1,24 @@
+// @memdir/server: memdir's HTTP server as web-standard handlers. Where things are:
+// app.ts (the handler, its routes and doors), auth.ts (tokens), limits.ts (rate and in-flight),
+// body.ts and json-shape.ts (bounded JSON), host-check.ts (Host/Origin), metrics.ts (Prometheus),
+// access-log.ts (one bounded line per request), mcp-door.ts (stateless MCP),
+// session-labels.ts (session ids any process can check).
+export { type AccessRecord, accessLine } from './access-log.js';
+export {
+  type AccessEntry,
+  createMemdirServer,
+  type Door,
+  type DoorContext,
+  type MemdirServer,
+  type MemdirServerOptions,
+  RESOURCE_METADATA_PATH,
+  type RequestEnv,
+} from './app.js';
+export { challenge, presentedToken, type TokenGrant, TokenTable } from './auth.js';
+export { type BodyLimits, type JsonBody, readJsonBody } from './body.js';
+export { checkHostAndOrigin, type HostCheckOptions } from './host-check.js';
+export { checkJsonShape, type JsonShapeLimits, type JsonShapeRefusal } from './json-shape.js';
+export { InFlight, RateLimiter } from './limits.js';
+export { type McpDoorOptions, mcpDoor } from './mcp-door.js';
+export { Metrics } from './metrics.js';
+export { type SessionLabelOptions, SessionLabels } from './session-labels.js';

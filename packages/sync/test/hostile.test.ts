@@ -1,0 +1,75 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInMemoryStore } from '@memdir/core';
+import { expect, test } from 'vitest';
+import { SyncError, syncOnce } from '../src/index.js';
+import { folderFiles, put, storeFiles, tempDir } from './helpers.js';
+
+const opts = { storeId: 'test:hostile', host: 'H', deleteDelay: 0 };
+
+test('hostile folder: symlinks, a FIFO, non-UTF-8, a big file and a refused name are skipped once, nothing outside touched', async () => {
+  await using store = createInMemoryStore({ maxFileBytes: 1024 });
+  const dir = tempDir();
+  const outside = tempDir();
+  put(outside, 'secret.md', 'outside secret');
+  mkdirSync(join(outside, 'folder'));
+  put(outside, 'folder/inner.md', 'outside inner');
+  symlinkSync(join(outside, 'secret.md'), join(dir, 'link.md'));
+  symlinkSync(join(outside, 'folder'), join(dir, 'linked-folder'));
+  execFileSync('mkfifo', [join(dir, 'pipe.md')]);
+  put(dir, 'latin1.md', Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+  put(dir, 'big.md', 'x'.repeat(4096));
+  put(dir, 'ok.md', 'fine');
+  put(dir, 'bad\u0001name.md', 'control character in the name');
+  const events: string[] = [];
+  const s = await syncOnce(dir, store, {
+    ...opts,
+    maxFileBytes: 2048,
+    onEvent: (e) => events.push(`${e.kind} ${e.path}`),
+  });
+  expect(s.sent).toBe(1);
+  expect(s.skipped).toBe(6);
+  expect(events.sort()).toEqual(
+    [
+      'sent ok.md',
+      'skipped bad\u0001name.md',
+      'skipped big.md',
+      'skipped latin1.md',
+      'skipped link.md',
+      'skipped linked-folder',
+      'skipped pipe.md',
+    ].sort(),
+  );
+  expect(await storeFiles(store)).toEqual({ 'ok.md': 'fine' });
+  // One message until they change.
+  const again = await syncOnce(dir, store, opts);
+  expect(again.skipped).toBe(0);
+  put(dir, 'big.md', 'y'.repeat(5000));
+  expect((await syncOnce(dir, store, { ...opts, maxFileBytes: 2048 })).skipped).toBe(1);
+  // A store file at a symlinked path is not written through the link.
+  await store.create({
+    command: 'create',
+    path: '/memories/linked-folder/inner.md',
+    file_text: 'from the store',
+  });
+  await store.create({ command: 'create', path: '/memories/link.md', file_text: 'from the store' });
+  await syncOnce(dir, store, opts);
+  expect(readFileSync(join(outside, 'folder/inner.md'), 'utf8')).toBe('outside inner');
+  expect(readFileSync(join(outside, 'secret.md'), 'utf8')).toBe('outside secret');
+  expect(folderFiles(outside)).toEqual({ 'secret.md': 'outside secret', 'folder/inner.md': 'outside inner' });
+});
+
+test('a state folder of another store or namespace is refused, not mixed', async () => {
+  await using store = createInMemoryStore();
+  const dir = tempDir();
+  put(dir, 'a.md', 'a');
+  await syncOnce(dir, store, opts);
+  await expect(syncOnce(dir, store, { ...opts, storeId: 'test:other' })).rejects.toMatchObject({
+    code: 'BOUND_ELSEWHERE',
+  });
+  await expect(syncOnce(dir, store, { ...opts, namespace: 'team' })).rejects.toBeInstanceOf(SyncError);
+  writeFileSync(join(dir, '.memdir-sync', 'state.json'), '{not json');
+  await expect(syncOnce(dir, store, opts)).rejects.toMatchObject({ code: 'BAD_STATE' });
+  expect(existsSync(join(dir, 'a.md'))).toBe(true);
+});

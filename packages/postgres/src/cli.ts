@@ -69,7 +69,14 @@ export async function migrate(url: string, options: MigrateOptions = {}): Promis
   const timeoutMs = positiveInteger('postgres', 'timeoutMs', options.timeoutMs, DEFAULT_MIGRATE_TIMEOUT_MS);
   const driver = createPostgresDriver({ connectionString: parsed.connectionString, schema });
   try {
-    await driver.setup({ deadline: Date.now() + timeoutMs });
+    const deadline = Date.now() + timeoutMs;
+    await driver.setup({ deadline });
+    // The records of rows an older layout wrote, in batches (each its own transaction): a migration
+    // stopped part way goes on where it was.
+    for (;;) {
+      const { done } = await driver.fillRecords({ deadline, batch: 1000 });
+      if (done) break;
+    }
   } finally {
     await driver.close();
   }

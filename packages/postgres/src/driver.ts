@@ -27,10 +27,18 @@ import type {
   DriverNamespaceQuery,
   DriverPath,
   DriverPointInTime,
+  DriverRecord,
+  DriverRecordOptions,
+  DriverRecordPage,
+  DriverRecordQuery,
+  DriverRemoveOptions,
   DriverRestoreOptions,
   DriverSweepOptions,
   DriverTreeEntry,
   DriverTreeOptions,
+  DriverUpdateByIdOptions,
+  DriverUpdateChange,
+  DriverUpdateResult,
   DriverUsage,
   DriverVersion,
   DriverVersionPage,
@@ -46,6 +54,7 @@ import { editQueue, fileKey } from './batch.js';
 import * as history from './history.js';
 import * as reads from './read.js';
 import { ReadBatcher } from './read-batch.js';
+import * as records from './records.js';
 import * as writes from './write.js';
 import { WriteBatcher } from './write-batch.js';
 
@@ -59,6 +68,15 @@ export interface PostgresDriver extends MemoryDriver {
    * @param options.deadline when to give up (`Date.now()` ms). @default 5 s from the call
    */
   setup(options?: Pick<DriverCallOptions, 'deadline'>): Promise<void>;
+  /**
+   * One batch of the migration to layout 4: fills the record (file id, SHA-256, creation time) of
+   * at most `batch` (default 1,000) rows an older layout wrote, in every namespace of the schema,
+   * resuming where the last batch ended. `memdir migrate` calls it until `done`; rows not yet
+   * filled get their record at their first read, listing or change.
+   */
+  fillRecords(
+    options?: DriverCallOptions & { batch?: number | undefined },
+  ): Promise<{ filled: number; done: boolean }>;
 }
 
 /** What the driver over PostgreSQL can do. */
@@ -70,6 +88,9 @@ const CAPABILITIES = {
   quotas: true,
   history: true,
   admin: true,
+  records: true,
+  updateById: true,
+  removeExpect: true,
 } as const;
 
 /**
@@ -140,8 +161,12 @@ export class PostgresMemoryDriver extends AbstractMemoryDriver {
    * One call of `write_v3`, which checks, judges the quota, writes and records in one step; writes
    * of this namespace that arrive while others are in flight go together in one call (write-batch.ts).
    */
-  async write(path: DriverPath, content: string, options: DriverWriteOptions): Promise<{ version: string }> {
-    return { version: await this.#writes.write(path, content, options) };
+  write(
+    path: DriverPath,
+    content: string,
+    options: DriverWriteOptions,
+  ): Promise<{ version: string; record?: DriverRecord | undefined }> {
+    return this.#writes.write(path, content, options);
   }
 
   /** `str_replace` and `insert` as data, applied where the bytes are (write.ts). */
@@ -158,12 +183,51 @@ export class PostgresMemoryDriver extends AbstractMemoryDriver {
     return this.#edits.submit(fileKey(this.#ns, path), edit, options);
   }
 
-  remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean> {
+  remove(path: DriverPath, options: DriverRemoveOptions): Promise<boolean> {
     return writes.remove(this.#space, path, options);
   }
 
   move(from: DriverPath, to: DriverPath, options: DriverChangeOptions): Promise<void> {
     return writes.move(this.#space, from, to, options);
+  }
+
+  // --- identity (records.ts) -----------------------------------------------------------------
+
+  readRecord(path: DriverPath, options?: DriverRecordOptions): Promise<DriverRecord | null> {
+    return records.readRecord(this.#space, path, options);
+  }
+
+  locate(fileId: string, options?: DriverRecordOptions): Promise<DriverRecord | null> {
+    return records.locate(this.#space, fileId, options);
+  }
+
+  listRecords(query: DriverRecordQuery, options?: DriverCallOptions): Promise<DriverRecordPage> {
+    return records.listRecords(this.#space, query, options);
+  }
+
+  updateById(
+    fileId: string,
+    change: DriverUpdateChange,
+    options: DriverUpdateByIdOptions,
+  ): Promise<DriverUpdateResult> {
+    return records.updateById(this.#space, fileId, change, options);
+  }
+
+  /**
+   * One batch of the migration to layout 4 (`memdir migrate` runs it until done): fills the record
+   * (file id, hash, creation time) of at most `batch` rows an older layout wrote, in every
+   * namespace. Resumable: each batch goes on where the last ended.
+   */
+  async fillRecords(
+    options: DriverCallOptions & { batch?: number | undefined } = {},
+  ): Promise<{ filled: number; done: boolean }> {
+    const [row] = await this.#backend.run(
+      { text: this.#backend.sql.fill, values: [options.batch ?? 1000] },
+      true,
+      options,
+    );
+    const [filled, done] = (row?.[0] ?? '0,t').split(',');
+    return { filled: Number(filled), done: done === 't' };
   }
 
   // --- history (history.ts) ------------------------------------------------------------------

@@ -127,7 +127,7 @@ export interface ChangeParts {
  */
 export function editFunction(s: string, body: (text: string) => string, parts: ChangeParts): string[] {
   return [
-    `CREATE OR REPLACE FUNCTION ${s}.edit_v3(p_ns text, p_path text, p_kind text, p_old bytea, p_new bytea,
+    `CREATE OR REPLACE FUNCTION ${s}.edit_v4(p_ns text, p_path text, p_kind text, p_old bytea, p_new bytea,
   p_line integer, p_max_file_bytes bigint, p_max_bytes bigint, p_op text, p_wait_ms integer, p_record jsonb,
   p_touch boolean, OUT o_outcome text, OUT o_info text, OUT o_snippet bytea)
 LANGUAGE plpgsql VOLATILE AS ${body(`
@@ -244,12 +244,15 @@ BEGIN
     v_outcome := 'e';
   END IF;
   v_file := coalesce(v_file, ${NEW_FILE_ID});
-  UPDATE ${s}.files SET content = v_c, version = replace(gen_random_uuid()::text, '-', ''), file_id = v_file,
-      changed_at = ${NOW_MS}
-    WHERE ns = p_ns AND path = p_path;
   ${parts.record}
   IF p_record IS NOT NULL THEN v_pruned := ${s}.prune_v3(p_ns, v_file, p_record); END IF;
   ${parts.advance}
+  -- The row is locked since the first look: written after the totals row, with the change's time
+  -- and version id.
+  UPDATE ${s}.files SET content = v_c, version = replace(gen_random_uuid()::text, '-', ''), file_id = v_file,
+      changed_at = v_at, sha256 = pg_catalog.sha256(v_c), created_at = coalesce(created_at, changed_at),
+      version_id = CASE WHEN p_record IS NULL THEN NULL ELSE v_seq END
+    WHERE ns = p_ns AND path = p_path;
   IF p_record IS NOT NULL THEN
     ${insertVersion(s, { path: 'p_path', previous: 'NULL', operation: `'modified'`, content: 'v_c', restored: 'NULL' })}
   END IF;
@@ -261,11 +264,18 @@ BEGIN
   END IF;
 END
 `)}`,
+    `CREATE OR REPLACE FUNCTION ${s}.edit_v3(p_ns text, p_path text, p_kind text, p_old bytea, p_new bytea,
+  p_line integer, p_max_file_bytes bigint, p_max_bytes bigint, p_op text, p_wait_ms integer, p_record jsonb,
+  p_touch boolean, OUT o_outcome text, OUT o_info text, OUT o_snippet bytea)
+LANGUAGE sql VOLATILE AS ${body(`
+  SELECT * FROM ${s}.edit_v4(p_ns, p_path, p_kind, p_old, p_new, p_line, p_max_file_bytes, p_max_bytes, p_op,
+    p_wait_ms, p_record, p_touch)
+`)}`,
     `CREATE OR REPLACE FUNCTION ${s}.edit_v2(p_ns text, p_path text, p_kind text, p_old bytea, p_new bytea,
   p_line integer, p_max_file_bytes bigint, p_max_bytes bigint, p_op text, p_wait_ms integer,
   OUT o_outcome text, OUT o_info text, OUT o_snippet bytea)
 LANGUAGE sql VOLATILE AS ${body(`
-  SELECT * FROM ${s}.edit_v3(p_ns, p_path, p_kind, p_old, p_new, p_line, p_max_file_bytes, p_max_bytes, p_op,
+  SELECT * FROM ${s}.edit_v4(p_ns, p_path, p_kind, p_old, p_new, p_line, p_max_file_bytes, p_max_bytes, p_op,
     p_wait_ms, NULL, false)
 `)}`,
   ];

@@ -147,7 +147,13 @@ export function fileAbove(s: string, ancestors: string): string {
  * bodies of an earlier one (before fileAbove), which the next setup replaces. Named for the
  * revision of layout 3's function bodies; a later fix to a body takes a new name.
  */
-export const FUNCTIONS_REVISION = 'revision_v3_2';
+export const FUNCTIONS_REVISION_V3 = 'revision_v3_2';
+
+/**
+ * The revision of layout 4's function bodies (identity-sql.ts): a schema of layout 4 without it has
+ * the bodies of an earlier release, which the next setup replaces.
+ */
+export const FUNCTIONS_REVISION = 'revision_v4_1';
 
 /** The declarations every change function of layout 3 starts with. */
 export const CHANGE_DECLARE = `v_outcome text;
@@ -163,7 +169,9 @@ export const CHANGE_DECLARE = `v_outcome text;
   v_n bigint := 1;
   v_pruned bigint := 0;
   v_paths text[];
-  v_ids text[];`;
+  v_ids text[];
+  v_sha bytea;
+  v_created bigint;`;
 
 /** The versions of a change of many files, one per file of v_paths and v_ids (by path), from v_seq on. */
 export function insertFolder(s: string, operation: string): string {

@@ -75,7 +75,7 @@ WHERE ns = $1 AND seq = $2 RETURNING ${COLUMNS}`,
 ) AS newest
 WHERE operation <> 'deleted' AND redacted_at IS NULL
   AND ($4::text IS NULL OR path = $4 OR (path >= $5 AND path < $6))`,
-    restore: `SELECT ${s}.restore_v3($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS outcome`,
+    restore: `SELECT ${s}.restore_v4($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS outcome`,
     importVersions: `SELECT ${s}.import_v3($1, $2, $3) AS outcome`,
     usage: `SELECT files::text, bytes::text, versions::text, last_change_at::text FROM ${s}.totals WHERE ns = $1`,
     listNamespaces: `WITH RECURSIVE names(name) AS (

@@ -16,6 +16,7 @@ import { type ChangeParts, editFunction, lineFunctions } from './edit-sql.js';
 import {
   CHANGE_DECLARE,
   FUNCTIONS_REVISION,
+  FUNCTIONS_REVISION_V3,
   fileAbove,
   historyFunctions,
   historyTables,
@@ -25,6 +26,7 @@ import {
   NOW_MS,
   pruneEach,
 } from './history-sql.js';
+import { identityFunctions, identityTables, recordText } from './identity-sql.js';
 import { matchFunctions } from './match-sql.js';
 import { restoreFunctions } from './restore-sql.js';
 import { describe, functionBody, NAMESPACE_LOCK_CLASS } from './sql.js';
@@ -106,6 +108,7 @@ END`)}`,
     // U+0001, below every character a name may hold, so 'a' and 'a/b' sort before 'a-b'.
     `CREATE INDEX IF NOT EXISTS totals_tree ON ${s}.totals ((translate(ns, '/', E'\\001'))) WHERE files > 0 OR versions > 0`,
     ...historyTables(s),
+    ...identityTables(s),
   ];
 }
 
@@ -133,19 +136,23 @@ BEGIN
     ...editFunction(s, v, parts),
     ...restoreFunctions(s, v, parts),
     ...adminFunctions(s, v, parts),
+    ...identityFunctions(s, v, parts),
     // Writes a whole file. p_expect: NULL creates or replaces, '' requires that no file is there,
-    // anything else is the version the file must have. Returns 'v' || the new version, 'c' when
-    // the expectation fails, 'p' || path for a PATH_CONFLICT at path, 'qb' || total || '/' || max
-    // or 'qf' || count || '/' || max for a quota. p_more_ops: more op ids recorded with the outcome
-    // (the other edits of a batch). p_record (history on): the version's record. p_file_id: the id
-    // of a file this creates (else a new one).
-    `CREATE OR REPLACE FUNCTION ${s}.write_v3(p_ns text, p_path text, p_content bytea, p_expect text, p_op text,
+    // anything else is the version the file must have. Returns 'v' || the new version || a tab ||
+    // the file's record (recordText), 'c' when the expectation fails, 'p' || path for a
+    // PATH_CONFLICT at path, 'qb' || total || '/' || max or 'qf' || count || '/' || max for a
+    // quota. p_more_ops: more op ids recorded with the outcome (the other edits of a batch).
+    // p_record (history on): the version's record. p_file_id: the id of a file this creates (else a
+    // new one). The file's row is written after the totals row (the file is locked already: its row
+    // lock, or the namespace's lock for a new path), so it carries the change's time and version id.
+    `CREATE OR REPLACE FUNCTION ${s}.write_v4(p_ns text, p_path text, p_content bytea, p_expect text, p_op text,
   p_ancestors text[], p_max_bytes bigint, p_max_files bigint, p_wait_ms integer, p_more_ops text[],
   p_record jsonb, p_file_id text)
 RETURNS text LANGUAGE plpgsql VOLATILE AS ${v(`
 DECLARE
   ${declare}
   v_version text := replace(gen_random_uuid()::text, '-', '');
+  v_short text;
 BEGIN
   ${isolation}
   ${replay}
@@ -178,31 +185,60 @@ BEGIN
   ${judge}
   IF v_old IS NULL THEN
     v_file := coalesce(p_file_id, ${NEW_FILE_ID});
-    INSERT INTO ${s}.files (ns, path, content, version, file_id, changed_at)
-      VALUES (p_ns, p_path, p_content, v_version, v_file, ${NOW_MS});
   ELSE
     v_file := coalesce(v_file, ${NEW_FILE_ID});
-    UPDATE ${s}.files SET content = p_content, version = v_version, file_id = v_file, changed_at = ${NOW_MS}
-      WHERE ns = p_ns AND path = p_path;
     IF p_record IS NOT NULL THEN v_pruned := ${s}.prune_v3(p_ns, v_file, p_record); END IF;
   END IF;
-  v_outcome := 'v' || v_version;
+  -- Recorded now (a replay of the same op waits here, before the totals row); the record follows.
+  v_short := 'v' || v_version;
+  v_outcome := v_short;
   ${record}
   IF cardinality(p_more_ops) > 0 THEN
     INSERT INTO ${s}.ops (op, outcome) SELECT other, v_outcome FROM unnest(p_more_ops) AS other
       ON CONFLICT (op) DO NOTHING;
   END IF;
   ${advance}
+  v_sha := pg_catalog.sha256(p_content);
+  IF v_old IS NULL THEN
+    v_created := v_at;
+    INSERT INTO ${s}.files (ns, path, content, version, file_id, changed_at, sha256, created_at, version_id)
+      VALUES (p_ns, p_path, p_content, v_version, v_file, v_at, v_sha, v_at,
+        CASE WHEN p_record IS NULL THEN NULL ELSE v_seq END);
+  ELSE
+    UPDATE ${s}.files SET content = p_content, version = v_version, file_id = v_file, changed_at = v_at,
+        sha256 = v_sha, created_at = coalesce(created_at, changed_at),
+        version_id = CASE WHEN p_record IS NULL THEN NULL ELSE v_seq END
+      WHERE ns = p_ns AND path = p_path RETURNING created_at INTO v_created;
+  END IF;
   IF p_record IS NOT NULL THEN
     ${insertVersion(s, { path: 'p_path', previous: 'NULL', operation: `CASE WHEN v_old IS NULL THEN 'created' ELSE 'modified' END`, content: 'p_content', restored: 'NULL' })}
   END IF;
+  v_outcome := v_short || E'\\t' || ${recordText({ file: 'v_file', sha: 'v_sha', size: 'octet_length(p_content)', created: 'v_created', changed: 'v_at', version: `CASE WHEN p_record IS NULL THEN NULL ELSE v_seq END`, path: 'p_path' })};
+  UPDATE ${s}.ops SET outcome = v_outcome WHERE (op = p_op OR op = ANY (p_more_ops)) AND outcome = v_short;
   RETURN v_outcome;
 END
 `)}`,
     // Removes a file or a directory with everything beneath it. Returns 't', or 'f' for nothing.
-    `CREATE OR REPLACE FUNCTION ${s}.remove_v3(p_ns text, p_path text, p_op text, p_wait_ms integer, p_record jsonb)
+    // With p_expect_file or p_expect_sha (hex), a file must be at p_path with that id and hash:
+    // else 'c' (a directory at p_path never matches), nothing removed.
+    `CREATE OR REPLACE FUNCTION ${s}.remove_v4(p_ns text, p_path text, p_op text, p_wait_ms integer, p_record jsonb,
+  p_expect_file text, p_expect_sha text)
 RETURNS text LANGUAGE plpgsql VOLATILE AS ${v(`
 ${underLock}
+  IF p_expect_file IS NOT NULL OR p_expect_sha IS NOT NULL THEN
+    SELECT file_id, coalesce(sha256, pg_catalog.sha256(content)) INTO v_file, v_sha FROM ${s}.files
+      WHERE ns = p_ns AND path = p_path;
+    IF NOT FOUND THEN
+      IF EXISTS (SELECT 1 FROM ${s}.files WHERE ns = p_ns AND path >= p_path || '/' AND path < p_path || '0') THEN
+        RETURN 'c';
+      END IF;
+      RETURN 'f';
+    END IF;
+    IF (p_expect_file IS NOT NULL AND v_file IS DISTINCT FROM p_expect_file)
+        OR (p_expect_sha IS NOT NULL AND encode(v_sha, 'hex') <> p_expect_sha) THEN
+      RETURN 'c';
+    END IF;
+  END IF;
   WITH gone AS (
     DELETE FROM ${s}.files
     WHERE ns = p_ns AND (path = p_path OR (path >= p_path || '/' AND path < p_path || '0'))
@@ -223,7 +259,7 @@ END
 `)}`,
     // Moves a file or a directory. Returns 't', 'n' (nothing at p_from), 'p' || path (a file above
     // p_to) or 'e' (something at p_to), checked in that order. The totals do not change.
-    `CREATE OR REPLACE FUNCTION ${s}.move_v3(p_ns text, p_from text, p_to text, p_op text, p_ancestors text[],
+    `CREATE OR REPLACE FUNCTION ${s}.move_v4(p_ns text, p_from text, p_to text, p_op text, p_ancestors text[],
   p_wait_ms integer, p_record jsonb)
 RETURNS text LANGUAGE plpgsql VOLATILE AS ${v(`
 ${underLock}
@@ -237,7 +273,9 @@ ${underLock}
   WITH moved AS (
     UPDATE ${s}.files SET path = p_to || substr(path, char_length(p_from) + 1),
                           version = replace(gen_random_uuid()::text, '-', ''),
-                          file_id = coalesce(file_id, ${NEW_FILE_ID}), changed_at = ${NOW_MS}
+                          file_id = coalesce(file_id, ${NEW_FILE_ID}), changed_at = ${NOW_MS},
+                          sha256 = coalesce(sha256, pg_catalog.sha256(content)),
+                          created_at = coalesce(created_at, changed_at)
       WHERE ns = p_ns AND (path = p_from OR (path >= p_from || '/' AND path < p_from || '0'))
       RETURNING path, file_id
   ) SELECT count(*), array_agg(path ORDER BY path), array_agg(file_id ORDER BY path) INTO v_n, v_paths, v_ids FROM moved;
@@ -246,20 +284,36 @@ ${underLock}
   ${pruneEach(s)}
   ${advance}
   IF p_record IS NOT NULL THEN
+    -- The moved rows are locked already: each takes its version's id and time.
+    UPDATE ${s}.files f SET version_id = v_seq + u.i - 1, changed_at = v_at
+      FROM unnest(v_paths) WITH ORDINALITY AS u(path, i) WHERE f.ns = p_ns AND f.path = u.path;
     INSERT INTO ${s}.versions (ns, seq, file_id, path, previous_path, operation, sha256, size, at, actor_type,
         actor_id, command, op, tool_use_id, content)
       SELECT p_ns, v_seq + u.i - 1, u.id, u.path, p_from || substr(u.path, char_length(p_to) + 1), 'renamed',
-        pg_catalog.sha256(f.content), f.size, v_at, p_record->'actor'->>'type', p_record->'actor'->>'id',
+        f.sha256, f.size, v_at, p_record->'actor'->>'type', p_record->'actor'->>'id',
         p_record->>'command', p_op, p_record->>'toolUseId', f.content
       FROM unnest(v_paths, v_ids) WITH ORDINALITY AS u(path, id, i)
       -- One primary-key lookup per file moved (a join could pick a scan of the whole table).
       CROSS JOIN LATERAL (
-        SELECT content, size FROM ${s}.files WHERE ns = p_ns AND path = u.path
+        SELECT content, size, sha256 FROM ${s}.files WHERE ns = p_ns AND path = u.path
       ) AS f;
   END IF;
   RETURN v_outcome;
 END
 `)}`,
+    // Layout 3's change functions, as an older release calls them: the same answers.
+    `CREATE OR REPLACE FUNCTION ${s}.write_v3(p_ns text, p_path text, p_content bytea, p_expect text, p_op text,
+  p_ancestors text[], p_max_bytes bigint, p_max_files bigint, p_wait_ms integer, p_more_ops text[],
+  p_record jsonb, p_file_id text)
+RETURNS text LANGUAGE sql VOLATILE AS ${v(`
+  SELECT split_part(${s}.write_v4(p_ns, p_path, p_content, p_expect, p_op, p_ancestors, p_max_bytes, p_max_files,
+    p_wait_ms, p_more_ops, p_record, p_file_id), E'\\t', 1)
+`)}`,
+    `CREATE OR REPLACE FUNCTION ${s}.remove_v3(p_ns text, p_path text, p_op text, p_wait_ms integer, p_record jsonb)
+RETURNS text LANGUAGE sql VOLATILE AS ${v(`SELECT ${s}.remove_v4(p_ns, p_path, p_op, p_wait_ms, p_record, NULL, NULL)`)}`,
+    `CREATE OR REPLACE FUNCTION ${s}.move_v3(p_ns text, p_from text, p_to text, p_op text, p_ancestors text[],
+  p_wait_ms integer, p_record jsonb)
+RETURNS text LANGUAGE sql VOLATILE AS ${v(`SELECT ${s}.move_v4(p_ns, p_from, p_to, p_op, p_ancestors, p_wait_ms, p_record)`)}`,
     // Layout 2's change functions, as an older release calls them: the same answers, no history.
     `CREATE OR REPLACE FUNCTION ${s}.write_v2(p_ns text, p_path text, p_content bytea, p_expect text, p_op text,
   p_ancestors text[], p_max_bytes bigint, p_max_files bigint, p_wait_ms integer, p_more_ops text[])
@@ -282,14 +336,16 @@ RETURNS text LANGUAGE sql VOLATILE AS ${v(`SELECT ${s}.remove_v3(p_ns, p_path, p
     `CREATE OR REPLACE FUNCTION ${s}.move_v1(p_ns text, p_from text, p_to text, p_op text, p_ancestors text[])
 RETURNS text LANGUAGE sql VOLATILE AS ${v(`SELECT ${s}.move_v3(p_ns, p_from, p_to, p_op, p_ancestors, NULL, NULL)`)}`,
     `CREATE OR REPLACE FUNCTION ${s}.installed_v1() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 1'`,
-    `CREATE OR REPLACE FUNCTION ${s}.${FUNCTIONS_REVISION}() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 2'`,
+    `CREATE OR REPLACE FUNCTION ${s}.${FUNCTIONS_REVISION_V3}() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 2'`,
+    `CREATE OR REPLACE FUNCTION ${s}.${FUNCTIONS_REVISION}() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 1'`,
   ];
 }
 
 /** `installed_v2` and `installed_v3`, created last, once the totals are right: layout 3 is complete. */
 export function installedMarker(s: string): string {
   return `CREATE OR REPLACE FUNCTION ${s}.installed_v2() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 2';
-CREATE OR REPLACE FUNCTION ${s}.installed_v3() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 3'`;
+CREATE OR REPLACE FUNCTION ${s}.installed_v3() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 3';
+CREATE OR REPLACE FUNCTION ${s}.installed_v4() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 4'`;
 }
 
 /**

@@ -1,5 +1,11 @@
 // Reading what the statements and functions of layout 2 answer (see layout.ts and edit-sql.ts).
-import type { DriverEditOutcome, DriverListing, DriverListingEntry, DriverPath } from '@memdir/core';
+import type {
+  DriverEditOutcome,
+  DriverListing,
+  DriverListingEntry,
+  DriverPath,
+  DriverRecord,
+} from '@memdir/core';
 import {
   backendFailure,
   refuseAlreadyExists,
@@ -9,6 +15,7 @@ import {
   refuseQuota,
 } from '@memdir/core/driver';
 import type { Row } from './backend.js';
+import { recordOf } from './records.js';
 
 /** An answer memdir does not know: a layout it did not make, or a bug. */
 function unknownAnswer(): Error {
@@ -23,9 +30,19 @@ function breachOf(answer: string) {
     : { kind: 'files' as const, count: value, max };
 }
 
-/** `write_v2`'s answer: the new version, or the refusal it stands for. */
-export function writeOutcome(path: DriverPath, outcome: string | null | undefined): string {
-  if (outcome?.startsWith('v')) return outcome.slice(1);
+/** What a write answers: its version, and the file's record (none from a call replayed from layout 3). */
+export interface Written {
+  readonly version: string;
+  readonly record?: DriverRecord | undefined;
+}
+
+/** `write_v4`'s answer: the new version and the file's record, or the refusal it stands for. */
+export function writeOutcome(path: DriverPath, outcome: string | null | undefined): Written {
+  if (outcome?.startsWith('v')) {
+    const tab = outcome.indexOf('\t');
+    if (tab === -1) return { version: outcome.slice(1) };
+    return { version: outcome.slice(1, tab), record: recordOf(outcome.slice(tab + 1)) };
+  }
   if (outcome === 'c') throw refuseConflict(path);
   if (outcome?.startsWith('p')) throw refusePathConflict(outcome.slice(1));
   if (outcome?.startsWith('q')) throw refuseQuota(path, breachOf(outcome.slice(1)));

@@ -1,7 +1,7 @@
 // Restore and import (layout 3): each one function call, so a restored version is written in the
 // same transaction as the file it writes back, and an import is all or nothing.
 import type { ChangeParts } from './edit-sql.js';
-import { CHANGE_DECLARE, fileAbove, insertVersion, NEW_FILE_ID, NOW_MS } from './history-sql.js';
+import { CHANGE_DECLARE, fileAbove, insertVersion, NEW_FILE_ID } from './history-sql.js';
 
 /** What restore and import use of the change functions' pieces. */
 type Parts = ChangeParts & { replay: string; lock: string; judge: string };
@@ -19,6 +19,12 @@ export function restoreFunctions(s: string, body: (text: string) => string, part
     // such version, or no content), 'p' || path (PATH_CONFLICT), 'c' || path (CONFLICT), 't' ||
     // path (TOO_LARGE), or a quota answer as write_v3's, a tab and the path.
     `CREATE OR REPLACE FUNCTION ${s}.restore_v3(p_ns text, p_seq bigint, p_to text, p_check boolean, p_expect_sha text,
+  p_max_file_bytes bigint, p_max_bytes bigint, p_max_files bigint, p_op text, p_wait_ms integer, p_record jsonb)
+RETURNS text LANGUAGE sql VOLATILE AS ${body(`
+  SELECT ${s}.restore_v4(p_ns, p_seq, p_to, p_check, p_expect_sha, p_max_file_bytes, p_max_bytes, p_max_files, p_op,
+    p_wait_ms, p_record)
+`)}`,
+    `CREATE OR REPLACE FUNCTION ${s}.restore_v4(p_ns text, p_seq bigint, p_to text, p_check boolean, p_expect_sha text,
   p_max_file_bytes bigint, p_max_bytes bigint, p_max_files bigint, p_op text, p_wait_ms integer, p_record jsonb)
 RETURNS text LANGUAGE plpgsql VOLATILE AS ${body(`
 DECLARE
@@ -55,16 +61,23 @@ BEGIN
     SELECT operation, path INTO v_last, v_last_path FROM ${s}.versions
       WHERE ns = p_ns AND file_id = v_src.file_id ORDER BY seq DESC LIMIT 1;
     v_file := CASE WHEN v_last = 'deleted' AND v_last_path = v_to THEN v_src.file_id ELSE ${NEW_FILE_ID} END;
-    INSERT INTO ${s}.files (ns, path, content, version, file_id, changed_at)
-      VALUES (p_ns, v_to, v_src.content, replace(gen_random_uuid()::text, '-', ''), v_file, ${NOW_MS});
   ELSE
     v_file := coalesce(v_file, ${NEW_FILE_ID});
-    UPDATE ${s}.files SET content = v_src.content, version = replace(gen_random_uuid()::text, '-', ''),
-        file_id = v_file, changed_at = ${NOW_MS}
-      WHERE ns = p_ns AND path = v_to;
   END IF;
   v_pruned := ${s}.prune_v3(p_ns, v_file, p_record);
   ${advance}
+  -- The file is locked already (its row, or the namespace for a new path): written after the
+  -- totals row, with the change's time and version id.
+  IF v_old IS NULL THEN
+    INSERT INTO ${s}.files (ns, path, content, version, file_id, changed_at, sha256, created_at, version_id)
+      VALUES (p_ns, v_to, v_src.content, replace(gen_random_uuid()::text, '-', ''), v_file, v_at,
+        pg_catalog.sha256(v_src.content), v_at, v_seq);
+  ELSE
+    UPDATE ${s}.files SET content = v_src.content, version = replace(gen_random_uuid()::text, '-', ''),
+        file_id = v_file, changed_at = v_at, sha256 = pg_catalog.sha256(v_src.content),
+        created_at = coalesce(created_at, changed_at), version_id = v_seq
+      WHERE ns = p_ns AND path = v_to;
+  END IF;
   ${insertVersion(s, { path: 'v_to', previous: 'NULL', operation: `'restored'`, content: 'v_src.content', restored: 'p_seq' })}
   v_outcome := 'v' || v_seq || E'\\t' || v_at || E'\\t' || v_file || E'\\t' || octet_length(v_src.content)
     || E'\\t' || encode(pg_catalog.sha256(v_src.content), 'hex') || E'\\t' || v_to;

@@ -1,4 +1,4 @@
-// Creating layout 3 in a schema, or upgrading layout 1 (wave 2) or 2 to it in place. Needs no superuser:
+// Creating layout 4 in a schema, or upgrading layout 1 (wave 2), 2 or 3 to it in place. Needs no superuser:
 // the role must be able to create the schema (CREATE on the database) or own one that exists.
 //
 // Processes that start at once take turns under an advisory lock (two-key form, transaction-scoped,
@@ -9,7 +9,10 @@
 // ended, counts the totals from the files with every change held out, and marks layout 2 complete.
 // A crash between the two leaves layout 1 working, and the next setup finishes the job. From layout 2
 // the upgrade is one transaction: the history and expiry columns, the versions table, the layout 3
-// functions, and layout 2's functions as wrappers over them (the totals are right already).
+// functions, and layout 2's functions as wrappers over them (the totals are right already). From
+// layout 3 likewise: the record columns and the id index (identity-sql.ts), the layout 4 functions
+// and layout 3's as wrappers over them; the rows' records are filled by `memdir migrate` in
+// batches (fill_v4), or at each row's first read, listing or change.
 import type { DriverCallOptions } from '@memdir/core';
 import { backendFailure, type DriverLog, timeLeft } from '@memdir/core/driver';
 import type pg from 'pg';
@@ -21,13 +24,13 @@ import type { PoolShare } from './pool.js';
 import { quoteIdentifier, type Statements, setupLock } from './sql.js';
 
 /**
- * Layout 3 is complete: its marker (made last), and the functions of this release (`describe_v3`,
+ * Layout 4 is complete: its marker (made last), and the functions of this release (`describe_v3`,
  * which earlier releases did not make, and the revision marker of the bodies): a schema made by an
  * earlier release gets them at its next setup.
  */
 function complete(installed: string): boolean {
   return (
-    installed.includes('installed_v3') &&
+    installed.includes('installed_v4') &&
     installed.includes(DESCRIBE_FUNCTION) &&
     installed.includes(FUNCTIONS_REVISION)
   );
@@ -56,7 +59,7 @@ function sender(client: pg.PoolClient, options: DriverCallOptions | undefined) {
 }
 
 /**
- * Makes sure layout 3 is in the schema: one round trip when it is. Otherwise installs or upgrades it
+ * Makes sure layout 4 is in the schema: one round trip when it is. Otherwise installs or upgrades it
  * (see the top of this file), within the call's deadline.
  */
 export async function runSetup({ share, sql, log, options }: SetupContext): Promise<void> {
@@ -75,15 +78,15 @@ export async function runSetup({ share, sql, log, options }: SetupContext): Prom
     const s = quoteIdentifier(sql.schema);
     const upgrade = await transaction(query, options, sql, async (found) => {
       if (complete(found)) return false;
-      if (found.includes('installed_v3')) {
-        // Layout 3 made by an earlier release: the tables are right, the functions are replaced
+      if (found.includes('installed_v4')) {
+        // Layout 4 made by an earlier release: the tables are right, the functions are replaced
         // (each call already running finishes with the body it started). A role that may not
         // replace them (the schema set up by another) goes on with them; without describe_v3, views
         // take the single statement.
         await query('SAVEPOINT functions');
         try {
           await query(['SET LOCAL check_function_bodies = off', ...functions(s)].join(';\n'));
-          from = 'layout 3 of an earlier release';
+          from = 'layout 4 of an earlier release';
         } catch (error) {
           if (errorCode(error) !== '42501') throw error;
           await query('ROLLBACK TO SAVEPOINT functions');
@@ -95,7 +98,13 @@ export async function runSetup({ share, sql, log, options }: SetupContext): Prom
         }
         return false;
       }
-      from = found.includes('installed_v2') ? 'layout 2' : found.includes('installed_v1') ? 'layout 1' : '';
+      from = found.includes('installed_v3')
+        ? 'layout 3'
+        : found.includes('installed_v2')
+          ? 'layout 2'
+          : found.includes('installed_v1')
+            ? 'layout 1'
+            : '';
       await checkServer(query);
       const exists = await query('SELECT pg_catalog.to_regnamespace($1) IS NOT NULL AS found', [s]);
       if (!exists.rows[0]?.found) await query(`CREATE SCHEMA ${s}`);
@@ -121,7 +130,7 @@ export async function runSetup({ share, sql, log, options }: SetupContext): Prom
     if (upgrade) {
       await new Promise((resolve) => setTimeout(resolve, UPGRADE_SETTLE_MS));
       await transaction(query, options, sql, async (found) => {
-        if (found.includes('installed_v3')) return false;
+        if (found.includes('installed_v4')) return false;
         // Waits for every change in flight (each reads ops first) and holds new ones, and writers
         // of files, until the totals are counted.
         await query(`LOCK TABLE ${s}.ops IN ACCESS EXCLUSIVE MODE`);
@@ -130,7 +139,7 @@ export async function runSetup({ share, sql, log, options }: SetupContext): Prom
         return false;
       });
     }
-    log.info(from ? `setup: upgraded the schema from ${from} to layout 3` : 'setup: layout 3 is installed');
+    log.info(from ? `setup: upgraded the schema from ${from} to layout 4` : 'setup: layout 4 is installed');
   } catch (error) {
     failed = error;
     throw setupError(error);

@@ -12,7 +12,7 @@ import { FUNCTIONS_REVISION, NOW_MS } from './history-sql.js';
 import { type HistoryStatements, historyStatements } from './history-statements.js';
 
 /** The layout version. Functions carry it in their names, so two releases can run side by side. */
-export const LAYOUT = 3;
+export const LAYOUT = 4;
 
 /** The bounds of the subtree beneath `path`: [path/, path0) in byte order. */
 export function subtree(path: string): [string, string] {
@@ -83,6 +83,13 @@ export interface Statements {
   readonly edit: string;
   readonly remove: string;
   readonly move: string;
+  /** `record_v4`: a file's record by path ($2) or id ($3), its content with $4 (identity-sql.ts). */
+  readonly record: string;
+  /** `list_records_v4`: a page of records. */
+  readonly listRecords: string;
+  readonly updateById: string;
+  /** `fill_v4`: one batch of the migration to layout 4. */
+  readonly fill: string;
   readonly history: HistoryStatements;
 }
 
@@ -92,7 +99,7 @@ export function statements(schema: string): Statements {
   const v = `_v${LAYOUT}`;
   return {
     schema,
-    installed: `SELECT string_agg(p.proname, ',') AS installed FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname IN ('installed_v1', 'installed_v2', 'installed_v3', '${DESCRIBE_FUNCTION}', '${FUNCTIONS_REVISION}')`,
+    installed: `SELECT string_agg(p.proname, ',') AS installed FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname IN ('installed_v1', 'installed_v2', 'installed_v3', 'installed_v4', '${DESCRIBE_FUNCTION}', '${FUNCTIONS_REVISION}')`,
     // $1 ns, $2 path, $3 path || '/', $4 path || '0'. A file, else a directory marker, else nothing.
     read: `SELECT 'f' AS kind, content, version FROM ${s}.files WHERE ns = $1 AND path = $2
 UNION ALL
@@ -143,7 +150,7 @@ FROM (SELECT 1) AS one LEFT JOIN ${s}.files f ON f.ns = $1 AND f.path = $2`,
     write: `SELECT ${s}.write${v}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS outcome`,
     // $1 ns, then one array per argument of write_v3 ($2 paths, $3 contents, $4 expected versions,
     // $5 op ids, $6 byte quotas, $7 file quotas, $8 records, $9 file ids), $10 the lock wait. One
-    // write_v3 per element, in the arrays' order, in one transaction; each path's ancestors as
+    // write_v4 per element, in the arrays' order, in one transaction; each path's ancestors as
     // ancestors() makes them (`a/b/c` gives `a`, `a/b`).
     writeMany: `SELECT ${s}.write${v}($1, e.path, e.content, e.expect, e.op,
   ARRAY(SELECT pg_catalog.array_to_string(e.segments[1:k], '/')
@@ -158,8 +165,12 @@ FROM (
 ) AS e
 ORDER BY e.i`,
     edit: `SELECT o_outcome, o_info, o_snippet FROM ${s}.edit${v}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-    remove: `SELECT ${s}.remove${v}($1, $2, $3, $4, $5) AS outcome`,
+    remove: `SELECT ${s}.remove${v}($1, $2, $3, $4, $5, $6, $7) AS outcome`,
     move: `SELECT ${s}.move${v}($1, $2, $3, $4, $5, $6, $7) AS outcome`,
+    record: `SELECT o_record, o_content FROM ${s}.record${v}($1, $2, $3, $4)`,
+    listRecords: `SELECT o_kind, o_item FROM ${s}.list_records${v}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    updateById: `SELECT ${s}.update_by_id${v}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS outcome`,
+    fill: `SELECT ${s}.fill${v}($1) AS outcome`,
     history: historyStatements(s),
   };
 }

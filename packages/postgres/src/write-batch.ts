@@ -1,7 +1,7 @@
 // Concurrent writes of one namespace take turns on the server anyway: a new path holds the
 // namespace's advisory lock, and every change the totals row, until its commit. So the writes that
 // arrive while others of the namespace are in flight go together in the next call: one statement
-// that runs write_v3 for each, in the order they came, in one transaction — the lock taken once, one
+// that runs write_v4 for each, in the order they came, in one transaction — the lock taken once, one
 // commit and one round trip for all of them (a copy of 10,000 files, an agent's parallel tool
 // calls). Each write gets its own outcome, as if it had been sent alone right after the one before.
 // A lone write is sent at once, as before. The line itself is batcher.ts's.
@@ -10,7 +10,7 @@ import { ancestors, utf8Length } from '@memdir/core/driver';
 import type { Backend } from './backend.js';
 import { Batcher } from './batcher.js';
 import { recordParam } from './history.js';
-import { writeOutcome } from './outcomes.js';
+import { type Written, writeOutcome } from './outcomes.js';
 import { lockWait } from './sql.js';
 
 /** Calls of one namespace's writes in flight at once: one running, one on its way. */
@@ -29,10 +29,10 @@ interface Write {
 
 /** The writes of one namespace (one driver instance). */
 export class WriteBatcher {
-  readonly #line: Batcher<Write, string>;
+  readonly #line: Batcher<Write, Written>;
 
   constructor(backend: Backend, ns: string) {
-    this.#line = new Batcher<Write, string>({
+    this.#line = new Batcher<Write, Written>({
       maxInFlight: MAX_IN_FLIGHT,
       maxBatch: MAX_BATCH,
       maxWeight: MAX_BATCH_BYTES,
@@ -93,12 +93,12 @@ export class WriteBatcher {
   }
 
   /** Writes one file: alone when nothing else of the namespace is in flight, else in the next batch. */
-  write(path: DriverPath, content: string, options: DriverWriteOptions): Promise<string> {
+  write(path: DriverPath, content: string, options: DriverWriteOptions): Promise<Written> {
     return this.#line.run({ path, content, bytes: utf8Length(content), options });
   }
 }
 
-/** write_v3's p_expect: NULL creates or replaces, '' requires no file, else the version required. */
+/** write_v4's p_expect: NULL creates or replaces, '' requires no file, else the version required. */
 function expected(options: DriverWriteOptions): string | null {
   const { expect } = options;
   return expect === undefined ? null : 'absent' in expect ? '' : expect.version;

@@ -7,8 +7,9 @@ import type {
   DriverEditOptions,
   DriverEditOutcome,
   DriverPath,
+  DriverRemoveOptions,
 } from '@memdir/core';
-import { ancestors } from '@memdir/core/driver';
+import { ancestors, refuseConflict } from '@memdir/core/driver';
 import type { Space } from './backend.js';
 import { recordParam } from './history.js';
 import { editOutcome, moveOutcome } from './outcomes.js';
@@ -50,20 +51,30 @@ export async function edit(
   return editOutcome(row);
 }
 
-/** `MemoryDriver.remove`. */
+/** `MemoryDriver.remove`: with `expect`, the file must match it (else CONFLICT, nothing removed). */
 export async function remove(
   { backend, ns }: Space,
   path: DriverPath,
-  options: DriverChangeOptions,
+  options: DriverRemoveOptions,
 ): Promise<boolean> {
+  const { expect } = options;
   const [row] = await backend.run(
     {
       text: backend.sql.remove,
-      values: [ns, path, options.op, lockWait(options), recordParam(options.record)],
+      values: [
+        ns,
+        path,
+        options.op,
+        lockWait(options),
+        recordParam(options.record),
+        expect?.fileId ?? null,
+        expect?.sha256 ?? null,
+      ],
     },
     true,
     options,
   );
+  if (row?.[0] === 'c') throw refuseConflict(path);
   return row?.[0] === 't';
 }
 

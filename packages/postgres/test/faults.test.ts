@@ -173,7 +173,7 @@ describe('the server itself', () => {
     cleanups.push(() => dropSchema(admin, schema));
     cleanups.push(() => store.close());
     await store.create({ command: 'create', path: '/memories/dir/a.md', file_text: 'a' });
-    // Hold the namespace's lock so the rename waits inside move_v3, then kill its backend.
+    // Hold the namespace's lock so the rename waits inside move_v4, then kill its backend.
     const holder = await admin.connect();
     try {
       await holder.query('BEGIN');
@@ -185,7 +185,7 @@ describe('the server itself', () => {
       for (let tries = 0; tries < 100 && killed === 0; tries++) {
         await new Promise((resolve) => setTimeout(resolve, 20));
         const { rows } = await admin.query(
-          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%move_v3%' AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%move_v4%' AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
         );
         killed = rows.length;
       }

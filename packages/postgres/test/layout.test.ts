@@ -68,7 +68,7 @@ describe('layout', () => {
       `SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 ORDER BY 1`,
       [schema],
     );
-    // Layout 3's functions, and layouts 1 and 2's change functions as wrappers (an older release goes on).
+    // Layout 4's functions, and layouts 1 to 3's change functions as wrappers (an older release goes on).
     expect(rows.map((row) => row.proname)).toEqual([
       'advance_v3',
       'ancestors_v3',
@@ -78,35 +78,46 @@ describe('layout', () => {
       'drop_v3',
       'edit_v2',
       'edit_v3',
+      'edit_v4',
+      'fill_v4',
       'find_v2',
       'import_v3',
       'installed_v1',
       'installed_v2',
       'installed_v3',
+      'installed_v4',
       'kmp_v2',
       'line_start_v2',
       'lines_of_v2',
+      'list_records_v4',
       'listing_key_v1',
       'move_v1',
       'move_v2',
       'move_v3',
+      'move_v4',
       'newline_after_v2',
       'newline_before_v2',
       'newlines_v2',
       'occurrences_v2',
       'prune_v3',
+      'record_v4',
       'remove_v1',
       'remove_v2',
       'remove_v3',
+      'remove_v4',
       'restore_v3',
+      'restore_v4',
       'revision_v3_2',
+      'revision_v4_1',
       'run_end_v2',
       'snippet_v2',
       'sweep_v3',
+      'update_by_id_v4',
       'utf16_key_v1',
       'write_v1',
       'write_v2',
       'write_v3',
+      'write_v4',
     ]);
   });
 
@@ -150,16 +161,16 @@ describe('describe_v3', () => {
     expect(rows[0].n).toBe(1);
   });
 
-  it("a schema of layout 3 with an earlier release's function bodies gets this release's at the next setup", async () => {
+  it("a schema of layout 4 with an earlier release's function bodies gets this release's at the next setup", async () => {
     const { store, schema } = openStore();
     await store.create({ command: 'create', path: '/memories/a/b.md', file_text: 'b' });
-    // As a release before the revision left it: write_v3 checked a new path's ancestors with one
+    // As a release before the revision left it: write_v4 checked a new path's ancestors with one
     // `= ANY` statement, and there was no revision marker.
     const definition = async () =>
       String(
         (
           await admin.query(`SELECT pg_catalog.pg_get_functiondef($1::regprocedure) AS d`, [
-            `"${schema}".write_v3(text,text,bytea,text,text,text[],bigint,bigint,integer,text[],jsonb,text)`,
+            `"${schema}".write_v4(text,text,bytea,text,text,text[],bigint,bigint,integer,text[],jsonb,text)`,
           ])
         ).rows[0].d,
       );
@@ -172,7 +183,7 @@ describe('describe_v3', () => {
     );
     expect(earlier).not.toBe(current);
     await admin.query(earlier);
-    await admin.query(`DROP FUNCTION "${schema}".revision_v3_2`);
+    await admin.query(`DROP FUNCTION "${schema}".revision_v4_1`);
     const again = createPostgresStore({ connectionString: databaseUrl(), schema });
     cleanups.push(() => again.close());
     expect(await again.create({ command: 'create', path: '/memories/a/c.md', file_text: 'c' })).toBe(
@@ -183,7 +194,7 @@ describe('describe_v3', () => {
     ).rejects.toThrow('Cannot create /memories/a/b.md/d.md: /memories/a/b.md is a file');
     expect(await definition()).toBe(current);
     const { rows } = await admin.query(
-      `SELECT count(*)::int AS n FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = 'revision_v3_2'`,
+      `SELECT count(*)::int AS n FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = 'revision_v4_1'`,
       [schema],
     );
     expect(rows[0].n).toBe(1);

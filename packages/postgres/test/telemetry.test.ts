@@ -85,7 +85,7 @@ describe('stats and logs', () => {
     proxy.setMode('reset');
     proxy.setMode('pass');
     expect(await view).toContain('secret content');
-    expect(lines.some((line) => line.startsWith('info postgres: setup: layout 3 is installed'))).toBe(true);
+    expect(lines.some((line) => line.startsWith('info postgres: setup: layout 4 is installed'))).toBe(true);
     expect(lines.some((line) => line.startsWith('warn postgres: connection to PostgreSQL lost'))).toBe(true);
     expect(lines.some((line) => line.startsWith('info postgres: connection to PostgreSQL regained'))).toBe(
       true,

@@ -76,7 +76,7 @@ describe('upgrading layout 1 in place', () => {
     expect(await store.view({ command: 'view', path: '/memories/notes/b.md' })).toBe(
       "Here's the content of /memories/notes/b.md with line numbers:\n     1\théllo wörld",
     );
-    expect(await installed(schema)).toEqual(['installed_v1', 'installed_v2', 'installed_v3']);
+    expect(await installed(schema)).toEqual(['installed_v1', 'installed_v2', 'installed_v3', 'installed_v4']);
     const { kept, counted } = await totals(schema);
     expect(kept).toEqual(counted);
     expect(kept).toContainEqual({ ns: '', bytes: 1018, files: 3 });
@@ -124,7 +124,7 @@ describe('upgrading layout 1 in place', () => {
     url.searchParams.set('schema', schema);
     expect(await migrate(url.toString())).toBe(`memdir tables are set up in schema ${schema}`);
     expect(await migrate(url.toString())).toBe(`memdir tables are set up in schema ${schema}`);
-    expect(await installed(schema)).toEqual(['installed_v1', 'installed_v2', 'installed_v3']);
+    expect(await installed(schema)).toEqual(['installed_v1', 'installed_v2', 'installed_v3', 'installed_v4']);
     const { kept, counted } = await totals(schema);
     expect(kept).toEqual(counted);
   });
@@ -139,7 +139,7 @@ describe('upgrading layout 1 in place', () => {
     ]);
     expect(results.slice(0, 8)).toEqual(Array(8).fill({ ok: true }));
     expect(results.slice(8)).toEqual([{ ok: true }, { ok: true }]);
-    expect(await installed(schema)).toEqual(['installed_v1', 'installed_v2', 'installed_v3']);
+    expect(await installed(schema)).toEqual(['installed_v1', 'installed_v2', 'installed_v3', 'installed_v4']);
     const { kept, counted } = await totals(schema);
     expect(kept).toEqual(counted);
     const functions = await admin.query(
@@ -172,7 +172,7 @@ describe('upgrading layout 2 in place', () => {
     url.searchParams.set('schema', schema);
     expect(await migrate(url.toString())).toBe(`memdir tables are set up in schema ${schema}`);
     expect(await migrate(url.toString())).toBe(`memdir tables are set up in schema ${schema}`);
-    expect(await installed(schema)).toEqual(['installed_v1', 'installed_v2', 'installed_v3']);
+    expect(await installed(schema)).toEqual(['installed_v1', 'installed_v2', 'installed_v3', 'installed_v4']);
     const before = await totals(schema);
     expect(before.kept).toEqual(before.counted);
 

@@ -18,8 +18,8 @@ beforeAll(async () => {
   // A pool whose connections count what the driver sends (the real server answers every one).
   const pool = countingPool(
     (text) => {
-      if (text.includes('write_v3($1, e.path')) sent.writeMany++;
-      else if (text.includes('write_v3($1, $2')) sent.write++;
+      if (text.includes('write_v4($1, e.path')) sent.writeMany++;
+      else if (text.includes('write_v4($1, $2')) sent.write++;
       else sent.other++;
     },
     { max: 8 },

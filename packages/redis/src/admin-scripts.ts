@@ -56,7 +56,7 @@ if removed < budget then
 end
 if redis.call('EXISTS', V) == 1 or redis.call('EXISTS', O) == 1 then return { removed, 0 } end
 settle_registration(h.members)
-return { removed + redis.call('DEL', F, I, S, R, Q, T, N, P, E), 1 }
+return { removed + redis.call('DEL', F, I, S, R, Q, T, N, P, E, K, D), 1 }
 `,
 );
 

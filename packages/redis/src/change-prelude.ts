@@ -28,6 +28,7 @@
 /** What the change scripts share: everything above, in Lua. */
 export const CHANGE_PRELUDE = String.raw`
 local R, Q, T, N, O, P, E, G = KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12]
+local K, D = string.sub(KEYS[1], 1, -3) .. ':k', string.sub(KEYS[1], 1, -3) .. ':d'
 local RECEIPT_MS = 600000
 
 local function now_ms()
@@ -134,18 +135,41 @@ local function file_place(path)
   return node, existing, nil
 end
 
--- Puts content under key as the file at path (node is walk(path)) with file id id: a new file is
--- added to the index with the missing folders above it (those deeper than existing); then its
--- expiry time, the sizes of the folders above it and the namespace's bytes, by delta. Every change
--- that writes a whole file (write, edit, restore) ends with it.
-local function put_file(node, existing, path, key, id, content, new, at, delta)
-  redis.call('HSET', F, key, content)
-  redis.call('HSET', V, path, key .. '\t' .. id)
+-- A file's entry in V (r from file_record): content key, file id, SHA-256 (base64, '' while not
+-- computed: an edit made here), when it was made and last changed (ms), and the sequence number
+-- of the version holding its content ('' for none).
+local function entry(r)
+  return r.key .. '\t' .. r.id .. '\t' .. r.sha .. '\t' .. string.format('%d', r.created) .. '\t'
+    .. string.format('%d', r.changed) .. '\t' .. r.vseq
+end
+
+-- A file in the indexes of records: its path itself in K (byte order of UTF-8), its id in D.
+local function index_file(path, id)
+  redis.call('ZADD', K, 0, remap(path, true))
+  redis.call('HSET', D, id, path)
+end
+
+local function unindex_file(path, id)
+  redis.call('ZREM', K, remap(path, true))
+  redis.call('HDEL', D, id)
+end
+
+-- Puts content under r.key as the file at path (node is walk(path)) with record r (changed now,
+-- at): a new file is added to the index with the missing folders above it (those deeper than
+-- existing) and to the indexes of records (the namespace's first file marks them complete, rk);
+-- then its expiry time, the sizes of the folders above it and the namespace's bytes, by delta.
+-- Every change that writes a whole file (write, edit, restore, update) ends with it.
+local function put_file(node, existing, path, r, content, new, at, delta)
+  r.changed = at
+  redis.call('HSET', F, r.key, content)
+  redis.call('HSET', V, path, entry(r))
   redis.call('HSET', S, path, #content)
   if new then
     redis.call('ZADD', I, 0, node.mem[node.k])
     add_parents(node, existing)
+    if redis.call('HLEN', V) == 1 then redis.call('HSET', T, 'rk', 1) end
   end
+  if new or r.up then index_file(path, r.id) end
   redis.call('ZADD', E, at, path)
   add_size(node, delta)
   add_bytes(delta)
@@ -379,12 +403,59 @@ local function record(h, seq, id, operation, path, previous, sha, key, restored)
   prune_file(id, h.keep_versions, h.keep_ms, h.at, PRUNE_PER_CHANGE)
 end
 
+-- The record of the file at path from its entry in V (value): r.key, r.id, r.sha, r.created,
+-- r.changed, r.vseq. An entry written before records were kept gets them here, with r.up set (to
+-- write back): an id (new, salted by salt, when it had none), and the hash and times its history
+-- has, else its expiry time (its last change or touched read), else now.
+local function file_record(path, value, salt, now)
+  local f, n = {}, 0
+  for part in string.gmatch(value .. '\t', '([^\t]*)\t') do
+    n = n + 1
+    f[n] = part
+  end
+  if n >= 6 then
+    return { key = f[1], id = f[2], sha = f[3], created = tonumber(f[4]), changed = tonumber(f[5]), vseq = f[6] }
+  end
+  local r = { key = f[1], id = f[2] or new_file_id(path, salt), sha = '', vseq = '', up = true }
+  local newest = redis.call('ZRANGE', file_key(r.id), -1, -1)
+  if #newest > 0 then
+    local rec = version_at(newest[1])
+    if rec and content_key(rec) == r.key then r.vseq, r.sha, r.changed = int(rec[1]), rec[14] or '', rec[6] end
+    local first = version_at(redis.call('ZRANGE', file_key(r.id), 0, 0)[1])
+    if first then r.created = first[6] end
+  end
+  r.changed = r.changed or tonumber(redis.call('ZSCORE', E, path)) or now
+  r.created = math.min(r.created or r.changed, r.changed)
+  return r
+end
+
+-- The indexes of records (K, D) made complete once for a namespace written before they were kept
+-- (rk in the totals marks them complete), with every entry of V brought up to a record.
+local function ensure_records(now)
+  if redis.call('HEXISTS', T, 'rk') == 1 then return end
+  local paths = redis.call('HKEYS', V)
+  if #paths == 0 then return end
+  for i = 1, #paths, 500 do
+    local last = math.min(i + 499, #paths)
+    local values = redis.call('HMGET', V, unpack(paths, i, last))
+    for j = i, last do
+      local path = paths[j]
+      local r = file_record(path, values[j - i + 1], now, now)
+      if r.up then redis.call('HSET', V, path, entry(r)) end
+      index_file(path, r.id)
+    end
+  end
+  redis.call('HSET', T, 'rk', 1)
+end
+
 -- Removes the file at path (it is there) as a delete would: its entry, size, index and expiry
 -- entries, the directories it leaves empty, its content (unless a version has it); records its
 -- deletion when history is on. For drops and expiry, one file at a time.
 local function remove_file(h, path)
   local node = walk(path)
-  local key, id = file_id_of(path, redis.call('HGET', V, path), h.at)
+  local r = file_record(path, redis.call('HGET', V, path), h.at, h.at)
+  local key, id = r.key, r.id
+  unindex_file(path, id)
   local size = tonumber(redis.call('HGET', S, path) or '0')
   release(key)
   redis.call('HDEL', V, path)

@@ -19,7 +19,13 @@ export const WRITE = script(
 ${CHANGE_PRELUDE}
 local path, content, op = ARGV[1], ARGV[2], ARGV[4]
 local done = redis.call('HGET', R, op)
-if done then return { 'ok', done } end
+if done then
+  -- A write's receipt: its version, NUL, the file's entry and size as it left them.
+  local nul = string.find(done, '\0', 1, true)
+  if not nul then return { 'ok', done } end
+  local entry_at, size = string.match(done, '^[^%z]*%z(.*)%z(%d+)$')
+  return { 'ok', string.sub(done, 1, nul - 1), false, entry_at, size }
+end
 local now = now_ms()
 if now > tonumber(ARGV[5]) then return { 'E', 'LATE', now } end
 
@@ -42,23 +48,24 @@ h.at = change_time(now, totals.last)
 local seq = h.on and next_seq()
 -- With history the content is keyed by its version's sequence number, which the version shares.
 local key = seq and int(seq) or ARGV[3]
-local id
+local r
 if current then
-  local _, found = file_id_of(path, current, key)
-  id = found
+  r = file_record(path, current, key, h.at)
   release(current_key)
 else
-  id = ARGV[11] ~= '' and ARGV[11] or new_file_id(path, key)
+  r = { id = ARGV[11] ~= '' and ARGV[11] or new_file_id(path, key), created = h.at }
 end
-put_file(node, existing, path, key, id, content, not current, h.at, delta)
+r.key, r.sha, r.vseq = key, ARGV[12], seq and key or ''
+put_file(node, existing, path, r, content, not current, h.at, delta)
 if seq then
   retain(key)
-  record(h, seq, id, current and OP_MODIFIED or OP_CREATED, path, false, ARGV[12], false, false)
+  record(h, seq, r.id, current and OP_MODIFIED or OP_CREATED, path, false, ARGV[12], false, false)
 end
 changed_file(h, totals.registered)
 local outcome = ARGV[10] ~= '' and ARGV[10] or key
-receipt(op, now, outcome)
-return { 'ok', outcome, 'new' }
+local made = entry(r)
+receipt(op, now, ARGV[10] ~= '' and outcome or key .. '\0' .. made .. '\0' .. #content)
+return { 'ok', outcome, 'new', made, #content }
 `,
 );
 
@@ -83,11 +90,28 @@ local node = walk(path)
 local m = node.mem[node.k]
 local weight, removed
 local gone = {} -- { path, file id } of each file removed
-if redis.call('HEXISTS', V, path) == 1 then
+local value = redis.call('HGET', V, path)
+-- An expectation (ARGV[13] '1'): a file must be at path with this id (ARGV[14], '' any) and hash
+-- (ARGV[15], '' any; when its hash is not computed yet, ARGV[16] is a content key whose hash the
+-- driver computed, ARGV[17]).
+if ARGV[13] == '1' and (value or redis.call('ZSCORE', I, '\1' .. m)) then
+  if not value then return { 'E', 'CONFLICT', path } end
+  local r = file_record(path, value, h.at, h.at)
+  if ARGV[14] ~= '' and r.id ~= ARGV[14] then return { 'E', 'CONFLICT', path } end
+  if ARGV[15] ~= '' then
+    local sha = r.sha
+    if sha == '' and r.key == ARGV[16] then sha = ARGV[17] end
+    if sha == '' then return { 'E', 'NEEDSHA', r.key, redis.call('HGET', F, r.key) } end
+    if sha ~= ARGV[15] then return { 'E', 'CONFLICT', path } end
+  end
+end
+if value then
   total_bytes() -- made first when missing, so that add_bytes takes from the right total
   weight = tonumber(redis.call('HGET', S, path) or '0')
   removed = weight
-  local key, id = file_id_of(path, redis.call('HGET', V, path), h.at)
+  local r = file_record(path, value, h.at, h.at)
+  local key, id = r.key, r.id
+  unindex_file(path, id)
   gone[1] = { path, id }
   release(key)
   redis.call('HDEL', V, path)
@@ -110,7 +134,9 @@ elseif redis.call('ZSCORE', I, '\1' .. m) then
     for j = 1, #found do
       if found[j] then
         local file = paths[i + j - 1]
-        local key, id = file_id_of(file, found[j], h.at)
+        local r = file_record(file, found[j], h.at, h.at)
+        local key, id = r.key, r.id
+        unindex_file(file, id)
         keys[#keys + 1] = key
         files[#files + 1] = file
         gone[#gone + 1] = { file, id }
@@ -170,13 +196,11 @@ local h = history_args(6, op)
 local totals = totals_of(false)
 h.at = change_time(now, totals.last)
 local weight
-local files = {} -- { old path, new path, content key, file id } of each file moved
+local files = {} -- { old path, new path, record } of each file moved (its entry is written last)
 if file then
   local size = redis.call('HGET', S, from)
   weight = tonumber(size or '0')
-  local key, id = file_id_of(from, redis.call('HGET', V, from), h.at)
-  files[1] = { from, to, key, id }
-  redis.call('HSET', V, to, key .. '\t' .. id)
+  files[1] = { from, to, file_record(from, redis.call('HGET', V, from), h.at, h.at) }
   if size then redis.call('HSET', S, to, size) end
   redis.call('HDEL', V, from)
   redis.call('HDEL', S, from)
@@ -201,22 +225,16 @@ else
     local last = math.min(i + 499, #old)
     local values = redis.call('HMGET', V, unpack(old, i, last))
     local sizes = redis.call('HMGET', S, unpack(old, i, last))
-    local version_fields, size_fields = {}, {}
+    local size_fields = {}
     for j = i, last do
       local now_at = to .. string.sub(old[j], cut)
       local value, size = values[j - i + 1], sizes[j - i + 1]
-      if value then
-        local key, id = file_id_of(old[j], value, h.at)
-        files[#files + 1] = { old[j], now_at, key, id }
-        version_fields[#version_fields + 1] = now_at
-        version_fields[#version_fields + 1] = key .. '\t' .. id
-      end
+      if value then files[#files + 1] = { old[j], now_at, file_record(old[j], value, h.at, h.at) } end
       if size then
         size_fields[#size_fields + 1] = now_at
         size_fields[#size_fields + 1] = size
       end
     end
-    if #version_fields > 0 then redis.call('HSET', V, unpack(version_fields)) end
     if #size_fields > 0 then redis.call('HSET', S, unpack(size_fields)) end
   end
   chunked('HDEL', V, old)
@@ -235,16 +253,25 @@ end
 add_parents(target, existing)
 move_size(source, target, weight)
 prune(source)
--- A move is a change of each file it moves (expiry counts from it); a renamed version shares the
--- file's content, and its hash is that of the file's newest version when it has that content.
+-- A move is a change of each file it moves (expiry counts from it, and its record's time); a
+-- renamed version shares the file's content, and its hash is the file's (or, when that is not
+-- computed yet, that of the file's newest version when it has that content); it becomes the
+-- version holding the file's content.
 for _, moved in ipairs(files) do
+  local r = moved[3]
   redis.call('ZREM', E, moved[1])
   redis.call('ZADD', E, h.at, moved[2])
+  redis.call('ZREM', K, remap(moved[1], true))
   if h.on then
-    local sha = known_sha(moved[4], moved[3]) or ''
-    retain(moved[3])
-    record(h, next_seq(), moved[4], OP_RENAMED, moved[2], moved[1], sha, moved[3], false)
+    if r.sha == '' then r.sha = known_sha(r.id, r.key) or '' end
+    local seq = next_seq()
+    retain(r.key)
+    record(h, seq, r.id, OP_RENAMED, moved[2], moved[1], r.sha, r.key, false)
+    r.vseq = int(seq)
   end
+  r.changed = h.at
+  redis.call('HSET', V, moved[2], entry(r))
+  index_file(moved[2], r.id)
 end
 changed_file(h, totals.registered)
 receipt(op, now, 'ok')

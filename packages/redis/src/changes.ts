@@ -8,6 +8,8 @@ import type {
   DriverEditOptions,
   DriverEditOutcome,
   DriverPath,
+  DriverRecord,
+  DriverRemoveOptions,
   DriverWriteOptions,
 } from '@memdir/core';
 import { checkTime, isRefusal, sleep } from '@memdir/core/driver';
@@ -15,9 +17,10 @@ import type { RedisCalls } from './calls.js';
 import { MOVE, REMOVE, WRITE } from './change-scripts.js';
 import { EDIT } from './edit-script.js';
 import { editArgs, editHere, editOutcome, editsOnServer, quotaArgs, receiptOutcome } from './edits.js';
-import { arrivedTooLate } from './errors.js';
+import { arrivedTooLate, unexpectedReply } from './errors.js';
+import { recordOf } from './identity.js';
 import { toStored } from './layout.js';
-import { contentHash, historyBlock } from './records.js';
+import { contentHash, historyBlock, storedHash } from './records.js';
 
 function newVersion(): string {
   return randomBytes(12).toString('base64url');
@@ -28,8 +31,9 @@ export async function write(
   path: DriverPath,
   content: string,
   options: DriverWriteOptions,
-): Promise<{ version: string }> {
-  return { version: (await writeScript(calls, path, content, options, '')).recorded };
+): Promise<{ version: string; record?: DriverRecord }> {
+  const { recorded, record } = await writeScript(calls, path, content, options, '');
+  return record ? { version: recorded, record } : { version: recorded };
 }
 
 /**
@@ -42,7 +46,7 @@ async function writeScript(
   content: string,
   options: DriverWriteOptions,
   receipt: string,
-): Promise<{ recorded: string; replayed: boolean }> {
+): Promise<{ recorded: string; replayed: boolean; record?: DriverRecord }> {
   const { expect, op } = options;
   const stored = toStored(path);
   const version = newVersion();
@@ -50,8 +54,8 @@ async function writeScript(
   const expected = expect !== undefined && 'version' in expect ? expect.version : '';
   const quota = quotaArgs(options.quota);
   const { record } = options;
-  // Lua has no SHA-256: the hash of what a version records is sent with it.
-  const hash = record ? contentHash(content) : '';
+  // Lua has no SHA-256: the hash of what the file's record (and its version) keeps is sent with it.
+  const hash = contentHash(content);
   const block = historyBlock(record, calls.registration);
   const fileId = options.fileId ?? '';
   const reply = await calls.change(
@@ -72,7 +76,13 @@ async function writeScript(
     ],
     options,
   );
-  if (reply[0] === 'ok') return { recorded: reply[1] as string, replayed: reply[2] !== 'new' };
+  if (reply[0] === 'ok') {
+    const replayed = reply[2] !== 'new';
+    if (reply[3] === undefined || reply[3] === null) return { recorded: reply[1] as string, replayed };
+    // The record as the write left it (a replay: as its receipt keeps it).
+    const record = recordOf(path, reply[3], reply[4], content, []);
+    return { recorded: reply[1] as string, replayed, record };
+  }
   throw calls.refusal(reply, path);
 }
 
@@ -134,22 +144,37 @@ export async function edit(
 export async function remove(
   calls: RedisCalls,
   path: DriverPath,
-  options: DriverChangeOptions,
+  options: DriverRemoveOptions,
 ): Promise<boolean> {
   const { maxSubtreeEntries } = calls.backend;
-  const reply = await calls.change(
-    REMOVE,
-    (fence) => [
-      toStored(path),
-      options.op,
-      fence,
-      String(maxSubtreeEntries),
-      ...historyBlock(options.record, calls.registration),
-    ],
-    options,
-  );
-  if (Array.isArray(reply)) throw calls.refusal(reply, path);
-  return (reply as unknown) === 1;
+  const { expect } = options;
+  const expectation = expect
+    ? ['1', expect.fileId ?? '', expect.sha256 === undefined ? '' : storedHash(expect.sha256)]
+    : ['', '', ''];
+  let known = ['', ''];
+  for (let attempt = 0; ; attempt++) {
+    const reply = await calls.change(
+      REMOVE,
+      (fence) => [
+        toStored(path),
+        options.op,
+        fence,
+        String(maxSubtreeEntries),
+        ...historyBlock(options.record, calls.registration),
+        ...expectation,
+        ...known,
+      ],
+      options,
+    );
+    if (!Array.isArray(reply)) return (reply as unknown) === 1;
+    const [, code, subject, current] = reply;
+    if (code !== 'NEEDSHA') throw calls.refusal(reply, path);
+    // The file was last changed by an edit on the server: its hash is computed here, and the
+    // remove sent again on the condition that its content is still that one.
+    if (attempt >= 3 || typeof current !== 'string') throw unexpectedReply('NEEDSHA again');
+    known = [String(subject), contentHash(current)];
+    checkTime(options);
+  }
 }
 
 export async function move(

@@ -21,10 +21,18 @@ import type {
   DriverNamespaceQuery,
   DriverPath,
   DriverPointInTime,
+  DriverRecord,
+  DriverRecordOptions,
+  DriverRecordPage,
+  DriverRecordQuery,
+  DriverRemoveOptions,
   DriverRestoreOptions,
   DriverSweepOptions,
   DriverTreeEntry,
   DriverTreeOptions,
+  DriverUpdateByIdOptions,
+  DriverUpdateChange,
+  DriverUpdateResult,
   DriverUsage,
   DriverVersion,
   DriverVersionPage,
@@ -39,6 +47,7 @@ import type { Backend } from './backend.js';
 import { RedisCalls } from './calls.js';
 import * as changes from './changes.js';
 import * as history from './history.js';
+import * as identity from './identity.js';
 import { childChain } from './layout.js';
 import * as reads from './reads.js';
 
@@ -67,6 +76,9 @@ const CAPABILITIES = {
   quotas: true,
   history: true,
   admin: true,
+  records: true,
+  updateById: true,
+  removeExpect: true,
 } as const;
 
 /**
@@ -123,7 +135,11 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
     return reads.list(this.#calls, dir, options);
   }
 
-  write(path: DriverPath, content: string, options: DriverWriteOptions): Promise<{ version: string }> {
+  write(
+    path: DriverPath,
+    content: string,
+    options: DriverWriteOptions,
+  ): Promise<{ version: string; record?: DriverRecord }> {
     return changes.write(this.#calls, path, content, options);
   }
 
@@ -131,12 +147,34 @@ export class RedisMemoryDriver extends AbstractMemoryDriver implements RedisDriv
     return changes.edit(this.#calls, path, edit, options);
   }
 
-  remove(path: DriverPath, options: DriverChangeOptions): Promise<boolean> {
+  remove(path: DriverPath, options: DriverRemoveOptions): Promise<boolean> {
     return changes.remove(this.#calls, path, options);
   }
 
   move(from: DriverPath, to: DriverPath, options: DriverChangeOptions): Promise<void> {
     return changes.move(this.#calls, from, to, options);
+  }
+
+  // --- identity (identity.ts) ----------------------------------------------------------------------
+
+  readRecord(path: DriverPath, options?: DriverRecordOptions): Promise<DriverRecord | null> {
+    return identity.readRecord(this.#calls, path, options);
+  }
+
+  locate(fileId: string, options?: DriverRecordOptions): Promise<DriverRecord | null> {
+    return identity.locate(this.#calls, fileId, options);
+  }
+
+  listRecords(query: DriverRecordQuery, options?: DriverCallOptions): Promise<DriverRecordPage> {
+    return identity.listRecords(this.#calls, query, options);
+  }
+
+  updateById(
+    fileId: string,
+    change: DriverUpdateChange,
+    options: DriverUpdateByIdOptions,
+  ): Promise<DriverUpdateResult> {
+    return identity.updateById(this.#calls, fileId, change, options);
   }
 
   // --- history (history.ts) ------------------------------------------------------------------------

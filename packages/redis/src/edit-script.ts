@@ -277,12 +277,14 @@ local h = history_args(12, op)
 h.at = change_time(now, totals.last)
 local seq = h.on and next_seq()
 local version = seq and int(seq) or ARGV[8]
-local _, id = file_id_of(path, value, version)
+local r = file_record(path, value, version, h.at)
 release(current)
-put_file(walk(path), 0, path, version, id, updated, false, h.at, delta)
+-- Lua has no SHA-256: the hash is computed by the driver when the record is next read or listed.
+r.key, r.sha, r.vseq = version, '', seq and version or ''
+put_file(walk(path), 0, path, r, updated, false, h.at, delta)
 if seq then
   retain(version)
-  record(h, seq, id, OP_MODIFIED, path, false, '', false, false)
+  record(h, seq, r.id, OP_MODIFIED, path, false, '', false, false)
 end
 changed_file(h, totals.registered)
 if #snippet <= SNIPPET_RECEIPT then

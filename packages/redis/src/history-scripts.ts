@@ -248,7 +248,8 @@ if (expect == 'null' and current) or ((expect == 'sha' or expect == 'key') and n
 end
 if expect == 'key' and current_key ~= ARGV[4] then return { 'E', 'CONFLICT', path } end
 if expect == 'sha' then
-  local sha = current_id and known_sha(current_id, current_key)
+  local sha = file_record(path, current, '', 0).sha
+  if sha == '' then sha = current_id and known_sha(current_id, current_key) end
   if not sha or sha == '' then return { 'E', 'NEEDSHA', current_key, redis.call('HGET', F, current_key) } end
   if sha ~= ARGV[4] then return { 'E', 'CONFLICT', path } end
 end
@@ -264,20 +265,22 @@ h.on = true -- a restore is always recorded
 h.at = change_time(now)
 local seq = next_seq()
 local key = int(seq)
-local id
+local r
 if current then
-  local _, found = file_id_of(path, current, key)
-  id = found
+  r = file_record(path, current, key, h.at)
   release(current_key)
 else
   -- A deleted file comes back as itself where it was deleted, when it has not come back since.
   local newest = redis.call('ZRANGE', file_key(source[2]), -1, -1)
   local latest = #newest > 0 and version_at(newest[1])
+  local id
   if latest and latest[5] == OP_DELETED and latest[3] == path then id = source[2] else id = new_file_id(path, key) end
+  r = { id = id, created = h.at }
 end
-put_file(node, existing, path, key, id, content, not current, h.at, delta)
+r.key, r.sha, r.vseq = key, source[14] or '', key
+put_file(node, existing, path, r, content, not current, h.at, delta)
 retain(key)
-record(h, seq, id, OP_RESTORED, path, false, source[14] or '', false, source[1])
+record(h, seq, r.id, OP_RESTORED, path, false, source[14] or '', false, source[1])
 changed(h)
 receipt(op, now, key)
 local out = { 'ok' }

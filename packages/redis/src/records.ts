@@ -37,6 +37,7 @@ const COMMANDS: readonly ChangeRecord['command'][] = [
   'restore',
   'sweep',
   'import',
+  'update',
 ];
 
 const ACTOR_CODES: Record<Actor['type'], string> = { session: 's', user: 'u', api: 'a', service: 'v' };

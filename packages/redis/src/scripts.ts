@@ -83,11 +83,44 @@ local function member(path)
 end
 
 -- A file's entry in V: its content key (the version readers see) and its file id (none for a file
--- written before ids were kept).
+-- written before ids were kept). The entry goes on with the file's record (change-prelude.ts).
 local function entry_of(value)
   local tab = string.find(value, '\t', 1, true)
   if not tab then return value, nil end
-  return string.sub(value, 1, tab - 1), string.sub(value, tab + 1)
+  local next_tab = string.find(value, '\t', tab + 1, true)
+  return string.sub(value, 1, tab - 1), string.sub(value, tab + 1, next_tab and next_tab - 1 or -1)
+end
+
+-- A path between its stored form (layout.ts) and the path itself (up: stored to original), one
+-- character at a time; nearly every path has no byte of those characters and is returned as is.
+local function remap(s, up)
+  if not string.find(s, '[\238-\244]') then return s end
+  local out = {}
+  for ch in string.gmatch(s, '[^\128-\191][\128-\191]*') do
+    local b = string.byte(ch, 1)
+    if b >= 238 then
+      local cp
+      if b < 240 then
+        cp = (b - 224) * 4096 + (string.byte(ch, 2) - 128) * 64 + string.byte(ch, 3) - 128
+      else
+        cp = (b - 240) * 262144 + (string.byte(ch, 2) - 128) * 4096 + (string.byte(ch, 3) - 128) * 64
+          + string.byte(ch, 4) - 128
+      end
+      if up then
+        if cp >= 0x10E000 then cp = cp - 0x100000 elseif cp >= 0xE000 then cp = cp + 0x2000 end
+      else
+        if cp >= 0x10000 then cp = cp - 0x2000 elseif cp >= 0xE000 then cp = cp + 0x100000 end
+      end
+      if cp < 0x10000 then
+        ch = string.char(224 + math.floor(cp / 4096), 128 + math.floor(cp / 64) % 64, 128 + cp % 64)
+      else
+        ch = string.char(240 + math.floor(cp / 262144), 128 + math.floor(cp / 4096) % 64,
+          128 + math.floor(cp / 64) % 64, 128 + cp % 64)
+      end
+    end
+    out[#out + 1] = ch
+  end
+  return table.concat(out)
 end
 
 -- Records a read of the file at path for expiry (refreshOnRead): its time in the expiry index

@@ -307,7 +307,7 @@ describe('names and contents', () => {
     expect(await driver.read(p('n/ab/f'))).toMatchObject({ content: 'ab' });
     await driver.move(p('n/{tag}'), p('{other}'), { op: op() });
     expect((await client.keys(`${prefix}*`)).sort()).toEqual(
-      ['e', 'f', 'i', 'q', 'r', 's', 't', 'v'].map((key) => `${prefix}{${prefix}/}:${key}`),
+      ['d', 'e', 'f', 'i', 'k', 'q', 'r', 's', 't', 'v'].map((key) => `${prefix}{${prefix}/}:${key}`),
     );
   });
 

@@ -74,10 +74,25 @@ function member(path: string): string {
   return slash === -1 ? `\0${path}` : `${path.slice(0, slash)}\0${path.slice(slash + 1)}`;
 }
 
-/** A file's entry in the versions hash: its content key, and its file id. */
-function entryOf(value: string): [key: string, fileId: string | undefined] {
-  const tab = value.indexOf('\t');
-  return tab === -1 ? [value, undefined] : [value.slice(0, tab), value.slice(tab + 1)];
+/**
+ * A file's entry in the versions hash: its content key, its file id, and its record (SHA-256 in
+ * base64 or '', times, version sequence), absent in an entry written before records were kept.
+ */
+function entryOf(value: string): [key: string, fileId: string | undefined, record: string[]] {
+  const [key, fileId, ...record] = value.split('\t');
+  return [key!, fileId, record];
+}
+
+/** The stored form's path (layout.ts's fromStored, written again here). */
+function originalOf(stored: string): string {
+  let path = '';
+  for (const character of stored) {
+    const point = character.codePointAt(0)!;
+    if (point >= 0x10e000) path += String.fromCodePoint(point - 0x100000);
+    else if (point >= 0xe000) path += String.fromCodePoint(point + 0x2000);
+    else path += character;
+  }
+  return path;
 }
 
 // For each version record (cmsgpack, unpacked on the server): its sequence number, file id, path,
@@ -111,7 +126,7 @@ export async function checkLayout(client: Redis | Cluster, prefix: string): Prom
       registries.push(key);
       continue;
     }
-    const match = /^(.*?)\{([^}]*)\}:([fvisrqtnope]|h:mem_[A-Za-z0-9_-]+)$/.exec(key);
+    const match = /^(.*?)\{([^}]*)\}:([fvisrqtnopekd]|h:mem_[A-Za-z0-9_-]+)$/.exec(key);
     expect(match, `unexpected key ${key}`).not.toBeNull();
     expect(match![1]).toBe(prefix);
     expect(match![2]!.startsWith(`${prefix}/`), `the tag of ${key} starts with the prefix`).toBe(true);
@@ -128,28 +143,76 @@ export async function checkLayout(client: Redis | Cluster, prefix: string): Prom
   for (const [chain, chainKeys] of chains) {
     const base = `${prefix}{${prefix}${chain}}`;
     // All at once (one round trip): this runs after every conformance test.
-    const [files, entries, sizes, index, receipts, receiptTimes, totalBytes, references, records, paths] =
-      await Promise.all([
-        client.hgetall(`${base}:f`),
-        client.hgetall(`${base}:v`),
-        client.hgetall(`${base}:s`),
-        client.zrange(`${base}:i`, 0, -1),
-        client.hkeys(`${base}:r`),
-        client.zrange(`${base}:q`, 0, -1),
-        client.hget(`${base}:t`, 'bytes'),
-        client.hgetall(`${base}:n`),
-        client.eval(VERSION_RECORDS, 1, `${base}:o`) as Promise<string[][]>,
-        client.zrange(`${base}:p`, 0, -1),
-      ]);
+    const [
+      files,
+      entries,
+      sizes,
+      index,
+      receipts,
+      receiptTimes,
+      totalBytes,
+      references,
+      records,
+      paths,
+      recordKeys,
+      recordIds,
+      recordsMade,
+    ] = await Promise.all([
+      client.hgetall(`${base}:f`),
+      client.hgetall(`${base}:v`),
+      client.hgetall(`${base}:s`),
+      client.zrange(`${base}:i`, 0, -1),
+      client.hkeys(`${base}:r`),
+      client.zrange(`${base}:q`, 0, -1),
+      client.hget(`${base}:t`, 'bytes'),
+      client.hgetall(`${base}:n`),
+      client.eval(VERSION_RECORDS, 1, `${base}:o`) as Promise<string[][]>,
+      client.zrange(`${base}:p`, 0, -1),
+      client.zrange(`${base}:k`, 0, -1),
+      client.hgetall(`${base}:d`),
+      client.hget(`${base}:t`, 'rk'),
+    ]);
     if (Object.keys(entries).length > 0 || records.length > 0) holding.add(chain);
     const versions: Record<string, string> = {};
     const counts = new Map<string, number>();
     const count = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
+    const expectedKeys: string[] = [];
+    const expectedIds: Record<string, string> = {};
+    const seqs = new Set(records.map((record) => record[0]));
     for (const [path, value] of Object.entries(entries)) {
-      const [key] = entryOf(value);
+      const [key, fileId, record] = entryOf(value);
       versions[path] = key;
       expect(files[key], `the content of ${path} in ${chain}`).toBeDefined();
       count(key);
+      expectedKeys.push(originalOf(path));
+      if (fileId !== undefined) expectedIds[fileId] = path;
+      if (record.length === 0) continue;
+      // The record: the hash of the content (or '' until the driver computes it), times, and the
+      // version holding the content, when one is kept.
+      expect(record.length, `the record of ${path} in ${chain}`).toBe(4);
+      const [sha, created, changed, seq] = record as [string, string, string, string];
+      if (sha !== '') {
+        expect(sha, `the hash of ${path} in ${chain}`).toBe(
+          createHash('sha256')
+            .update(files[key] ?? '', 'utf8')
+            .digest('base64')
+            .slice(0, 43),
+        );
+      }
+      expect(Number(created) <= Number(changed), `the times of ${path} in ${chain}`).toBe(true);
+      if (seq !== '') expect(seqs.has(seq), `the version of ${path} in ${chain}`).toBe(true);
+    }
+    // The indexes of records: every file's path and id once they are made complete (rk), and
+    // before that, only files (a namespace written before records were kept is missing some).
+    const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+    if (recordsMade !== null) {
+      expect(recordKeys, `paths of ${chain}'s records, in byte order`).toEqual(expectedKeys.sort(byBytes));
+      expect(recordIds, `ids of ${chain}'s records`).toEqual(expectedIds);
+    } else {
+      for (const path of recordKeys) expect(expectedKeys, `a record's path in ${chain}`).toContain(path);
+      for (const [id, path] of Object.entries(recordIds)) {
+        expect(expectedIds[id], `the path of file ${id} in ${chain}`).toBe(path);
+      }
     }
     const expectedPaths: string[] = [];
     const perFile = new Map<string, string[]>();

@@ -39,12 +39,13 @@ describe('keys', () => {
     await tenant.delete({ command: 'delete', path: '/memories/a.md' });
     // History is on by default: each file's versions (`h:` and its file id), every version and its
     // paths, shared contents; the tenant keeps its versions (and the content of the first) after
-    // the delete. The registry of namespaces (`#`) is a key of its own.
+    // the delete. The registry of namespaces (`#`) is a key of its own. The root's file has its
+    // path (`k`) and id (`d`) in the indexes of records.
     const named = (await keysUnder(client, prefix)).map((key) => key.replace(/:h:mem_[\w-]+$/, ':h:*'));
     expect(named.sort()).toEqual(
       [
         `${prefix}{${prefix}#}:g`,
-        ...['e', 'f', 'h:*', 'i', 'n', 'o', 'p', 'q', 'r', 's', 't', 'v'].map(
+        ...['d', 'e', 'f', 'h:*', 'i', 'k', 'n', 'o', 'p', 'q', 'r', 's', 't', 'v'].map(
           (key) => `${prefix}{${prefix}/}:${key}`,
         ),
         ...['f', 'h:*', 'o', 'p', 'q', 'r', 's', 't'].map((key) => `${prefix}{${prefix}/tenant-1}:${key}`),

@@ -57,41 +57,53 @@ async function oldestOf(
   return page.versions[page.versions.length - 1];
 }
 
-/** `readRecord` made from `read` and, when `history`, the history. */
+/** How many times a read and its history are taken again when a change came between the two. */
+const SNAPSHOT_TRIES = 5;
+
+/**
+ * `readRecord` made from `read` and, when `history`, the history. The file and its history are two
+ * calls: when a change lands between them (the newest version at the path holds other content),
+ * both are read again, so a record is made from a file and a version that agree.
+ */
 export async function readRecordFallback(
   driver: MemoryDriver,
   path: DriverPath,
   history: boolean,
   options?: DriverRecordOptions,
 ): Promise<DriverRecord | null> {
-  const file = await driver.read(path, options);
-  if (file?.kind !== 'file') return null;
-  const sha256 = sha256Hex(file.content);
-  let record: DriverRecord = {
-    kind: 'file',
-    path,
-    fileId: pathFileId(path),
-    sha256,
-    size: utf8Length(file.content),
-    createdAt: null,
-    changedAt: null,
-    versionId: null,
-  };
-  if (history && driver.listVersions) {
-    const newest = await newestAt(driver, path, options);
-    if (newest && newest.operation !== 'deleted' && newest.sha256 === sha256) {
-      const oldest = await oldestOf(driver, newest.fileId, options);
-      const created = oldest?.operation === 'created' ? oldest.at : null;
-      record = {
-        ...record,
-        fileId: newest.fileId,
-        changedAt: newest.at,
-        createdAt: created,
-        versionId: newest.id,
-      };
+  for (let attempt = 1; ; attempt += 1) {
+    const file = await driver.read(path, options);
+    if (file?.kind !== 'file') return null;
+    const sha256 = sha256Hex(file.content);
+    let record: DriverRecord = {
+      kind: 'file',
+      path,
+      fileId: pathFileId(path),
+      sha256,
+      size: utf8Length(file.content),
+      createdAt: null,
+      changedAt: null,
+      versionId: null,
+    };
+    if (history && driver.listVersions) {
+      const newest = await newestAt(driver, path, options);
+      const agrees = newest !== undefined && newest.operation !== 'deleted' && newest.sha256 === sha256;
+      // A newer version than the content read: the file changed meanwhile; read both again.
+      if (!agrees && newest !== undefined && attempt < SNAPSHOT_TRIES) continue;
+      if (agrees) {
+        const oldest = await oldestOf(driver, newest.fileId, options);
+        const created = oldest?.operation === 'created' ? oldest.at : null;
+        record = {
+          ...record,
+          fileId: newest.fileId,
+          changedAt: newest.at,
+          createdAt: created,
+          versionId: newest.id,
+        };
+      }
     }
+    return options?.content ? { ...record, content: file.content } : record;
   }
-  return options?.content ? { ...record, content: file.content } : record;
 }
 
 /** `locate` made from the history (when `history`), else from a walk of the namespace. */

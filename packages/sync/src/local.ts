@@ -51,7 +51,13 @@ export function walk(dir: string): { files: LocalEntry[]; refused: LocalRefusal[
         continue; // gone since the listing
       }
       const fingerprint = `${stat.size}:${stat.mtimeMs}`;
-      if (entry.name.includes('\uFFFD')) {
+      if (prefix === '' && entry.name.toLowerCase() === STATE_DIR) {
+        refused.push({
+          rel,
+          reason: `its name is ${STATE_DIR}, the sync state folder, in other case`,
+          fingerprint,
+        });
+      } else if (entry.name.includes('\uFFFD')) {
         refused.push({ rel, reason: 'its name is not UTF-8', fingerprint });
       } else if (stat.isSymbolicLink()) {
         refused.push({ rel, reason: 'it is a symbolic link (never followed)', fingerprint });

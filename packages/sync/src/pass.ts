@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import { isMemoryToolError, type MemdirStore, type MemoryRecord } from '@memdir/core';
 import { currentSha, readLocal, removeLocal, sha256Hex, walk, writeLocal } from './local.js';
-import { emptyState, readState, type SyncState, writeState } from './state.js';
+import { emptyState, readState, STATE_DIR, type SyncState, writeState } from './state.js';
 import type { SyncEvent, SyncOptions, SyncSummary } from './types.js';
 
 const ROOT = '/memories';
@@ -87,6 +87,14 @@ export async function syncOnce(dir: string, store: MemdirStore, options: SyncOpt
   const refusedPaths = new Set(refused.map((r) => r.rel));
 
   const remote = await listRemote(store);
+  // The store is untrusted: a file it holds under the state folder would overwrite the baseline.
+  // Compared without case, for the file systems (macOS, Windows) that do the same.
+  for (const [rel, record] of remote) {
+    if (rel.split('/', 1)[0]!.toLowerCase() !== STATE_DIR) continue;
+    remote.delete(rel);
+    refusedPaths.add(rel);
+    skip(rel, `its path is in ${STATE_DIR}, the sync state folder (never synced)`, record.sha256);
+  }
   const history = !readOnly && (await hasHistory(store));
   const save = () => writeState(dir, { ...state, skipped: { ...state.skipped, ...skippedNow } });
 

@@ -73,3 +73,22 @@ test('a state folder of another store or namespace is refused, not mixed', async
   await expect(syncOnce(dir, store, opts)).rejects.toMatchObject({ code: 'BAD_STATE' });
   expect(existsSync(join(dir, 'a.md'))).toBe(true);
 });
+
+test('store files under the state folder (any case) are skipped, never written into it', async () => {
+  await using store = createInMemoryStore();
+  const dir = tempDir();
+  put(dir, 'a.md', 'a');
+  await syncOnce(dir, store, opts);
+  const evil = '{"format":1,"store":"test:evil","namespace":null,"files":{}}';
+  await store.create({ command: 'create', path: '/memories/.memdir-sync/state.json', file_text: evil });
+  await store.create({ command: 'create', path: '/memories/.MEMDIR-SYNC/state.json', file_text: evil });
+  const events: string[] = [];
+  const s = await syncOnce(dir, store, { ...opts, onEvent: (e) => events.push(`${e.kind} ${e.path}`) });
+  expect(s.received).toBe(0);
+  expect(events.sort()).toEqual(['skipped .MEMDIR-SYNC/state.json', 'skipped .memdir-sync/state.json']);
+  const state = JSON.parse(readFileSync(join(dir, '.memdir-sync', 'state.json'), 'utf8'));
+  expect(state.store).toBe('test:hostile');
+  expect(Object.keys(state.files)).toEqual(['a.md']);
+  expect(folderFiles(dir)).toEqual({ 'a.md': 'a' });
+  expect((await syncOnce(dir, store, opts)).skipped).toBe(0);
+});

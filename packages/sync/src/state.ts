@@ -66,7 +66,7 @@ export function readState(dir: string, store: string, namespace: string | null):
     const bound = `${state.store}${state.namespace === null ? '' : ` (namespace ${state.namespace})`}`;
     throw new SyncError(
       'BOUND_ELSEWHERE',
-      `${dir} is kept in step with ${bound}, not this store: sync another folder, or remove ${STATE_DIR} to rebind it.`,
+      `the folder is kept in step with ${bound}, not this store: sync another folder, or remove its ${STATE_DIR} to rebind it`,
     );
   }
   state.missing ??= {};

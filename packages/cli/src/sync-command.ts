@@ -166,13 +166,21 @@ function deletionsOf(values: Values): SyncOptions['deletions'] {
   return mode;
 }
 
-/** SIGINT and SIGTERM, as a promise; `fire` resolves it from inside too. */
+/**
+ * SIGINT and SIGTERM, as a promise; `fire` resolves it from inside too. A second signal exits at
+ * once (a pass waiting on a store that does not answer): every step of a pass is whole, so a pass
+ * cut there loses nothing.
+ */
 function stopSignal(): { fired: Promise<void>; fire(): void; dispose(): void } {
   let fire = () => {};
   const fired = new Promise<void>((resolve) => {
     fire = resolve;
   });
-  const onSignal = () => fire();
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (++signals > 1) process.exit(signal === 'SIGINT' ? 130 : 143);
+    fire();
+  };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   return {

@@ -5,7 +5,7 @@ export const SYNC_HELP = `Usage: memdir sync DIR --store URL [--namespace NS] [-
                   [--verbose] [--json]
 
 Keeps the folder DIR and the store in step, both ways, until SIGINT or SIGTERM (which stop it
-after the pass under way): DIR/notes.md is /memories/notes.md. A pass runs at once, every
+after the pass under way; a second one at once): DIR/notes.md is /memories/notes.md. A pass runs at once, every
 --interval seconds, and soon after a change in DIR. DIR/.memdir-sync/ holds what both sides last
 agreed on and binds DIR to this store and namespace: a folder bound to another is refused.
 When both sides changed a file, the store's text wins and the local one is kept: as a version in

@@ -1,4 +1,4 @@
 import { serversSetup } from '@memdir/test-support';
 
-// The Redis and PostgreSQL of test/servers.test.ts (see @memdir/test-support).
-export default serversSetup(['redis', 'postgres']);
+// The Redis, PostgreSQL and S3 of test/servers.test.ts (see @memdir/test-support).
+export default serversSetup(['redis', 'postgres', 's3']);

@@ -84,8 +84,9 @@ export async function runSync(args: string[], io: CliIo): Promise<number> {
         interval,
         onPass: (summary) => out.pass(summary),
         onError: (error) => {
-          // A folder bound elsewhere stays so: stop rather than refuse it every interval.
-          if (error instanceof SyncError) {
+          // A folder bound elsewhere stays so: stop rather than refuse it every interval. Another
+          // process's long pass (BUSY) is only waited for again at the next one.
+          if (error instanceof SyncError && error.code !== 'BUSY') {
             fatal = error;
             stop.fire();
           } else out.failure(error);

@@ -33,7 +33,8 @@ Output: one line per pass that changed something, on stdout:
   sync: 2 sent, 1 received, 0 deleted, 1 conflicts, 0 skipped
 Skipped files, conflicts and failures of one file are said on stderr ("memdir: sync: ...").
 Exit codes: 0 done (or stopped by a signal); 1 a pass with a failed file (--once), or a store that
-failed; 2 a usage problem, a store that does not answer, or DIR bound to another store.
+failed; 2 a usage problem, a store that does not answer, DIR bound to another store, or another
+memdir sync's pass on DIR still running after 30 s (passes on one folder never overlap).
 
 Example:
   memdir sync ~/.claude/memory --store postgres://memdir@db.internal/memdir --namespace team`;

@@ -5,6 +5,7 @@
 import { hostname } from 'node:os';
 import { isMemoryToolError, type MemdirStore, type MemoryRecord } from '@memdir/core';
 import { currentSha, readLocal, removeLocal, sha256Hex, walk, writeLocal } from './local.js';
+import { lockFolder } from './lock.js';
 import { emptyState, readState, STATE_DIR, type SyncState, writeState } from './state.js';
 import type { SyncEvent, SyncOptions, SyncSummary } from './types.js';
 
@@ -46,11 +47,24 @@ function conflictName(rel: string, host: string, now: number): string {
   return `${rel}.conflict-${safeHost}-${time}`;
 }
 
+/** How long a pass waits for another process's pass on the same folder. */
+const LOCK_WAIT_MS = 30_000;
+
 /**
- * One pass, both ways, of DIR and `store`.
- * @throws SyncError when DIR is bound to another store or namespace, or its state is unreadable.
+ * One pass, both ways, of DIR and `store`; passes on one folder never overlap, in any process.
+ * @throws SyncError when DIR is bound to another store or namespace, its state is unreadable, or
+ *   another process's pass on it lasts more than 30 s more (BUSY).
  */
 export async function syncOnce(dir: string, store: MemdirStore, options: SyncOptions): Promise<SyncSummary> {
+  const release = await lockFolder(dir, LOCK_WAIT_MS);
+  try {
+    return await pass(dir, store, options);
+  } finally {
+    await release();
+  }
+}
+
+async function pass(dir: string, store: MemdirStore, options: SyncOptions): Promise<SyncSummary> {
   const namespace = options.namespace ?? null;
   const deletions = options.deletions ?? 'enabled';
   const deleteDelayMs = (options.deleteDelay ?? 30) * 1000;

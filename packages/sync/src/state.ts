@@ -30,9 +30,9 @@ export interface SyncState {
   skipped: Record<string, string>;
 }
 
-/** A refusal of the folder itself (bound elsewhere, unreadable state). */
+/** A refusal of the folder itself (bound elsewhere, unreadable state, another pass under way). */
 export class SyncError extends Error {
-  readonly code: 'BOUND_ELSEWHERE' | 'BAD_STATE' | 'BAD_FOLDER';
+  readonly code: 'BOUND_ELSEWHERE' | 'BAD_STATE' | 'BAD_FOLDER' | 'BUSY';
   constructor(code: SyncError['code'], message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'SyncError';

@@ -1,9 +1,10 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInMemoryStore } from '@memdir/core';
 import { expect, test } from 'vitest';
 import { SyncError, syncOnce } from '../src/index.js';
+import { lockFolder } from '../src/lock.js';
 import { folderFiles, put, storeFiles, tempDir } from './helpers.js';
 
 const opts = { storeId: 'test:hostile', host: 'H', deleteDelay: 0 };
@@ -91,4 +92,39 @@ test('store files under the state folder (any case) are skipped, never written i
   expect(Object.keys(state.files)).toEqual(['a.md']);
   expect(folderFiles(dir)).toEqual({ 'a.md': 'a' });
   expect((await syncOnce(dir, store, opts)).skipped).toBe(0);
+});
+
+test('passes on one folder never overlap, and a holder killed with SIGKILL leaves no lock behind', async () => {
+  await using store = createInMemoryStore();
+  const dir = tempDir();
+  put(dir, 'a.md', 'a');
+  const release = await lockFolder(dir, 0);
+  let done = false;
+  const waiting = syncOnce(dir, store, opts).then((summary) => {
+    done = true;
+    return summary;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(done).toBe(false);
+  expect(await storeFiles(store)).toEqual({});
+  await release();
+  expect((await waiting).sent).toBe(1);
+
+  const lockModule = new URL('../dist/lock.js', import.meta.url).href;
+  const holder = spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const { lockFolder } = await import(${JSON.stringify(lockModule)}); await lockFolder(${JSON.stringify(dir)}, 0); console.log('held'); setInterval(() => {}, 1000);`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+  holder.kill('SIGKILL');
+  await new Promise((resolve) => holder.once('exit', resolve));
+  put(dir, 'b.md', 'b');
+  const started = Date.now();
+  expect((await syncOnce(dir, store, opts)).sent).toBe(1);
+  expect(Date.now() - started).toBeLessThan(2_000);
 });

@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { isMemoryToolError, type MemdirStore, type MemoryRecord } from '@memdir/core';
 import { currentSha, readLocal, removeLocal, sha256Hex, walk, writeLocal } from './local.js';
 import { lockFolder } from './lock.js';
-import { emptyState, readState, STATE_DIR, type SyncState, writeState } from './state.js';
+import { clearTemporaries, emptyState, readState, STATE_DIR, type SyncState, writeState } from './state.js';
 import type { SyncEvent, SyncOptions, SyncSummary } from './types.js';
 
 const ROOT = '/memories';
@@ -81,6 +81,7 @@ async function pass(dir: string, store: MemdirStore, options: SyncOptions): Prom
   };
 
   const stored = readState(dir, options.storeId, namespace);
+  clearTemporaries(dir);
   const state: SyncState = stored ?? emptyState(options.storeId, namespace);
   const { files: found, refused } = walk(dir);
   // A folder that lost its state or was emptied is downloaded again, never read as a mass delete.

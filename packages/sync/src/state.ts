@@ -2,7 +2,17 @@
 // every file, and the store and namespace DIR is bound to. Written as a temporary file, fsynced,
 // renamed over `state.json`, then the folder fsynced: a pass killed at any moment leaves either the
 // old state or the new one, never half of one.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 /** The name of the state folder in DIR, never synced. */
@@ -105,4 +115,22 @@ export function writeState(dir: string, state: SyncState): void {
   const folder = stateDir(dir);
   mkdirSync(folder, { recursive: true });
   writeAtomic(folder, STATE_FILE, `${JSON.stringify(state)}\n`);
+}
+
+/**
+ * Removes what a pass killed before its rename left: the temporary files of the state and of
+ * downloads. Called under the folder's lock, so no pass is writing them.
+ */
+export function clearTemporaries(dir: string): void {
+  const folder = stateDir(dir);
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return; // no state folder yet
+  }
+  for (const name of names) {
+    if (name.startsWith('.tmp-')) rmSync(join(folder, name), { force: true });
+  }
+  rmSync(join(folder, 'tmp'), { recursive: true, force: true });
 }

@@ -2,7 +2,7 @@
 // random moments: after the final passes everything converges, and every line ever written is in
 // a final file or in the store's history, never twice in the final files.
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFsStore } from '@memdir/fs';
@@ -76,6 +76,12 @@ test(`SIGKILLed passes converge with nothing lost or doubled (seed ${SEED})`, as
   }
   for (let pass = 0; pass < 3; pass++) {
     for (const [i, dir] of folders.entries()) await runChild(root, dir, `host${i}`, null);
+  }
+  // What killed passes left half written is gone: the last passes cleared it.
+  for (const dir of folders) {
+    const state = join(dir, '.memdir-sync');
+    expect(readdirSync(state).filter((name) => name !== 'state.json' && name !== 'tmp')).toEqual([]);
+    if (existsSync(join(state, 'tmp'))) expect(readdirSync(join(state, 'tmp'))).toEqual([]);
   }
   await using store = createFsStore({ root });
   const final = sorted(await storeFiles(store));

@@ -3,13 +3,19 @@
 // The order of every step leaves a pass killed anywhere safe: a change is made on one side, then the
 // baseline is saved; a pass that finds both sides equal without a baseline takes that as agreed.
 import { hostname } from 'node:os';
-import { isMemoryToolError, type MemdirStore, type MemoryRecord } from '@memdir/core';
+import { isMemoryToolError, MAX_SEGMENT_BYTES, type MemdirStore, type MemoryRecord } from '@memdir/core';
 import { currentSha, readLocal, removeLocal, sha256Hex, walk, writeLocal } from './local.js';
 import { lockFolder } from './lock.js';
 import { clearTemporaries, emptyState, readState, STATE_DIR, type SyncState, writeState } from './state.js';
 import type { SyncEvent, SyncOptions, SyncSummary } from './types.js';
 
 const ROOT = '/memories';
+
+function isFileSystemError(error: unknown): error is NodeJS.ErrnoException & { code: string } {
+  return (
+    error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && 'syscall' in error
+  );
+}
 
 function toPath(rel: string): string {
   return `${ROOT}/${rel}`;
@@ -38,13 +44,22 @@ async function hasHistory(store: MemdirStore): Promise<boolean> {
   }
 }
 
+/** `NAME.conflict-HOST-TIME.md` beside `rel`, its stem shortened to keep the name within
+ * the 255 bytes of a file name (and of a memdir path segment). */
 function conflictName(rel: string, host: string, now: number): string {
   const time = new Date(now).toISOString().replace(/[:.]/g, '-');
-  const dot = rel.lastIndexOf('.');
   const slash = rel.lastIndexOf('/');
-  const safeHost = host.replace(/[^A-Za-z0-9_-]/g, '_');
-  if (dot > slash + 1) return `${rel.slice(0, dot)}.conflict-${safeHost}-${time}${rel.slice(dot)}`;
-  return `${rel}.conflict-${safeHost}-${time}`;
+  const folder = rel.slice(0, slash + 1);
+  const name = rel.slice(slash + 1);
+  const dot = name.lastIndexOf('.');
+  const [stem, extension] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  const safeHost = host.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+  const tail = `.conflict-${safeHost}-${time}${extension}`;
+  let kept = stem;
+  while (kept.length > 1 && Buffer.byteLength(kept + tail) > MAX_SEGMENT_BYTES) {
+    kept = [...kept].slice(0, -1).join('');
+  }
+  return `${folder}${kept}${tail}`;
 }
 
 /** How long a pass waits for another process's pass on the same folder. */
@@ -143,7 +158,12 @@ async function pass(dir: string, store: MemdirStore, options: SyncOptions): Prom
     const full = await store.records.get(record.path, { content: true });
     if (full?.content === undefined) return false;
     // The file must still be as read: an edit made since waits for the next pass.
-    if (currentSha(dir, rel, maxBytes) !== expectLocal) return false;
+    const current = currentSha(dir, rel, maxBytes);
+    if (current === false) {
+      skip(rel, 'it cannot be written here (not a plain file, or a path this system refuses)', full.sha256);
+      return false;
+    }
+    if (current !== expectLocal) return false;
     const written = writeLocal(dir, rel, full.content);
     if (written === null) {
       skip(rel, 'a folder on its way is not a plain folder', 'path');
@@ -174,16 +194,14 @@ async function pass(dir: string, store: MemdirStore, options: SyncOptions): Prom
       emit({ kind: 'conflict', path: rel, detail: 'the local text is kept in the store history' });
     } else {
       const sha = sha256Hex(text);
-      const folderPrefix = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/') + 1) : '';
-      const stem = rel.slice(folderPrefix.length).replace(/\.[^.]*$/, '');
-      // A pass killed after the conflict file was written does not write a second one.
-      const already = [...local.entries()].some(
-        ([other, entry]) =>
-          other.startsWith(`${folderPrefix}${stem}.conflict-`) && entry.sha256 === sha && other !== rel,
-      );
       const name = conflictName(rel, host, now());
-      if (!already && writeLocal(dir, name, text) === null) return false;
-      emit({ kind: 'conflict', path: rel, detail: `the local text is kept as ${name}` });
+      const prefix = name.slice(0, name.lastIndexOf('.conflict-') + '.conflict-'.length);
+      // A pass killed after the conflict file was written does not write a second one.
+      const kept = [...local.entries()].find(
+        ([other, entry]) => other !== rel && other.startsWith(prefix) && entry.sha256 === sha,
+      )?.[0];
+      if (kept === undefined && writeLocal(dir, name, text) === null) return false;
+      emit({ kind: 'conflict', path: rel, detail: `the local text is kept as ${kept ?? name}` });
     }
     summary.conflicts++;
     return true;
@@ -294,8 +312,11 @@ async function pass(dir: string, store: MemdirStore, options: SyncOptions): Prom
         delete state.missing[rel];
       }
     } catch (error) {
-      if (!isMemoryToolError(error)) throw error;
-      emit({ kind: 'error', path: rel, detail: error.message });
+      if (isMemoryToolError(error)) emit({ kind: 'error', path: rel, detail: error.message });
+      else if (isFileSystemError(error)) {
+        // One file this file system refuses (a name too long, no permission) stops nothing else.
+        skip(rel, `it cannot be written here (${error.code})`, r?.sha256 ?? `${l?.size}:${l?.mtimeMs}`);
+      } else throw error;
     }
     // A change on either side is followed by its baseline at once: a pass killed later repeats nothing.
     if (summary.sent + summary.received + summary.deleted + summary.conflicts !== before) save();

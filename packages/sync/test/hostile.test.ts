@@ -128,3 +128,44 @@ test('passes on one folder never overlap, and a holder killed with SIGKILL leave
   expect((await syncOnce(dir, store, opts)).sent).toBe(1);
   expect(Date.now() - started).toBeLessThan(2_000);
 });
+
+test('a conflict on a 240-byte name keeps the local text beside it under a shortened name, within 255 bytes', async () => {
+  await using store = createInMemoryStore({ history: false });
+  const dir = tempDir();
+  const name = `${'é'.repeat(118)}.md`; // 239 bytes
+  await store.create({ command: 'create', path: `/memories/${name}`, file_text: 'v1' });
+  await syncOnce(dir, store, opts);
+  await store.create({ command: 'create', path: `/memories/${name}`, file_text: 'store v2' });
+  put(dir, name, 'local v2');
+  const events: string[] = [];
+  const s = await syncOnce(dir, store, { ...opts, onEvent: (e) => events.push(e.kind) });
+  expect(s).toMatchObject({ conflicts: 1, received: 1 });
+  expect(events).toEqual(['conflict', 'received']);
+  const files = folderFiles(dir);
+  const kept = Object.keys(files).filter((file) => file !== name);
+  expect(kept).toHaveLength(1);
+  expect(kept[0]).toMatch(/^é+\.conflict-H-.*\.md$/);
+  expect(Buffer.byteLength(kept[0]!)).toBeLessThanOrEqual(255);
+  expect(files[kept[0]!]).toBe('local v2');
+  expect(files[name]).toBe('store v2');
+  // The kept file goes to the store like any other, and the next passes change nothing more.
+  expect((await syncOnce(dir, store, opts)).sent).toBe(1);
+  expect((await storeFiles(store))[kept[0]!]).toBe('local v2');
+  expect((await syncOnce(dir, store, opts)).events).toEqual([]);
+});
+
+test('a store file whose path this file system refuses (too long here) is skipped once; the pass goes on', async () => {
+  await using store = createInMemoryStore();
+  const dir = join(tempDir(), ...Array<string>(18).fill('d'.repeat(200)));
+  mkdirSync(dir, { recursive: true });
+  const deep = `${Array<string>(4).fill('e'.repeat(200)).join('/')}/f.md`;
+  await store.create({ command: 'create', path: `/memories/${deep}`, file_text: 'deep' });
+  await store.create({ command: 'create', path: '/memories/ok.md', file_text: 'ok' });
+  const events: string[] = [];
+  const s = await syncOnce(dir, store, { ...opts, onEvent: (e) => events.push(`${e.kind} ${e.path}`) });
+  expect(s).toMatchObject({ received: 1, skipped: 1 });
+  expect(events.sort()).toEqual(['received ok.md', `skipped ${deep}`]);
+  expect(s.events.find((e) => e.kind === 'skipped')?.detail).toMatch(/^it cannot be written here/);
+  expect((await syncOnce(dir, store, opts)).events).toEqual([]);
+  expect(await storeFiles(store)).toEqual({ [deep]: 'deep', 'ok.md': 'ok' });
+});

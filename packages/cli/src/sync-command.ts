@@ -1,6 +1,7 @@
 // `memdir sync DIR`: DIR and the store kept in step both ways by @memdir/sync, one pass (--once) or
-// until SIGINT or SIGTERM, which stop it after the pass under way (a pass is never cut: its steps are
-// each whole, but stopping between passes leaves nothing waiting for the next).
+// until SIGINT or SIGTERM, which stop it after the pass under way, and a second one at once (every
+// step of a pass is whole, so even a pass cut short loses nothing). The rules are the package's; this
+// file holds the flags, the binding's store identity and what is printed.
 import { realpath, stat } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
 import { isMemoryToolError, type MemdirStore, type MemoryStore } from '@memdir/core';

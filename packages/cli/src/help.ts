@@ -5,6 +5,7 @@ import { ADMIN_HELP } from './admin-help.js';
 import { OUTPUT_HELP, STORE_OPTIONS_HELP } from './help-store.js';
 import { HISTORY_HELP } from './history-help.js';
 import { DEFAULT_HTTP_ADDRESS } from './serve-http-options.js';
+import { SYNC_HELP } from './sync-help.js';
 import { COPY_HELP, EXPORT_HELP, IMPORT_HELP } from './transfer-help.js';
 
 export const TOKEN_HELP = `Usage: memdir token add NAME --namespace NAMESPACE [--read-only] [--tokens FILE]
@@ -47,6 +48,7 @@ Other commands:
   copy --from URL --to URL         copy every file of one store to another, and verify it
   export [--store URL] > F.tar     write every file of a store to a tar archive
   import [--store URL] < F.tar     check an archive made by export, then write its files
+  sync DIR [--store URL]           keep a folder and the store in step, both ways (--once: one pass)
   migrate --store URL              set up a server store's tables before a deploy (postgres://)
   help [COMMAND]                   show the help of a command
 
@@ -263,4 +265,5 @@ COMMAND_HELP['str-replace'] = COMMAND_HELP.str_replace!;
 COMMAND_HELP.copy = COPY_HELP;
 COMMAND_HELP.export = EXPORT_HELP;
 COMMAND_HELP.import = IMPORT_HELP;
+COMMAND_HELP.sync = SYNC_HELP;
 Object.assign(COMMAND_HELP, HISTORY_HELP, ADMIN_HELP);

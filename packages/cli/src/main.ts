@@ -14,7 +14,8 @@
 //   archive in archive*.ts (json-events.ts reads its manifest);
 // - serving: serve.ts and mcp-input.ts (stdio); serve-http.ts, serve-http-options.ts, http-*.ts,
 //   access-log.ts, tokens.ts and token-command.ts (`memdir serve --http`);
-// - conformance*.ts: `memdir conformance`.
+// - conformance*.ts: `memdir conformance`;
+// - sync-command.ts and sync-help.ts: `memdir sync`, over @memdir/sync.
 import { memoryErrorText, toMemoryToolError } from '@memdir/core';
 import { expectPositionals, type Options, parseOrHelp, str, unknownCommand, type Values } from './args.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
@@ -137,6 +138,10 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (command === 'token') {
     const { runToken } = await import('./token-command.js');
     return runToken(rest, io);
+  }
+  if (command === 'sync') {
+    const { runSync } = await import('./sync-command.js');
+    return runSync(rest, io);
   }
   if (command === 'copy' || command === 'export' || command === 'import') {
     const transfer = await import('./transfer.js');

@@ -345,6 +345,7 @@ describe('--help and --version', () => {
       'exec',
       'serve',
       'conformance',
+      'sync',
     ]) {
       expect(result.stdout).toContain(`  ${command}`);
     }
@@ -364,14 +365,22 @@ describe('--help and --version', () => {
     expect(stdout).not.toContain('the limits below');
   });
 
-  it.each(['view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'exec', 'serve', 'conformance'])(
-    'memdir %s --help and memdir help COMMAND print its usage',
-    async (command) => {
-      const result = await memdir([command, '--help']);
-      expect(result.code).toBe(0);
-      expect(result.stderr).toBe('');
-      expect(result.stdout).toMatch(new RegExp(`^Usage: memdir ${command}`));
-      expect(await memdir(['help', command])).toEqual(result);
-    },
-  );
+  it.each([
+    'view',
+    'create',
+    'str_replace',
+    'insert',
+    'delete',
+    'rename',
+    'exec',
+    'serve',
+    'conformance',
+    'sync',
+  ])('memdir %s --help and memdir help COMMAND print its usage', async (command) => {
+    const result = await memdir([command, '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toMatch(new RegExp(`^Usage: memdir ${command}`));
+    expect(await memdir(['help', command])).toEqual(result);
+  });
 });

@@ -1,0 +1,182 @@
+// The local side: a walk of DIR that never follows a symlink and never leaves DIR, reads that
+// refuse anything but a regular file, and changes that replace a file whole (temp in the state
+// folder, fsync, rename) after checking that nothing on the way is a symlink.
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { fsyncFolder, STATE_DIR, stateDir, writeAtomic } from './state.js';
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** A regular file found by the walk (not yet read). */
+export interface LocalEntry {
+  readonly rel: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+/** Something the walk will not sync, and why. */
+export interface LocalRefusal {
+  readonly rel: string;
+  readonly reason: string;
+  readonly fingerprint: string;
+}
+
+/** Every regular file beneath DIR, by relative path with `/`; symlinks and special files refused. */
+export function walk(dir: string): { files: LocalEntry[]; refused: LocalRefusal[] } {
+  const files: LocalEntry[] = [];
+  const refused: LocalRefusal[] = [];
+  const visit = (folder: string, prefix: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      if (prefix === '' && entry.name === STATE_DIR) continue;
+      const rel = prefix + entry.name;
+      const full = join(folder, entry.name);
+      let stat: ReturnType<typeof lstatSync>;
+      try {
+        stat = lstatSync(full);
+      } catch {
+        continue; // gone since the listing
+      }
+      const fingerprint = `${stat.size}:${stat.mtimeMs}`;
+      if (prefix === '' && entry.name.toLowerCase() === STATE_DIR) {
+        refused.push({
+          rel,
+          reason: `its name is ${STATE_DIR}, the sync state folder, in other case`,
+          fingerprint,
+        });
+      } else if (entry.name.includes('\uFFFD')) {
+        refused.push({ rel, reason: 'its name is not UTF-8', fingerprint });
+      } else if (stat.isSymbolicLink()) {
+        refused.push({ rel, reason: 'it is a symbolic link (never followed)', fingerprint });
+      } else if (stat.isDirectory()) {
+        visit(full, `${rel}/`);
+      } else if (stat.isFile()) {
+        files.push({ rel, size: stat.size, mtimeMs: stat.mtimeMs });
+      } else {
+        refused.push({ rel, reason: 'it is not a regular file', fingerprint });
+      }
+    }
+  };
+  visit(dir, '');
+  return { files, refused };
+}
+
+/** What a read of a local file gave. */
+export type LocalRead =
+  | {
+      readonly ok: true;
+      readonly text: string;
+      readonly sha256: string;
+      readonly size: number;
+      readonly mtimeMs: number;
+    }
+  | { readonly ok: false; readonly reason: string; readonly fingerprint: string }
+  | { readonly ok: false; readonly gone: true };
+
+const fatalUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Reads DIR/rel without following a symlink, blocking on a FIFO, or reading past `maxBytes`. */
+export function readLocal(dir: string, rel: string, maxBytes: number): LocalRead {
+  let fd: number;
+  try {
+    fd = openSync(join(dir, rel), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, gone: true };
+    return { ok: false, reason: `it cannot be read (${code})`, fingerprint: String(code) };
+  }
+  try {
+    const stat = fstatSync(fd);
+    const fingerprint = `${stat.size}:${stat.mtimeMs}`;
+    if (!stat.isFile()) return { ok: false, reason: 'it is not a regular file', fingerprint };
+    if (stat.size > maxBytes) {
+      return { ok: false, reason: `it is ${stat.size} bytes, over the limit of ${maxBytes}`, fingerprint };
+    }
+    const buffer = Buffer.alloc(stat.size);
+    let read = 0;
+    while (read < stat.size) {
+      const n = readSync(fd, buffer, read, stat.size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    let text: string;
+    try {
+      text = fatalUtf8.decode(buffer.subarray(0, read));
+    } catch {
+      return { ok: false, reason: 'it is not UTF-8 text', fingerprint };
+    }
+    return { ok: true, text, sha256: sha256Hex(text), size: read, mtimeMs: stat.mtimeMs };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Whether every folder on the way to DIR/rel is a real folder (made when missing), never a symlink. */
+function prepareParents(dir: string, rel: string): boolean {
+  const segments = rel.split('/').slice(0, -1);
+  let folder = dir;
+  for (const segment of segments) {
+    folder = join(folder, segment);
+    try {
+      const stat = lstatSync(folder);
+      if (!stat.isDirectory()) return false;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return false;
+      mkdirSync(folder);
+    }
+  }
+  return true;
+}
+
+/** The local file's state just before a change: its SHA-256, null when absent, false when not a plain file. */
+export function currentSha(dir: string, rel: string, maxBytes: number): string | null | false {
+  const read = readLocal(dir, rel, maxBytes);
+  if (read.ok) return read.sha256;
+  return 'gone' in read ? null : false;
+}
+
+/**
+ * Replaces DIR/rel with `text` whole (temp in the state folder, fsync, rename, fsync of the folder).
+ * @returns the file's size and mtime after, or null when the way there is not a plain folder.
+ */
+export function writeLocal(dir: string, rel: string, text: string): { size: number; mtimeMs: number } | null {
+  if (!prepareParents(dir, rel)) return null;
+  const target = join(dir, rel);
+  try {
+    const stat = lstatSync(target);
+    if (!stat.isFile()) return null;
+  } catch {
+    // absent: fine
+  }
+  const temps = join(stateDir(dir), 'tmp');
+  mkdirSync(temps, { recursive: true });
+  const name = `d-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  writeAtomic(temps, name, text);
+  renameSync(join(temps, name), target);
+  const parent = join(dir, ...rel.split('/').slice(0, -1));
+  fsyncFolder(parent);
+  const after = lstatSync(target);
+  return { size: after.size, mtimeMs: after.mtimeMs };
+}
+
+/** Removes DIR/rel (a plain file only). */
+export function removeLocal(dir: string, rel: string): void {
+  const target = join(dir, rel);
+  const stat = lstatSync(target);
+  if (!stat.isFile()) return;
+  unlinkSync(target);
+  fsyncFolder(join(dir, ...rel.split('/').slice(0, -1)));
+}

@@ -157,8 +157,6 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
     tokens: () => grants,
     ready: healthy,
     healthy,
-    // Clients of memdir 0.2 read a bare challenge; see the README on MCP clients and OAuth discovery.
-    oauthChallenge: false,
     ratePerSecond: config.ratePerSecond,
     burst: config.burst,
     maxInFlight: config.maxInFlight,

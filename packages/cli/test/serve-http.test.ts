@@ -211,7 +211,7 @@ describe('memdir serve --http: one server, two tokens on the filesystem store', 
     );
   });
 
-  it('a missing or wrong token gets 401 with the same bare answer', async () => {
+  it('a missing or wrong token gets 401 with the same body; the challenge says invalid_token when a token was wrong', async () => {
     const answers = [];
     for (const authorization of [
       undefined,
@@ -227,11 +227,19 @@ describe('memdir serve --http: one server, two tokens on the filesystem store', 
         auth: response.headers.get('www-authenticate'),
       });
     }
-    for (const answer of answers) expect(answer).toEqual(answers[0]);
-    expect(answers[0]).toEqual({
-      status: 401,
-      body: '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Unauthorized"},"id":null}',
-      auth: 'Bearer',
+    const metadata = new URL('/.well-known/oauth-protected-resource', target.url).href;
+    const none = `Bearer realm="memdir", resource_metadata="${metadata}"`;
+    const wrong = `Bearer realm="memdir", error="invalid_token", error_description="The token is wrong, expired or revoked", resource_metadata="${metadata}"`;
+    const body = '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Unauthorized"},"id":null}';
+    // No Bearer token at all (nothing, a bare token, another scheme) is a missing one.
+    expect(answers).toEqual([none, wrong, wrong, none, none].map((auth) => ({ status: 401, body, auth })));
+    // OAuth discovery answers, naming no authorization server, so a client reports the bad token.
+    const discovery = await fetch(metadata);
+    expect(discovery.status).toBe(200);
+    expect(await discovery.json()).toEqual({
+      resource: new URL(target.url).origin,
+      authorization_servers: [],
+      bearer_methods_supported: ['header'],
     });
     await expect(httpClient(target, 'memdir_wrong')).rejects.toMatchObject({ code: 401 });
   });

@@ -207,8 +207,8 @@ Without --http: on stdin/stdout, for one client.
 
 With --http: over MCP's Streamable HTTP at http://HOST:PORT/mcp, for many clients. Every request
 carries "Authorization: Bearer TOKEN" (or "X-Api-Key: TOKEN"); the token decides the namespace and
-whether changes are allowed (make tokens with "memdir token add"). GET /healthz and /readyz say
-whether the store answers; GET /metrics is Prometheus text. Nothing lives in one process: several
+whether changes are allowed (make tokens with "memdir token add"). GET /healthz says the process
+is up, GET /readyz whether the store answers; GET /metrics is Prometheus text. Nothing lives in one process: several
 processes behind a round-robin load balancer serve one store. SIGHUP reloads the tokens file;
 SIGTERM finishes the requests in flight, then stops. One access log line per request on stderr
 (token name, command, outcome, time, client address; never a path or content).

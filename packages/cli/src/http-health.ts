@@ -1,8 +1,8 @@
-// `GET /healthz` of `memdir serve --http`: whether the store answers. No token is needed, and the
+// `GET /readyz` of `memdir serve --http`: whether the store answers. No token is needed, and the
 // answer says nothing else; the cause of a failure goes to the server's log.
 import { isMemoryToolError, type MemoryStore } from '@memdir/core';
 
-/** How long one answer is reused: a load balancer polling /healthz does not load the store. */
+/** How long one answer is reused: a load balancer polling /readyz does not load the store. */
 const HEALTH_CACHE_MS = 1000;
 
 /**

@@ -155,8 +155,8 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
   });
   const memdir = createMemdirServer({
     tokens: () => grants,
+    // /healthz: the process is up; /readyz: the store answers (what a load balancer checks).
     ready: healthy,
-    healthy,
     ratePerSecond: config.ratePerSecond,
     burst: config.burst,
     maxInFlight: config.maxInFlight,

@@ -185,7 +185,9 @@ describe('memdir serve --http under faults', () => {
       // The store's deadline is 5 s; the rest is the machine's load.
       expect(ms).toBeLessThan(6500);
     }
-    expect((await fetch(`${server.origin}/healthz`)).status).toBe(503);
+    // The store does not answer: not ready, though the process is up.
+    expect((await fetch(`${server.origin}/readyz`)).status).toBe(503);
+    expect((await fetch(`${server.origin}/healthz`)).status).toBe(200);
     proxy.setMode('pass');
     for (const [n, client] of clients.entries()) {
       let text = '';
@@ -198,7 +200,7 @@ describe('memdir serve --http under faults', () => {
     }
     let health = 0;
     for (let attempt = 0; attempt < 50 && health !== 200; attempt++) {
-      health = (await fetch(`${server.origin}/healthz`)).status;
+      health = (await fetch(`${server.origin}/readyz`)).status;
       if (health !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(health).toBe(200);

@@ -285,6 +285,22 @@ describe('store URLs', () => {
     expect((await memdir(['migrate', '--help'])).stdout).toMatch(/^Usage: memdir migrate --store URL\n/);
   });
 
+  it('memdir migrate on a file: or memory: store says it needs no migration (exit 2), and creates nothing', async () => {
+    expect(await memdir(['migrate', '--store', 'file:./x'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'memdir: migrate: the store file:./x needs no migration: the filesystem store makes its folders as it writes, and takes over a folder an older release wrote at its first use\n',
+    });
+    expect(await memdir(['migrate', '--store', 'memory:'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'memdir: migrate: the store memory: needs no migration: the in-memory store lives and dies with the process that opens it\n',
+    });
+    expect(await readdir(folder.path)).toEqual([]);
+  });
+
   it('an adapter whose opener throws is reported as a store that cannot be opened', async () => {
     const adapter = join(folder.path, 'node_modules', 'memdir-store-down');
     await mkdir(adapter, { recursive: true });

@@ -261,6 +261,7 @@ const VALUE_FLAGS = new Set([
   '--max-file-bytes',
   '--max-view-chars',
   '--tokens',
+  '--actor',
 ]);
 
 function commandIndex(argv: readonly string[]): number {

@@ -5,6 +5,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  type Actor,
   type CopyReport,
   copyStore,
   DEFAULT_MAX_FILE_BYTES,
@@ -14,6 +15,7 @@ import {
   storeDriver,
   validateNamespace,
 } from '@memdir/core';
+import { cliActor } from './actor.js';
 import { ArchiveError, type StagedArchive, stageArchive, writeArchive } from './archive.js';
 import { type Options, parseOrHelp, positiveInteger, type Values } from './args.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK } from './errors.js';
@@ -49,6 +51,7 @@ const TRANSFER_FLAGS = {
 /** The flags of a copy into a store, `import` as `copy`, besides the stores. */
 const COPY_FLAGS = {
   ...TRANSFER_FLAGS,
+  actor: STORE_OPTIONS.actor,
   overwrite: STORE_OPTIONS.overwrite,
   'dry-run': { type: 'boolean' },
   'max-file-bytes': STORE_OPTIONS['max-file-bytes'],
@@ -339,6 +342,7 @@ export async function runCopy(args: string[], io: CliIo): Promise<number> {
           ...values,
           maxFileBytes: limit ?? DEFAULT_MAX_FILE_BYTES,
           concurrency: parallel,
+          actor: cliActor(values, io.env),
           emptySource:
             mapping.from === undefined
               ? 'the source store holds no files'
@@ -371,6 +375,8 @@ async function copyWithProgress(
     concurrency: number;
     /** What to say when the source has no file ("nothing to copy: ..."). */
     emptySource?: string;
+    /** Who the target's versions are made by (`--actor`, else the user). */
+    actor?: Actor;
   },
   io: CliIo,
   what: string,
@@ -387,6 +393,7 @@ async function copyWithProgress(
     try {
       report = await copyStore(countingReads(from, moved), countingReads(to, moved), {
         overwrite: values.overwrite === true,
+        actor: values.actor,
         maxFileBytes: values.maxFileBytes,
         concurrency: values.concurrency,
         dryRun,
@@ -536,6 +543,7 @@ export async function runImport(args: string[], io: CliIo): Promise<number> {
           ...values,
           maxFileBytes: limit ?? DEFAULT_MAX_FILE_BYTES,
           concurrency: parallel,
+          actor: cliActor(values, io.env),
         },
         io,
         `import into ${redactStoreUrl(url)}`,

@@ -478,6 +478,53 @@ describe('the actor of changes made through the CLI', () => {
   });
 });
 
+describe('version ids by prefix', () => {
+  it('a prefix naming one version works in show, diff, restore, redact and view --at', async () => {
+    const url = await TARGETS.file!();
+    for (let n = 1; n <= 10; n++)
+      ok(await cli(['create', '/memories/n.md', '--text', `v${n}`, '--store', url]));
+    // memver_0000000000000010 is the only version that starts with memver_000000000000001.
+    const prefix = 'memver_000000000000001';
+    expect(ok(await cli(['show', prefix, '--store', url])).stdout).toContain(
+      'version:       memver_0000000000000010\n',
+    );
+    expect(ok(await cli(['diff', 'memver_0000000000000009', prefix, '--store', url])).stdout).toBe(
+      '--- /memories/n.md\tmemver_0000000000000009\n+++ /memories/n.md\tmemver_0000000000000010\n@@ -1 +1 @@\n-v9\n\\ No newline at end of file\n+v10\n\\ No newline at end of file\n',
+    );
+    expect(ok(await cli(['view', '/memories/n.md', '--at', prefix, '--store', url])).stdout).toContain(
+      '\tv10',
+    );
+    expect(ok(await cli(['restore', prefix, '--to', '/memories/r.md', '--store', url])).stdout).toMatch(
+      /^Restored memver_0000000000000010 to \/memories\/r.md as memver_0000000000000011\n$/,
+    );
+    // The restore made memver_0000000000000011: the same prefix now names two versions.
+    expect((await cli(['redact', prefix, '--yes', '--store', url])).code).toBe(2);
+    const other = await TARGETS.file!();
+    for (let n = 1; n <= 10; n++)
+      ok(await cli(['create', '/memories/n.md', '--text', `v${n}`, '--store', other]));
+    expect(ok(await cli(['redact', prefix, '--yes', '--store', other])).stdout).toMatch(
+      /^Redacted memver_0000000000000010: /,
+    );
+  });
+
+  it('a prefix naming several versions is a usage error listing a few; one naming none says so', async () => {
+    const url = await TARGETS.file!();
+    for (let n = 1; n <= 7; n++)
+      ok(await cli(['create', '/memories/n.md', '--text', `v${n}`, '--store', url]));
+    expect(await cli(['show', 'memver_00000000000000', '--store', url])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'memdir: show: the version id "memver_00000000000000" is ambiguous: more than 5 versions start with it (memver_0000000000000007, memver_0000000000000006, memver_0000000000000005, memver_0000000000000004, memver_0000000000000003, ...)\nType more of the id, or all of it (memdir log lists them).\n',
+    });
+    expect(await cli(['restore', 'memver_00000000000000099', '--store', url])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'Error: Version memver_00000000000000099 does not exist in this store (or was pruned).\n',
+    });
+  });
+});
+
 describe('history commands on a terminal', () => {
   it('colour the diff and escape the content a model wrote', async () => {
     const url = await TARGETS.memory!();

@@ -13,6 +13,8 @@ export const STORE_OPTIONS_HELP = `Store options (every command but conformance)
       --max-file-bytes N   largest file create/str_replace/insert may write (default: 1048576)
       --max-view-chars N   most characters one view shows before truncating (default: 16000)
       --verbose            print what the store reports (connections, retries, lock waits) on stderr
+      --actor ID           who the changes are made by, as memdir log shows it (default:
+                             user:<login>@<host>; TYPE:ID for session:, api: or service:)
   -h, --help               show this help`;
 
 /** What a memory command prints, and its exit codes. */

@@ -12,6 +12,7 @@ import { describeStore, executeAndPrint, STORE_OPTIONS, withStore } from './stor
 import { table } from './table.js';
 import { escapeControls, isTerminal } from './terminal.js';
 import { unifiedDiff } from './unified-diff.js';
+import { resolveVersionId } from './version-prefix.js';
 
 /** Each history command's own flags, besides the store options. */
 const HISTORY_OPTIONS: Record<string, Options> = {
@@ -53,6 +54,11 @@ export async function runHistory(command: string, args: string[], io: CliIo): Pr
   const limit = limitFlag(command, values);
   return withHistory(command, values, io, async (store) => {
     try {
+      // A version id may be shortened to a prefix that names one version (version-prefix.ts).
+      const ids =
+        command === 'log'
+          ? []
+          : await Promise.all(positionals.map((id) => resolveVersionId(store, command, id)));
       switch (command) {
         case 'log':
           return await log(
@@ -62,19 +68,16 @@ export async function runHistory(command: string, args: string[], io: CliIo): Pr
             io,
           );
         case 'show':
-          return await show(store, positionals[0]!, values, io);
+          return await show(store, ids[0]!, values, io);
         case 'diff':
-          return await diff(store, positionals[0]!, positionals[1], values, io);
+          return await diff(store, ids[0]!, ids[1], values, io);
         case 'restore': {
-          const restored = await store.restore(positionals[0]!, { path: str(values, 'to') });
-          await write(
-            io.stdout,
-            `Restored ${positionals[0]} to ${shownPath(restored.path, io)} as ${restored.id}\n`,
-          );
+          const restored = await store.restore(ids[0]!, { path: str(values, 'to') });
+          await write(io.stdout, `Restored ${ids[0]} to ${shownPath(restored.path, io)} as ${restored.id}\n`);
           return EXIT_OK;
         }
         default: {
-          const id = positionals[0]!;
+          const id = ids[0]!;
           // On a terminal a person confirms by typing the id; scripts (no terminal) and --yes go on.
           if (!values.yes && canAsk(io)) {
             const question = `This erases the content, path, size and hash of ${escapeControls(id)} for good (the version stays, redacted).\nType the version id to confirm: `;
@@ -92,6 +95,7 @@ export async function runHistory(command: string, args: string[], io: CliIo): Pr
         }
       }
     } catch (error) {
+      if (error instanceof CliUsageError) throw error;
       return reportToolError(error, args, io);
     }
   });
@@ -112,8 +116,11 @@ export async function viewAt(
   return withHistory('view', values, io, async (store) => {
     let past: MemoryStore;
     try {
-      past = await store.asOf(point);
+      past = await store.asOf(
+        typeof point === 'string' ? await resolveVersionId(store, 'view', point) : point,
+      );
     } catch (error) {
+      if (error instanceof CliUsageError) throw error;
       return reportToolError(error, args, io);
     }
     try {

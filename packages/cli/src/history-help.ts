@@ -4,7 +4,7 @@ import { STORE_OPTIONS_HELP } from './help-store.js';
 const HISTORY_OUTPUT = `Exit codes: 0 done; 1 the store refused ("Error: {message}" on stderr: an unknown version,
 a redacted one); 2 a usage or store problem, or a store that keeps no history ("memdir: {problem}").
 TIME is an ISO 8601 time: 2026-12-01, 2026-12-01T09:30:00Z. VERSION is a version id (memver_...),
-as log shows them.`;
+as log shows them, or the start of one that no other version shares (several: a usage error).`;
 
 /** The help of each history command. */
 export const HISTORY_HELP: Record<string, string> = {

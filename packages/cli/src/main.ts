@@ -224,6 +224,12 @@ async function serveOverHttp(values: Values, io: CliIo): Promise<number> {
   );
 }
 
+/** Why a built-in store has nothing for `migrate` to do (they have no adapter package to ask). */
+const BUILT_IN_SETUP: Readonly<Record<string, string>> = {
+  file: 'the filesystem store makes its folders as it writes, and takes over a folder an older release wrote at its first use',
+  memory: 'the in-memory store lives and dies with the process that opens it',
+};
+
 /** `memdir migrate --store URL`: the adapter's `migrate(url, options)` sets up its server. */
 async function migrate(args: string[], io: CliIo): Promise<number> {
   const options = { store: STORE_OPTIONS.store, help: STORE_OPTIONS.help };
@@ -232,6 +238,10 @@ async function migrate(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parsed;
   expectPositionals('migrate', positionals, 0, 0);
   const url = storeUrl(values, io);
+  const builtIn = BUILT_IN_SETUP[/^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase() ?? ''];
+  if (builtIn !== undefined) {
+    throw new CliUsageError(`migrate: the store ${redactStoreUrl(url)} needs no migration: ${builtIn}`);
+  }
   const adapter = await loadStoreAdapter(url, { cwd: io.cwd });
   if (typeof adapter['migrate'] !== 'function') {
     throw new CliUsageError(`migrate: the store ${redactStoreUrl(url)} has nothing to set up`);
@@ -256,6 +266,7 @@ const VALUE_FLAGS = new Set([
   '--max-file-bytes',
   '--max-view-chars',
   '--tokens',
+  '--actor',
 ]);
 
 function commandIndex(argv: readonly string[]): number {

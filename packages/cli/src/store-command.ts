@@ -7,6 +7,7 @@ import {
   type MemoryStoreOptions,
   validateNamespace,
 } from '@memdir/core';
+import { cliActor } from './actor.js';
 import { type Options, positiveInteger, str, type Values } from './args.js';
 import { CliUsageError, EXIT_OK } from './errors.js';
 import { reportToolError } from './failure-report.js';
@@ -24,6 +25,7 @@ export const STORE_OPTIONS = {
   'max-file-bytes': { type: 'string' },
   'max-view-chars': { type: 'string' },
   verbose: { type: 'boolean' },
+  actor: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } satisfies Options;
 
@@ -32,7 +34,8 @@ export function storeOptions(values: Values, io: CliIo): MemoryStoreOptions {
   if (values.overwrite && values['no-overwrite']) {
     throw new CliUsageError('--overwrite and --no-overwrite contradict each other');
   }
-  const options: MemoryStoreOptions = {};
+  // Every change through the CLI names who made it (`memdir log` shows it): see actor.ts.
+  const options: MemoryStoreOptions = { actor: cliActor(values, io.env) };
   const namespace = str(values, 'namespace');
   if (namespace !== undefined) {
     try {

@@ -285,8 +285,11 @@ function conditional(target: unknown): string | undefined {
 export type FileStoreState =
   /** The folder and its `memories/` exist. */
   | { kind: 'present' }
-  /** Nothing there yet: `note` says what is missing (the folder, or `memories/` in it). */
-  | { kind: 'missing'; note: string };
+  /**
+   * Nothing there yet: `note` says what is missing (the folder, or `memories/` in it), as a line to
+   * print; `missing` is the same without the prefix, for a message of its own.
+   */
+  | { kind: 'missing'; note: string; missing: string };
 
 /** A path as the user would type it: relative to the working directory when inside it. */
 function shownFolder(path: string, cwd: string): string {
@@ -347,6 +350,7 @@ export async function checkFileStore(url: string, cwd: string, namespace?: strin
     return {
       kind: 'missing',
       note: `memdir: the store ${shown} is empty: ${missing} (nothing was created; create writes the first file)`,
+      missing,
     };
   }
   return { kind: 'present' };

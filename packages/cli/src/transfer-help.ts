@@ -23,6 +23,7 @@ and reported, unless --overwrite.
                        content; the files keep their ids. Both stores must keep a history, and the
                        target's must be empty (or the start of this copy, which then resumes)
   --verbose            print what the stores report (connections, retries, lock waits) on stderr
+  --actor ID           who the target's new versions are made by (default: user:<login>@<host>)
 
 Progress goes to stderr (a bar on a terminal, a line every 2 s otherwise), then a summary.
 Exit codes: 0 every file copied and verified; 1 some file not copied or not verified; 2 a usage
@@ -64,6 +65,7 @@ history of an archive made with export --with-history is checked the same way, l
   --concurrency N      files written at once (default 16; 128 into a redis:// or postgres://
                        store)
   --verbose            print what the store reports (connections, retries, lock waits) on stderr
+  --actor ID           who the new versions are made by (default: user:<login>@<host>)
 
 Exit codes: 0 imported and verified; 1 archive refused, or a file not imported; 2 a usage error or a
 store that cannot be opened; 130 interrupted.`;

@@ -2,7 +2,10 @@
 // and from a tar archive, over core's `copyStore`, with progress on stderr and exit codes that say
 // whether everything was copied and verified.
 
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
+  type Actor,
   type CopyReport,
   copyStore,
   DEFAULT_MAX_FILE_BYTES,
@@ -12,6 +15,7 @@ import {
   storeDriver,
   validateNamespace,
 } from '@memdir/core';
+import { cliActor } from './actor.js';
 import { ArchiveError, type StagedArchive, stageArchive, writeArchive } from './archive.js';
 import { type Options, parseOrHelp, positiveInteger, type Values } from './args.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK } from './errors.js';
@@ -19,7 +23,13 @@ import { type CliIo, write } from './io.js';
 import { collectAsBytesMove, countingReads } from './memory.js';
 import { humanBytes, ProgressReporter } from './progress.js';
 import { openAnsweringStore, STORE_OPTIONS } from './store-command.js';
-import { checkFileStore, DEFAULT_STORE_URL, redactStoreUrl, scrubSecrets } from './store-url.js';
+import {
+  checkFileStore,
+  DEFAULT_STORE_URL,
+  fileUrlToRoot,
+  redactStoreUrl,
+  scrubSecrets,
+} from './store-url.js';
 import { schemeOf } from './store-url-shown.js';
 import { isTerminal } from './terminal.js';
 import { COPY_HELP, EXPORT_HELP, IMPORT_HELP } from './transfer-help.js';
@@ -41,6 +51,7 @@ const TRANSFER_FLAGS = {
 /** The flags of a copy into a store, `import` as `copy`, besides the stores. */
 const COPY_FLAGS = {
   ...TRANSFER_FLAGS,
+  actor: STORE_OPTIONS.actor,
   overwrite: STORE_OPTIONS.overwrite,
   'dry-run': { type: 'boolean' },
   'max-file-bytes': STORE_OPTIONS['max-file-bytes'],
@@ -152,7 +163,7 @@ async function openDriver(
   if (/^file:/i.test(url)) {
     const state = await checkFileStore(url, io.cwd, options.namespace);
     if (state.kind === 'missing' && role === 'source') {
-      throw new CliUsageError(`The source store ${redactStoreUrl(url)} does not exist: ${state.note}`);
+      throw await missingSource(url, io.cwd, options.namespace, state.missing);
     }
   }
   const store = await openAnsweringStore(url, options, io);
@@ -164,6 +175,42 @@ async function openDriver(
     );
   }
   return { store, driver };
+}
+
+/**
+ * The usage error for a `file:` source with nothing where the copy looks: with a namespace, where
+ * the store's files are instead (its default space, other namespaces), since a store written
+ * without one is the common case and `--namespace seed` then finds nothing.
+ */
+async function missingSource(
+  url: string,
+  cwd: string,
+  namespace: string | undefined,
+  missing: string,
+): Promise<CliUsageError> {
+  const shown = redactStoreUrl(url);
+  const root = fileUrlToRoot(url, cwd);
+  const exists = await stat(root).then(
+    () => true,
+    () => false,
+  );
+  if (namespace === undefined || !exists) {
+    return new CliUsageError(`The source store ${shown} does not exist: ${missing}`);
+  }
+  const space = await readdir(join(root, 'memories')).then(
+    (names) => names.length > 0,
+    () => false,
+  );
+  const others = await readdir(join(root, 'namespaces'), { withFileTypes: true }).then(
+    (entries) => entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name),
+    () => [] as string[],
+  );
+  const where = space
+    ? `its files are in the default space: leave out --namespace, or give --namespace :${namespace} to copy them into namespace ${namespace} of the target`
+    : others.length > 0
+      ? `its namespaces are ${others.sort().slice(0, 10).join(', ')}${others.length > 10 ? ', ...' : ''}`
+      : 'it holds no files';
+  return new CliUsageError(`The source store ${shown} has no namespace ${namespace} (${missing}); ${where}`);
 }
 
 /** Aborted on Ctrl-C (or SIGTERM): the work stops after the files in flight. */
@@ -195,6 +242,7 @@ async function summarize(
   dryRun: boolean,
   urls: readonly string[],
   withHistory: boolean,
+  emptySource: string,
 ): Promise<number> {
   const lines: string[] = [];
   const done = dryRun ? 'would copy' : 'copied';
@@ -217,6 +265,8 @@ async function summarize(
       `  the target also holds ${report.extraInTarget} file(s) the source does not have (left alone)`,
     );
   }
+  // Zero files copied reads like success with nothing done: say why there was nothing to do.
+  if (report.files === 0 && !report.interrupted) lines.push(`memdir: nothing to copy: ${emptySource}`);
   let code = EXIT_OK;
   if (report.interrupted) {
     lines.push('memdir: interrupted: run the same command again to resume (identical files are skipped)');
@@ -292,6 +342,11 @@ export async function runCopy(args: string[], io: CliIo): Promise<number> {
           ...values,
           maxFileBytes: limit ?? DEFAULT_MAX_FILE_BYTES,
           concurrency: parallel,
+          actor: cliActor(values, io.env),
+          emptySource:
+            mapping.from === undefined
+              ? 'the source store holds no files'
+              : `namespace ${mapping.from} of the source store holds no files`,
         },
         io,
         `copy ${redactStoreUrl(from)} to ${redactStoreUrl(to)}`,
@@ -318,6 +373,10 @@ async function copyWithProgress(
     'with-history'?: unknown;
     maxFileBytes: number;
     concurrency: number;
+    /** What to say when the source has no file ("nothing to copy: ..."). */
+    emptySource?: string;
+    /** Who the target's versions are made by (`--actor`, else the user). */
+    actor?: Actor;
   },
   io: CliIo,
   what: string,
@@ -334,6 +393,7 @@ async function copyWithProgress(
     try {
       report = await copyStore(countingReads(from, moved), countingReads(to, moved), {
         overwrite: values.overwrite === true,
+        actor: values.actor,
         maxFileBytes: values.maxFileBytes,
         concurrency: values.concurrency,
         dryRun,
@@ -358,7 +418,8 @@ async function copyWithProgress(
       await write(io.stderr, scrubSecrets(`memdir: ${what}: the history was not copied: ${refusal}\n`, urls));
       return EXIT_FAILED;
     }
-    return summarize(report, io, what, progress.finish(), dryRun, urls, withHistory);
+    const emptySource = values.emptySource ?? 'the source holds no files';
+    return summarize(report, io, what, progress.finish(), dryRun, urls, withHistory, emptySource);
   } finally {
     dispose();
   }
@@ -482,6 +543,7 @@ export async function runImport(args: string[], io: CliIo): Promise<number> {
           ...values,
           maxFileBytes: limit ?? DEFAULT_MAX_FILE_BYTES,
           concurrency: parallel,
+          actor: cliActor(values, io.env),
         },
         io,
         `import into ${redactStoreUrl(url)}`,

@@ -6,6 +6,7 @@
 // S3 (a key prefix of its own per test). A store whose driver declares history (or admin) runs the whole
 // scenario; one that does not must refuse with a usage error naming what is missing.
 import { randomBytes } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
 import { PassThrough, Readable } from 'node:stream';
 import { createInMemoryDriver, createMemoryStore, type MemoryDriver, storeDriver } from '@memdir/core';
 import { databaseUrl, redisUrl, s3Server } from '@memdir/test-support';
@@ -205,7 +206,9 @@ describe.each(Object.keys(TARGETS))('history commands on %s', (target) => {
     }
     expect(table[1]).toContain(`${renamed.id}  ${renamed.createdAt}  renamed`);
     expect(table[1]!.endsWith('/memories/notes.md -> /memories/final.md')).toBe(true);
-    expect(table[3]).toMatch(new RegExp(`^${created.id} .* created +- +13  /memories/notes.md$`));
+    // Made through the CLI without --actor: by the user running it.
+    const user = `user:${userInfo().username}@${hostname()}`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    expect(table[3]).toMatch(new RegExp(`^${created.id} .* created +${user} +13  /memories/notes.md$`));
 
     // Filters: a path, an actor, a time.
     expect(ok(await cli(['log', '/memories/final.md', '--json', ...s])).stdout.split('\n')).toHaveLength(2);
@@ -406,6 +409,120 @@ describe.each(Object.keys(ADMIN_TARGETS))('namespace commands on %s', (target) =
     expect((await cli(['usage', '--all', '--namespace', 't-ab', ...s])).code).toBe(2);
     expect((await cli(['sweep', '--expire-days', 'soon', ...s])).code).toBe(2);
   }, 30_000);
+});
+
+describe('the actor of changes made through the CLI', () => {
+  const actorColumn = (log: string) =>
+    log
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(/\s+/)[3]);
+
+  it('is user:<login>@<host> by default, --actor ID (or TYPE:ID) when given, and log shows it', async () => {
+    const url = await TARGETS.file!();
+    ok(await cli(['create', '/memories/a.md', '--text', 'one', '--store', url]));
+    ok(
+      await cli([
+        'str_replace',
+        '/memories/a.md',
+        '--old',
+        'one',
+        '--new',
+        'two',
+        '--store',
+        url,
+        '--actor',
+        'alice',
+      ]),
+    );
+    ok(
+      await cli(['--actor', 'service:nightly', 'rename', '/memories/a.md', '/memories/b.md', '--store', url]),
+    );
+    const first = JSON.parse(
+      ok(await cli(['log', '--store', url, '--json']))
+        .stdout.trim()
+        .split('\n')
+        .at(-1)!,
+    );
+    ok(await cli(['restore', first.id, '--to', '/memories/c.md', '--store', url, '--actor', 'api:ops']));
+    expect(actorColumn(ok(await cli(['log', '--store', url])).stdout)).toEqual([
+      'api:ops',
+      'service:nightly',
+      'user:alice',
+      `user:${userInfo().username}@${hostname()}`,
+    ]);
+    expect(ok(await cli(['log', '--store', url, '--actor', 'alice'])).stdout).toContain('user:alice');
+  });
+
+  it('an --actor id with a control character is a usage error, and changes nothing', async () => {
+    const url = await TARGETS.file!();
+    expect(
+      await cli(['create', '/memories/a.md', '--text', 'x', '--store', url, '--actor', 'a\u001bb']),
+    ).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'memdir: --actor expects an id of 1 to 256 characters without control characters, optionally after session:, user:, api: or service:\n',
+    });
+    expect((await cli(['log', '--store', url])).stdout).toBe('');
+  });
+
+  it('copy and import record the actor on the versions they write into the target', async () => {
+    const from = await TARGETS.file!();
+    const to = await TARGETS.file!();
+    ok(await cli(['create', '/memories/a.md', '--text', 'x', '--store', from]));
+    const copied = await cli(['copy', '--from', from, '--to', to, '--actor', 'service:copier']);
+    expect(copied.code).toBe(0);
+    expect(actorColumn(ok(await cli(['log', '--store', to])).stdout)).toEqual(['service:copier']);
+  });
+});
+
+describe('version ids by prefix', () => {
+  it('a prefix naming one version works in show, diff, restore, redact and view --at', async () => {
+    const url = await TARGETS.file!();
+    for (let n = 1; n <= 10; n++)
+      ok(await cli(['create', '/memories/n.md', '--text', `v${n}`, '--store', url]));
+    // memver_0000000000000010 is the only version that starts with memver_000000000000001.
+    const prefix = 'memver_000000000000001';
+    expect(ok(await cli(['show', prefix, '--store', url])).stdout).toContain(
+      'version:       memver_0000000000000010\n',
+    );
+    expect(ok(await cli(['diff', 'memver_0000000000000009', prefix, '--store', url])).stdout).toBe(
+      '--- /memories/n.md\tmemver_0000000000000009\n+++ /memories/n.md\tmemver_0000000000000010\n@@ -1 +1 @@\n-v9\n\\ No newline at end of file\n+v10\n\\ No newline at end of file\n',
+    );
+    expect(ok(await cli(['view', '/memories/n.md', '--at', prefix, '--store', url])).stdout).toContain(
+      '\tv10',
+    );
+    expect(ok(await cli(['restore', prefix, '--to', '/memories/r.md', '--store', url])).stdout).toMatch(
+      /^Restored memver_0000000000000010 to \/memories\/r.md as memver_0000000000000011\n$/,
+    );
+    // The restore made memver_0000000000000011: the same prefix now names two versions.
+    expect((await cli(['redact', prefix, '--yes', '--store', url])).code).toBe(2);
+    const other = await TARGETS.file!();
+    for (let n = 1; n <= 10; n++)
+      ok(await cli(['create', '/memories/n.md', '--text', `v${n}`, '--store', other]));
+    expect(ok(await cli(['redact', prefix, '--yes', '--store', other])).stdout).toMatch(
+      /^Redacted memver_0000000000000010: /,
+    );
+  });
+
+  it('a prefix naming several versions is a usage error listing a few; one naming none says so', async () => {
+    const url = await TARGETS.file!();
+    for (let n = 1; n <= 7; n++)
+      ok(await cli(['create', '/memories/n.md', '--text', `v${n}`, '--store', url]));
+    expect(await cli(['show', 'memver_00000000000000', '--store', url])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'memdir: show: the version id "memver_00000000000000" is ambiguous: more than 5 versions start with it (memver_0000000000000007, memver_0000000000000006, memver_0000000000000005, memver_0000000000000004, memver_0000000000000003, ...)\nType more of the id, or all of it (memdir log lists them).\n',
+    });
+    expect(await cli(['restore', 'memver_00000000000000099', '--store', url])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'Error: Version memver_00000000000000099 does not exist in this store (or was pruned).\n',
+    });
+  });
 });
 
 describe('history commands on a terminal', () => {

@@ -1,6 +1,6 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { databaseUrl, redisUrl, s3Server } from '@memdir/test-support';
+import { databaseUrl, redisUrl, s3Server, startImpostor } from '@memdir/test-support';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { redactStoreUrl } from '../src/store-url.js';
 import { runCli, tempFolder } from './helpers.js';
@@ -27,6 +27,25 @@ describe('store URLs', () => {
       code: 2,
       stdout: '',
       stderr: 'memdir: Cannot open store redis://127.0.0.1:1: connect ECONNREFUSED 127.0.0.1:1\n',
+    });
+  });
+
+  it('a URL whose port reaches another kind of server names it, in one sentence, without the password', async () => {
+    const http = await startImpostor('http');
+    try {
+      expect(await memdir(['view', '--store', `redis://memdir:s3cret@127.0.0.1:${http.port}`])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `memdir: Cannot open store redis://memdir:***@127.0.0.1:${http.port}: the server found speaks HTTP, not Redis; check the port\n`,
+      });
+    } finally {
+      await http.close();
+    }
+    const redisPort = new URL(redisUrl()).port;
+    expect(await memdir(['view', '--store', `postgres://app:s3cret@127.0.0.1:${redisPort}/app`])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `memdir: Cannot open store postgres://app:***@127.0.0.1:${redisPort}/app: the server found speaks Redis, not PostgreSQL; check the port\n`,
     });
   });
 
@@ -264,6 +283,22 @@ describe('store URLs', () => {
     expect(failed.stderr).toMatch(/^Error: /);
     expect(await memdir(['migrate', '--store', 'memory:'])).toMatchObject({ code: 2 });
     expect((await memdir(['migrate', '--help'])).stdout).toMatch(/^Usage: memdir migrate --store URL\n/);
+  });
+
+  it('memdir migrate on a file: or memory: store says it needs no migration (exit 2), and creates nothing', async () => {
+    expect(await memdir(['migrate', '--store', 'file:./x'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'memdir: migrate: the store file:./x needs no migration: the filesystem store makes its folders as it writes, and takes over a folder an older release wrote at its first use\n',
+    });
+    expect(await memdir(['migrate', '--store', 'memory:'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'memdir: migrate: the store memory: needs no migration: the in-memory store lives and dies with the process that opens it\n',
+    });
+    expect(await readdir(folder.path)).toEqual([]);
   });
 
   it('an adapter whose opener throws is reported as a store that cannot be opened', async () => {

@@ -234,6 +234,49 @@ describe('memdir copy, export, import (the built CLI)', () => {
     expect(await readdir(base)).toEqual([]);
   });
 
+  it('copy --namespace from a store whose files are in the default space says where they are, once prefixed', async () => {
+    const base = await folder();
+    const source = createFsStore({ root: join(base, 'src') });
+    await source.create({ command: 'create', path: '/memories/a.md', file_text: 'seed' });
+    await source.close();
+    const result = await runCli(
+      ['copy', '--from', 'file:./src', '--to', 'file:./dst', '--namespace', 'seed'],
+      {
+        cwd: base,
+      },
+    );
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'memdir: The source store file:./src has no namespace seed (./src has no namespaces folder); its files are in the default space: leave out --namespace, or give --namespace :seed to copy them into namespace seed of the target\n',
+    });
+    const other = createFsStore({ root: join(base, 'src'), namespace: 'team' });
+    await other.create({ command: 'create', path: '/memories/b.md', file_text: 'team' });
+    await other.close();
+    const named = await runCli(
+      ['copy', '--from', 'file:./src', '--to', 'file:./dst', '--namespace', 'seed'],
+      {
+        cwd: base,
+      },
+    );
+    expect(named.stderr).toBe(
+      'memdir: The source store file:./src has no namespace seed (./src has no namespaces/seed folder); its files are in the default space: leave out --namespace, or give --namespace :seed to copy them into namespace seed of the target\n',
+    );
+    expect(await readdir(base)).toEqual(['src']);
+  });
+
+  it('copy from an empty namespace says there was nothing to copy, and exits 0', async () => {
+    const base = await folder();
+    const result = await runCli(['copy', '--from', 'memory:', '--to', 'file:./dst', '--namespace', 'empty'], {
+      cwd: base,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      '\nmemdir: nothing to copy: namespace empty of the source store holds no files\n',
+    );
+  });
+
   it('memdir --help lists copy, export and import; each has its own help', async () => {
     const help = await runCli(['--help']);
     for (const command of ['copy --from URL --to URL', 'export [--store URL]', 'import [--store URL]']) {

@@ -14,8 +14,8 @@ import type { DriverPath } from './path.js';
 import { MEMORY_ROOT, utf8Length } from './path.js';
 import { storeDriver } from './store.js';
 import type { QuotaOptions } from './store-options.js';
-import { DEFAULT_MAX_FILE_BYTES, DEFAULT_TIMEOUT_MS, historyOption } from './store-options.js';
-import type { MemoryStore } from './tool.js';
+import { checkActor, DEFAULT_MAX_FILE_BYTES, DEFAULT_TIMEOUT_MS, historyOption } from './store-options.js';
+import type { Actor, MemoryStore } from './tool.js';
 
 /** Where {@link copyStore} reports progress. */
 export interface CopyProgress {
@@ -87,6 +87,12 @@ export interface CopyOptions {
    * @default no quota
    */
   quota?: QuotaOptions | undefined;
+  /**
+   * Who the versions the copy writes into a target with history are made by (the target store's
+   * `actor`). Not used with `withHistory`, whose versions keep the source's actors.
+   * @default undefined (the versions record no actor)
+   */
+  actor?: Actor | undefined;
 }
 
 /** A file that was not copied, or that the verification found different. */
@@ -307,7 +313,7 @@ export async function copyStore(
   const quota = targetQuota(options.quota, targetDriver);
   const target = new Engine(
     targetDriver,
-    { ...engineOptions, history: targetHistory, quota },
+    { ...engineOptions, history: targetHistory, quota, actor: checkActor(options.actor) },
     nothingToRelease,
   );
   const limits: TargetLimits = {

@@ -219,7 +219,7 @@ function invalid(name: string, detail: string): TypeError {
 }
 
 /** Checks an actor given by the application (a store option or a call's). */
-function checkActor(actor: unknown, name = 'actor'): Actor | undefined {
+export function checkActor(actor: unknown, name = 'actor'): Actor | undefined {
   if (actor === undefined) return undefined;
   const value = actor as Partial<Actor> | null;
   if (

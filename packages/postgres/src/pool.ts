@@ -156,6 +156,27 @@ export class Gate {
   }
 }
 
+/** The TCP address the pool connects to, or `undefined` for a Unix socket or one it cannot tell. */
+export function addressOf(pool: pg.Pool): { host: string; port: number } | undefined {
+  const config = (pool as { options?: pg.PoolConfig }).options ?? {};
+  let host = config.host;
+  let port = config.port;
+  if (config.connectionString) {
+    try {
+      const url = new URL(config.connectionString);
+      host =
+        url.searchParams.get('host') ??
+        (decodeURIComponent(url.hostname.replace(/^\[|\]$/g, '')) || undefined);
+      port = Number(url.searchParams.get('port') ?? url.port) || undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  host ??= process.env.PGHOST ?? 'localhost';
+  port ??= Number(process.env.PGPORT) || 5432;
+  return host.startsWith('/') ? undefined : { host, port };
+}
+
 /** A stable, low-cardinality id of the database and schema for telemetry: no user, no password. */
 export function identityOf(pool: pg.Pool, schema: string): string {
   const config = (pool as { options?: pg.PoolConfig }).options ?? {};

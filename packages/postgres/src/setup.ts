@@ -14,13 +14,21 @@
 // and layout 3's as wrappers over them; the rows' records are filled by `memdir migrate` in
 // batches (fill_v4), or at each row's first read, listing or change.
 import type { DriverCallOptions } from '@memdir/core';
-import { backendFailure, type DriverLog, timeLeft } from '@memdir/core/driver';
+import {
+  backendFailure,
+  type DriverLog,
+  type ProbedServer,
+  probeServer,
+  raceServerProbe,
+  timeLeft,
+  wrongServer,
+} from '@memdir/core/driver';
 import type pg from 'pg';
 import { DESCRIBE_FUNCTION } from './describe-sql.js';
 import { backendError, classify, errorCode, isServerError } from './errors.js';
 import { FUNCTIONS_REVISION } from './history-sql.js';
 import { functions, installedMarker, recountTotals, tables } from './layout.js';
-import type { PoolShare } from './pool.js';
+import { addressOf, type PoolShare } from './pool.js';
 import { quoteIdentifier, type Statements, setupLock } from './sql.js';
 
 /**
@@ -65,8 +73,26 @@ function sender(client: pg.PoolClient, options: DriverCallOptions | undefined) {
 export async function runSetup({ share, sql, log, options }: SetupContext): Promise<void> {
   let lease: Awaited<ReturnType<PoolShare['lease']>>;
   try {
-    lease = await share.lease(options);
+    lease = await raceServerProbe(
+      share.lease(options),
+      async () => {
+        const other = await otherServer(share, options);
+        return other === undefined ? undefined : wrongServer('PostgreSQL', other);
+      },
+      PROBE_AFTER_MS,
+      (late) =>
+        late.then(
+          (lease) => lease.release(),
+          () => {},
+        ),
+    );
   } catch (error) {
+    if (error instanceof Error && error.name === 'MemoryToolError') throw error;
+    // A wrong port reaches another server, and pg's words ("Connection terminated unexpectedly",
+    // or no answer at all) do not say which: ask the address what it is, once.
+    const other =
+      classify(error, false).reason === 'misconfigured' ? undefined : await otherServer(share, options);
+    if (other !== undefined) throw wrongServer('PostgreSQL', other);
     throw setupError(error);
   }
   let failed: unknown;
@@ -197,6 +223,24 @@ async function checkServer(query: ReturnType<typeof sender>): Promise<void> {
 /** A server memdir cannot use, said in plain words. */
 class SetupError extends Error {
   override readonly name = 'SetupError';
+}
+
+/** How long a first connection may take before the address is asked what it is. */
+const PROBE_AFTER_MS = 500;
+
+/** The kind of server at the pool's address, when it is not PostgreSQL (nor silent). */
+async function otherServer(
+  share: PoolShare,
+  options: DriverCallOptions | undefined,
+): Promise<ProbedServer | undefined> {
+  const address = addressOf(share.pool);
+  if (address === undefined) return undefined;
+  const found = await probeServer(
+    address.host,
+    address.port,
+    Math.min(1_000, Math.max(1, timeLeft(options))),
+  );
+  return found === 'PostgreSQL' || found === 'silent' ? undefined : found;
 }
 
 function setupError(error: unknown): Error {

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { isMemoryToolError } from '@memdir/core';
-import { startFaultProxy, startPrivatePostgres } from '@memdir/test-support';
+import { redisUrl, startFaultProxy, startImpostor, startPrivatePostgres } from '@memdir/test-support';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresMemoryStore } from '../src/index.js';
 import { databaseUrl, dropSchema, freshSchema, testPool } from './helpers.js';
@@ -58,6 +58,39 @@ describe('a dead server', () => {
     expect(outcome.reason).toBe('unavailable');
     for (const secret of ['s3cret', 'someone', url.port, '127.0.0.1'])
       expect(outcome.message).not.toContain(secret);
+  });
+});
+
+describe('a URL whose port reaches another kind of server', () => {
+  // pg's own words name neither the server nor the fix ("Connection terminated unexpectedly" from
+  // an HTTP server; Redis waits for a line end that never comes, until the deadline).
+  const misconfigured = (found: string) => ({
+    code: 'BACKEND',
+    reason: 'misconfigured',
+    message: `The memory store is unavailable: the server found speaks ${found}, not PostgreSQL; check the port. Trying again will not help until the store's configuration is fixed.`,
+  });
+
+  it('an HTTP server is named', async () => {
+    const http = await startImpostor('http');
+    cleanups.push(() => http.close());
+    const store = createPostgresStore({
+      connectionString: `postgres://someone:s3cret-pw@127.0.0.1:${http.port}/memdir`,
+      schema: freshSchema(),
+    });
+    cleanups.push(() => store.close());
+    expect(await timed(view(store))).toMatchObject(misconfigured('HTTP'));
+  });
+
+  it('Redis is named, well before the deadline', async () => {
+    const store = createPostgresStore({
+      connectionString: `postgres://someone:s3cret-pw@127.0.0.1:${new URL(redisUrl()).port}/memdir`,
+      schema: freshSchema(),
+      timeoutMs: 10_000,
+    });
+    cleanups.push(() => store.close());
+    const outcome = await timed(view(store));
+    expect(outcome).toMatchObject(misconfigured('Redis'));
+    expect(outcome.ms).toBeLessThan(8_000);
   });
 });
 

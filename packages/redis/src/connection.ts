@@ -4,7 +4,13 @@
 
 import { createHash } from 'node:crypto';
 import { type DriverCallStats, MemoryToolError } from '@memdir/core';
-import { type DriverLog, storeUnavailable } from '@memdir/core/driver';
+import {
+  type DriverLog,
+  type ProbedServer,
+  probeServer,
+  storeUnavailable,
+  wrongServer,
+} from '@memdir/core/driver';
 import { Cluster, type ClusterOptions, Command, Redis, type RedisOptions } from 'ioredis';
 import { redisFailure, TIMED_OUT, unusableServer } from './errors.js';
 import type { Script } from './scripts.js';
@@ -302,12 +308,19 @@ export class Connection {
     } catch (error) {
       if (error instanceof Error && error.message === TIMED_OUT) this.#timedOut();
       const failure = error as Error;
-      throw failure instanceof MemoryToolError ||
+      if (
+        failure instanceof MemoryToolError ||
         failure.name === 'ReplyError' ||
         failure.message === TIMED_OUT
-        ? redisFailure(error, false)
-        : // ioredis gives up with "max retries per request"; the socket's own error says why.
-          storeUnavailable('cannot connect to Redis', this.#socketError ?? error);
+      ) {
+        throw redisFailure(error, false);
+      }
+      // A wrong port reaches another server, and ioredis's words ("Unknown RESP type 72") do not
+      // say which: ask the address what it is, once, before saying the connection failed.
+      const other = await this.#otherServer(bounds);
+      if (other !== undefined) throw wrongServer('Redis', other);
+      // ioredis gives up with "max retries per request"; the socket's own error says why.
+      throw storeUnavailable('cannot connect to Redis', this.#socketError ?? error);
     }
     // The server read its clock at some moment between `started` and now: taking the latest, the
     // offset is never overestimated, so a fence (the deadline on the server's clock) is never late.
@@ -351,6 +364,16 @@ export class Connection {
       cluster: isCluster(client),
       masters: nodes.length,
     });
+  }
+
+  /** The kind of server at the address of a single connection, when it is not Redis. */
+  async #otherServer(bounds: CallBounds): Promise<ProbedServer | undefined> {
+    if (isCluster(this.#client)) return undefined;
+    const { host, port, tls } = this.#client.options as RedisOptions;
+    // Through TLS (rediss://) the raw probes hear nothing useful.
+    if (tls || host === undefined || port === undefined) return undefined;
+    const found = await probeServer(host, port, Math.min(1_000, bounds.deadline - Date.now()));
+    return found === 'Redis' || found === 'silent' ? undefined : found;
   }
 
   #checkNode(info: Map<string, string>): void {

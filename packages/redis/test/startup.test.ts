@@ -1,7 +1,7 @@
 // What happens before the first command and after the last: the server check (memory policy, a
 // Cluster behind a single connection), connecting lazily, closing what the store opened and never
 // what the user passed, and the CLI's openStore.
-import { type PrivateServer, startPrivateRedis } from '@memdir/test-support';
+import { databaseUrl, type PrivateServer, startImpostor, startPrivateRedis } from '@memdir/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/cli.js';
 import { createRedisDriver, createRedisStore } from '../src/index.js';
@@ -167,5 +167,35 @@ describe('the CLI\u2019s openStore', () => {
     expect(error?.message).toBe('The memory store is unavailable: cannot connect to Redis. Try again.');
     expect(error?.message).not.toContain('s3cret');
     expect(error?.message).not.toContain('127.0.0.1');
+  });
+
+  it('a URL whose port reaches an HTTP server says so, not "Unknown RESP type"', async () => {
+    const http = await startImpostor('http');
+    try {
+      const error = await openStore(`redis://memdir:s3cret-pass@127.0.0.1:${http.port}`, {}).then(
+        () => undefined,
+        (failure: unknown) => failure as Error & { code?: string; reason?: string; cause?: Error },
+      );
+      expect(error).toMatchObject({
+        code: 'BACKEND',
+        reason: 'misconfigured',
+        message:
+          "The memory store is unavailable: the server found speaks HTTP, not Redis; check the port. Trying again will not help until the store's configuration is fixed.",
+      });
+      // What the CLI prints after "Cannot open store URL: ".
+      expect(error?.cause?.message).toBe('the server found speaks HTTP, not Redis; check the port');
+    } finally {
+      await http.close();
+    }
+  });
+
+  it('a URL whose port reaches PostgreSQL says so, not "max retries per request"', async () => {
+    const port = new URL(databaseUrl()).port;
+    await expect(openStore(`redis://127.0.0.1:${port}`, {})).rejects.toMatchObject({
+      code: 'BACKEND',
+      reason: 'misconfigured',
+      message:
+        "The memory store is unavailable: the server found speaks PostgreSQL, not Redis; check the port. Trying again will not help until the store's configuration is fixed.",
+    });
   });
 });

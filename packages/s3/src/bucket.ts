@@ -14,10 +14,19 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { isMemoryToolError } from '@memdir/core';
-import { backendFailure, checkTime, sleep, storeUnavailable, utf8Length } from '@memdir/core/driver';
+import { isMemoryToolError, type MemoryToolError } from '@memdir/core';
+import {
+  backendFailure,
+  checkTime,
+  probeServer,
+  raceServerProbe,
+  sleep,
+  storeUnavailable,
+  utf8Length,
+  wrongServer,
+} from '@memdir/core/driver';
 import type { Call } from './call.js';
-import { attemptsOf, diagnose, isNotFound, isPreconditionFailed } from './errors.js';
+import { attemptsOf, diagnose, isNotFound, isPreconditionFailed, statusOf } from './errors.js';
 import { copySource, decodeListedKey, MAX_KEY_BYTES, xmlSafe } from './keys.js';
 import {
   type FileMeta,
@@ -44,6 +53,12 @@ export const PAGE_SIZE = 1000;
  * after a 503 SlowDown, as S3 asks), doubling up to `maxMs`, for as long as the deadline allows.
  */
 const BACKOFF = { baseMs: 25, throttledMs: 200, maxMs: 1_000 } as const;
+/**
+ * How long a first request may go without an answer before the endpoint is asked what it is, and
+ * how long that question waits: a slow S3 answers within these, a Redis port or a silent one not.
+ */
+const PROBE_AFTER_MS = 1_000;
+const PROBE_WAIT_MS = 1_500;
 /** A request that took this long is reported to the log (only reported: the deadline bounds it). */
 const SLOW_REQUEST_MS = 1_000;
 
@@ -77,6 +92,24 @@ export class Bucket {
     readonly retries: boolean,
   ) {}
 
+  /** Whether the endpoint has answered a request (with anything HTTP) since the bucket was made. */
+  #answered = false;
+  /** The one question to the endpoint's address about what listens there (server-probe in core). */
+  #probing: Promise<MemoryToolError | undefined> | undefined;
+
+  #probe(): Promise<MemoryToolError | undefined> {
+    this.#probing ??= (async () => {
+      const endpoint = await this.client.config.endpoint?.();
+      if (endpoint === undefined) return undefined;
+      const port = endpoint.port ?? (endpoint.protocol === 'https:' ? 443 : 80);
+      const found = await probeServer(endpoint.hostname.replace(/^\[|\]$/g, ''), port, PROBE_WAIT_MS);
+      return found === undefined || found === 'HTTP'
+        ? undefined
+        : wrongServer('S3', found, "the endpoint's port");
+    })().catch(() => undefined);
+    return this.#probing;
+  }
+
   /** An `If-Match` header value for a version, as this server wants it. */
   match(etag: string): string {
     return this.behaviour.quotedIfMatch ? `"${etag}"` : etag;
@@ -103,7 +136,20 @@ export class Bucket {
       const started = Date.now();
       call.started();
       try {
-        const result = await run({ abortSignal: controller.signal, number });
+        const attempt = run({ abortSignal: controller.signal, number });
+        // Until the endpoint first answers, a wrong port is told apart from a slow server (below).
+        const result = await (this.#answered
+          ? attempt
+          : raceServerProbe(
+              attempt,
+              () => this.#probe(),
+              PROBE_AFTER_MS,
+              (late) => {
+                controller.abort();
+                late.catch(() => {});
+              },
+            ));
+        this.#answered = true;
         const took = Date.now() - started;
         if (took >= SLOW_REQUEST_MS) call.log.debug('slow S3 request', { ms: took });
         if (this.#health.failing) {
@@ -114,6 +160,13 @@ export class Bucket {
       } catch (error) {
         if (isMemoryToolError(error)) throw error;
         const diagnosis = diagnose(error);
+        if (statusOf(error) !== undefined) this.#answered = true;
+        // A dropped connection from an endpoint that never answered: "socket hang up" from a Redis
+        // port says nothing; the address is asked what it is, once.
+        if (!this.#answered && diagnosis.transient && diagnosis.reason === 'unavailable') {
+          const other = await this.#probe();
+          if (other !== undefined) throw other;
+        }
         sent ||= !diagnosis.notApplied;
         call.retried(Math.max(0, attemptsOf(error) - 1));
         const wait = backoff(number, diagnosis.reason === 'busy');

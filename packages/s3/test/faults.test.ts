@@ -4,7 +4,14 @@
 // (deadline.test.ts holds the deadline to 250 ms). Commands here get 1 s, to keep the file short.
 import { S3Client } from '@aws-sdk/client-s3';
 import { type DriverPath, isMemoryToolError, type MemoryStore, type MemoryToolError } from '@memdir/core';
-import { type FaultProxy, freePort, startFaultProxy } from '@memdir/test-support';
+import {
+  databaseUrl,
+  type FaultProxy,
+  freePort,
+  redisUrl,
+  startFaultProxy,
+  startImpostor,
+} from '@memdir/test-support';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createS3Driver, createS3Store, type S3StoreOptions } from '../src/index.js';
 import { clearPrefix, rawClient, server, storeOptions, uniquePrefix } from './helpers.js';
@@ -113,6 +120,45 @@ describe('a silent endpoint', () => {
     await store.close();
     expect(Date.now() - started).toBeLessThan(1_000);
   }, 60_000);
+});
+
+describe('an endpoint whose port reaches another kind of server', () => {
+  // The SDK's own words name neither the server nor the fix: "socket hang up" from Redis or
+  // PostgreSQL, "This operation was aborted" (or the deadline) from a port that never answers.
+  async function opened(endpoint: string): Promise<MemoryStore> {
+    const store = createS3Store({ ...storeOptions(uniquePrefix('impostor')), endpoint, timeoutMs: 10_000 });
+    cleanup.push(() => store.close());
+    return store;
+  }
+  const misconfigured = (detail: string) =>
+    `The memory store is unavailable: ${detail}; check the endpoint's port. Trying again will not help until the store's configuration is fixed.`;
+
+  it('Redis and PostgreSQL are named, at once', async () => {
+    for (const [url, found] of [
+      [redisUrl(), 'Redis'],
+      [databaseUrl(), 'PostgreSQL'],
+    ] as const) {
+      const store = await opened(`http://127.0.0.1:${new URL(url).port}`);
+      const { error, ms } = await failure(() => store.view({ command: 'view', path: '/memories' }));
+      expect(error).toMatchObject({
+        reason: 'misconfigured',
+        message: misconfigured(`the server found speaks ${found}, not S3`),
+      });
+      expect(ms).toBeLessThan(5_000);
+    }
+  });
+
+  it('a port that takes the connection and never answers is told apart from a slow S3', async () => {
+    const silent = await startImpostor('silent');
+    cleanup.push(() => silent.close());
+    const store = await opened(`http://127.0.0.1:${silent.port}`);
+    const { error, ms } = await failure(() => store.view({ command: 'view', path: '/memories' }));
+    expect(error).toMatchObject({
+      reason: 'misconfigured',
+      message: misconfigured('the server found accepted the connection but never answered, as S3 would'),
+    });
+    expect(ms).toBeLessThan(8_000);
+  });
 });
 
 describe('a dead endpoint', () => {

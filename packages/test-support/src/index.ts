@@ -12,6 +12,7 @@ export {
   startFaultProxy,
   type TrafficStats,
 } from './fault-proxy.js';
+export { type Impostor, startImpostor } from './impostor.js';
 export { type Endpoint, freePort } from './net.js';
 export {
   type PrivatePostgresOptions,

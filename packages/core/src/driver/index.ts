@@ -91,3 +91,4 @@ export const ancestors: (path: string) => DriverPath[] = driverAncestors;
 export function asDriverPath(path: string): DriverPath {
   return path as DriverPath;
 }
+export { type ProbedServer, probeServer, raceServerProbe, wrongServer } from './server-probe.js';

@@ -126,8 +126,9 @@ async function installAndRun(pkg, registry) {
   if (installed) {
     const lock = readJson(join(project.dir, 'package-lock.json'));
     // Every @memdir package in the tree, the one under test at this version, from the local registry.
+    // (A dependency nested below one, such as node_modules/@memdir/server/node_modules/hono, is not.)
     const memdir = Object.entries(lock.packages ?? {}).filter(([path]) =>
-      path.includes('node_modules/@memdir/'),
+      /(^|\/)node_modules\/@memdir\/[^/]+$/.test(path),
     );
     const elsewhere = memdir.filter(([, entry]) => !entry.resolved?.startsWith(registry));
     record(

@@ -55,7 +55,7 @@ export const PAGE_SIZE = 1000;
 const BACKOFF = { baseMs: 25, throttledMs: 200, maxMs: 1_000 } as const;
 /**
  * How long a first request may go without an answer before the endpoint is asked what it is, and
- * how long that question waits: a slow S3 answers within these, a Redis port or a silent one not.
+ * how long that question waits: a Redis or PostgreSQL port answers the question within these.
  */
 const PROBE_AFTER_MS = 1_000;
 const PROBE_WAIT_MS = 1_500;
@@ -103,7 +103,9 @@ export class Bucket {
       if (endpoint === undefined) return undefined;
       const port = endpoint.port ?? (endpoint.protocol === 'https:' ? 443 : 80);
       const found = await probeServer(endpoint.hostname.replace(/^\[|\]$/g, ''), port, PROBE_WAIT_MS);
-      return found === undefined || found === 'HTTP'
+      // Only a server positively of another kind is named: one that takes the connection and says
+      // nothing cannot be told from an S3 too busy to answer yet, so it gets the deadline's answer.
+      return found === undefined || found === 'HTTP' || found === 'silent'
         ? undefined
         : wrongServer('S3', found, "the endpoint's port");
     })().catch(() => undefined);

@@ -55,7 +55,7 @@ export async function runAdmin(command: string, args: string[], io: CliIo): Prom
       throw new CliUsageError(
         `${command}: the store ${describeStore(values, io)} has no admin operations (its driver does not declare capabilities.admin)`,
         {
-          hint: 'Admin operations come with stores whose adapter supports them: memory:, redis:// (see the README).',
+          hint: 'Admin operations come with stores whose adapter supports them: memory:, file:, redis://, postgres:// and s3:// (see the README).',
         },
       );
     }

@@ -1,4 +1,5 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { databaseUrl, redisUrl, s3Server, startImpostor } from '@memdir/test-support';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -251,7 +252,12 @@ describe('store URLs', () => {
       code: 0,
       stdout: `${JSON.stringify({
         url: 'echo://h/db',
-        options: { namespace: 'n1', overwrite: false },
+        // The CLI's changes carry who made them: the person at the keyboard, without --actor.
+        options: {
+          actor: { type: 'user', id: `${userInfo().username}@${hostname()}` },
+          namespace: 'n1',
+          overwrite: false,
+        },
         input: { command: 'delete', path: '/memories/x' },
       })}\n`,
       stderr: '',

@@ -154,9 +154,11 @@ describe('an endpoint whose port reaches another kind of server', () => {
     const store = await opened(`http://127.0.0.1:${silent.port}`);
     const { error, ms } = await failure(() => store.view({ command: 'view', path: '/memories' }));
     expect(error).toMatchObject({ code: 'BACKEND', reason: 'timeout' });
-    expect(error.message).toBe(
+    // The request's own timeout or the command's deadline, whichever ends it first.
+    expect([
       'The memory store is unavailable: the S3 endpoint did not answer in time. Try again.',
-    );
+      'The memory store is unavailable: it did not answer within 10 seconds. Try again.',
+    ]).toContain(error.message);
     expect(ms).toBeGreaterThanOrEqual(9_000);
     expect(ms).toBeLessThan(12_000);
   }, 30_000);

@@ -27,9 +27,6 @@ import { readTokensFile, TokenTable } from './tokens.js';
 
 /** The path of the MCP endpoint. */
 export const MCP_PATH = '/mcp';
-/** The path of the health check (no token needed; it says only whether the store answers). */
-export const HEALTH_PATH = '/healthz';
-
 /** A body over the limit is read to its end (to answer it as stdio does) up to this many bytes. */
 const BODY_CEILING = MAX_MCP_MESSAGE_BYTES * 4;
 /** How a read-only token's changes are refused, in core's READ_ONLY text: "read-only (this...)". */
@@ -40,7 +37,7 @@ export interface HttpServeContext {
   io: CliIo;
   /** The store URL, password hidden, for the log. */
   storeLabel: string;
-  /** The store opened at start (no namespace): `/healthz` and `/readyz` ask it. */
+  /** The store opened at start (no namespace): `/readyz` asks it. */
   healthStore: MemoryStore;
   /** Opens the store of one namespace; called once per namespace, closed when the server stops. */
   openNamespace(namespace: string): Promise<MemoryStore>;
@@ -148,7 +145,7 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
     });
   }
 
-  const healthy = healthCheck(context.healthStore, log);
+  const storeAnswers = healthCheck(context.healthStore, log);
   const sessions = new SessionLabels({
     idleMs: config.sessionIdleMs,
     onEnd: (name, why) => log(`closed a session of ${name} (${why})`),
@@ -156,7 +153,7 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
   const memdir = createMemdirServer({
     tokens: () => grants,
     // /healthz: the process is up; /readyz: the store answers (what a load balancer checks).
-    ready: healthy,
+    ready: storeAnswers,
     ratePerSecond: config.ratePerSecond,
     burst: config.burst,
     maxInFlight: config.maxInFlight,

@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ChangeRecord, DriverPath, DriverRecord, MemoryHistory, MemoryStore } from '@memdir/core';
+import { WAVE3_FILES, WAVE3_VERSIONS } from '@memdir/test-support';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFsDriver, createFsStore } from '../src/index.js';
 import { tempFolder } from './helpers.js';
@@ -91,18 +92,13 @@ describe('records of folders written before them', () => {
     const store = createFsStore({ root, namespace: fixture.namespace }) as MemoryStore & MemoryHistory;
     const driver = createFsDriver({ root }).namespace(fixture.namespace);
     try {
-      const expected = new Map([
-        ['archive/beta.md', 'beta\n'],
-        ['caf\u00e9 \u{1F600}.md', 'unicode \u00e9\n'],
-        ['notes.md', 'second\n'],
-        ['projects/alpha.md', '# alpha\nstatus: on\n'],
-      ]);
+      const expected = WAVE3_FILES;
       const newest = new Map<string, { fileId: string; id: string }>();
       for (const path of expected.keys()) {
         const [version] = (await store.history({ path: `/memories/${path}`, limit: 1 })).versions;
         newest.set(path, { fileId: version!.fileId, id: version!.id });
       }
-      expect((await store.history({ limit: 100 })).versions).toHaveLength(9);
+      expect((await store.history({ limit: 100 })).versions).toHaveLength(WAVE3_VERSIONS);
       const page = await driver.listRecords({ limit: 10 });
       expect(page.items.map((item) => item.path)).toEqual([...expected.keys()]);
       for (const item of page.items as DriverRecord[]) {

@@ -3,6 +3,7 @@
 // kept (wave 3), on the standalone server and on the Cluster.
 import { readFileSync } from 'node:fs';
 import type { DriverPath, DriverRecord, MemoryHistory, MemoryStore } from '@memdir/core';
+import { WAVE3_FILES, WAVE3_VERSIONS } from '@memdir/test-support';
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisDriver, createRedisStore, type RedisDriver } from '../src/index.js';
@@ -208,19 +209,14 @@ for (const [name, make] of [
         namespace: wave3.namespace,
       }) as MemoryStore & MemoryHistory;
       const space = driver.namespace(wave3.namespace);
-      const expected = new Map([
-        ['archive/beta.md', 'beta\n'],
-        ['caf\u00e9 \u{1F600}.md', 'unicode \u00e9\n'],
-        ['notes.md', 'second\n'],
-        ['projects/alpha.md', '# alpha\nstatus: on\n'],
-      ]);
+      const expected = WAVE3_FILES;
       // The ids and newest versions wave 3's history gives each file.
       const newest = new Map<string, { fileId: string; id: string }>();
       for (const path of expected.keys()) {
         const [version] = (await store.history({ path: `/memories/${path}`, limit: 1 })).versions;
         newest.set(path, { fileId: version!.fileId, id: version!.id });
       }
-      expect((await store.history({ limit: 100 })).versions).toHaveLength(9);
+      expect((await store.history({ limit: 100 })).versions).toHaveLength(WAVE3_VERSIONS);
       // A page in UTF-8 byte order of the paths, each record from the files as wave 3 left them.
       const page = await space.listRecords!({ limit: 10 });
       expect(page.items.map((item) => item.path)).toEqual([...expected.keys()]);

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { ChangeRecord, DriverPath, DriverRecord, MemoryHistory, MemoryStore } from '@memdir/core';
+import { WAVE3_FILES, WAVE3_VERSIONS } from '@memdir/test-support';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createS3Driver, createS3Store, type S3Driver } from '../src/index.js';
 import { bucket, clearPrefix, rawClient, storeOptions, uniquePrefix } from './helpers.js';
@@ -402,19 +403,14 @@ describe('a store the wave 3 release wrote (its own objects, fixtures/wave3-pref
     const driver = createS3Driver(storeOptions(prefix)).namespace(fixture.namespace);
     drivers.push(driver);
     try {
-      const expected = new Map([
-        ['archive/beta.md', 'beta\n'],
-        ['caf\u00e9 \u{1F600}.md', 'unicode \u00e9\n'],
-        ['notes.md', 'second\n'],
-        ['projects/alpha.md', '# alpha\nstatus: on\n'],
-      ]);
+      const expected = WAVE3_FILES;
       // The ids and newest versions wave 3's history gives each file.
       const newest = new Map<string, { fileId: string; id: string }>();
       for (const path of expected.keys()) {
         const [version] = (await store.history({ path: `/memories/${path}`, limit: 1 })).versions;
         newest.set(path, { fileId: version!.fileId, id: version!.id });
       }
-      expect((await store.history({ limit: 100 })).versions).toHaveLength(9);
+      expect((await store.history({ limit: 100 })).versions).toHaveLength(WAVE3_VERSIONS);
       const page = await driver.listRecords!({ limit: 10 });
       expect(page.items.map((item) => item.path)).toEqual([...expected.keys()]);
       for (const item of page.items as DriverRecord[]) {

@@ -2,7 +2,8 @@
 // tools to trouble them. servers.ts gets the servers (the environment, testcontainers in
 // containers.ts, or scripts/services.sh through services-script.ts) and vitest-setup.ts wraps it
 // for vitest; env.ts reads where they are; private-servers.ts starts a test's own; fault-proxy.ts,
-// round-trip-counter.ts and cluster.ts trouble, count and fail them over. Private to the workspace.
+// round-trip-counter.ts and cluster.ts trouble, count and fail them over; wave3-session.ts is the
+// session the adapters' wave 3 upgrade fixtures were written with. Private to the workspace.
 export { type ClusterFailoverOptions, type ClusterNode, clusterFailover, clusterNodes } from './cluster.js';
 export { databaseUrl, redisClusterNodes, redisUrl, type S3Server, s3Server } from './env.js';
 export {
@@ -33,3 +34,4 @@ export {
   startServers,
 } from './servers.js';
 export { serversSetup } from './vitest-setup.js';
+export { WAVE3_ACTOR, WAVE3_FILES, WAVE3_NAMESPACE, WAVE3_SESSION, WAVE3_VERSIONS } from './wave3-session.js';

@@ -19,6 +19,19 @@ function memdir(args: readonly string[], input?: string) {
   return runCli(args, { cwd: folder.path, ...(input === undefined ? {} : { input }) });
 }
 
+/** The commands `memdir --help` lists, each with a usage of its own. */
+const HELPED_COMMANDS = [
+  'view',
+  'create',
+  'str_replace',
+  'insert',
+  'delete',
+  'rename',
+  'exec',
+  'serve',
+  'conformance',
+  'sync',
+] as const;
 describe('memory commands on the default file: store', () => {
   it('create writes ./memory/memories/{path} and prints the result the model reads', async () => {
     const result = await memdir(['create', '/memories/notes.md', '--text', 'Likes tea\nHates rain']);
@@ -335,18 +348,7 @@ describe('--help and --version', () => {
   it('memdir --help lists every command', async () => {
     const result = await memdir(['--help']);
     expect(result.code).toBe(0);
-    for (const command of [
-      'view',
-      'create',
-      'str_replace',
-      'insert',
-      'delete',
-      'rename',
-      'exec',
-      'serve',
-      'conformance',
-      'sync',
-    ]) {
+    for (const command of HELPED_COMMANDS) {
       expect(result.stdout).toContain(`  ${command}`);
     }
   });
@@ -365,18 +367,7 @@ describe('--help and --version', () => {
     expect(stdout).not.toContain('the limits below');
   });
 
-  it.each([
-    'view',
-    'create',
-    'str_replace',
-    'insert',
-    'delete',
-    'rename',
-    'exec',
-    'serve',
-    'conformance',
-    'sync',
-  ])('memdir %s --help and memdir help COMMAND print its usage', async (command) => {
+  it.each(HELPED_COMMANDS)('memdir %s --help and memdir help COMMAND print its usage', async (command) => {
     const result = await memdir([command, '--help']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');

@@ -19,7 +19,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import {
   BIN,
   indent,
@@ -185,6 +185,19 @@ function checkManifest({ dir, path, manifest }) {
   const readme = existsSync(join(path, 'README.md')) ? readFileSync(join(path, 'README.md'), 'utf8') : '';
   check(name, 'README says "ESM, requires Node 20.19"', readme.includes('ESM, requires Node 20.19'));
   check(name, 'README links docs/protocol.md', readme.includes('docs/protocol.md'));
+  const leaving = relativeLinks(readme).filter((target) => {
+    const resolved = resolve(path, target.split('#')[0]);
+    if (!resolved.startsWith(resolve(path) + sep) || !existsSync(resolved)) return true;
+    // Inside the package, the link must name something the tarball ships.
+    const first = relative(resolve(path), resolved).split(sep)[0];
+    return ![...(manifest.files ?? []), 'package.json'].some((entry) => entry.split('/')[0] === first);
+  });
+  check(
+    name,
+    'README links work on the package page: a relative link stays inside the package, the rest of the repository is linked by URL',
+    leaving.length === 0,
+    `links that leave the package or name nothing: ${leaving.join(', ')}`,
+  );
   const readmeTest = join(path, 'test', 'readme.test.ts');
   check(
     name,
@@ -195,6 +208,15 @@ function checkManifest({ dir, path, manifest }) {
   if (name === '@memdir/core') {
     check(name, 'ships docs/protocol.md (files)', manifest.files?.includes('docs/protocol.md') === true);
   }
+}
+
+/** The relative targets of a Markdown text's links (inline and reference style), anchors kept. */
+function relativeLinks(markdown) {
+  const targets = [
+    ...[...markdown.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]),
+    ...[...markdown.matchAll(/^\[[^\]]+\]:\s*(\S+)/gm)].map((match) => match[1]),
+  ];
+  return targets.filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target) && !target.startsWith('#'));
 }
 
 // --- 2. the packed tarball ---------------------------------------------------------------------

@@ -121,7 +121,8 @@ export function describeError(error: SerializedErrorLike, context: ReportContext
   const [first = error.name ?? 'Error', ...rest] = lines(error.message);
   const detail = [...rest];
   detail.push(...lines(error.diff));
-  const at = location(error, context);
+  // A module memdir cannot test is the module's to fix: where memdir noticed it would only mislead.
+  const at = error.name === 'StoreModuleError' ? undefined : location(error, context);
   if (at !== undefined) detail.push(`at ${at}`);
   let cause = causeOf(error);
   for (let depth = 0; cause !== undefined && depth < 3; depth++, cause = causeOf(cause)) {

@@ -88,6 +88,7 @@ export async function runConformance(
 
   const settings: ConformanceSettings = {
     fallbackName: basename(modulePath, extname(modulePath)),
+    module: positionals[0],
     name: values.name,
     propertyRuns: positiveInteger('property-runs', values['property-runs']),
     timeout: positiveInteger('timeout', values.timeout),

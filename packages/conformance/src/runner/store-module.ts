@@ -35,6 +35,8 @@ export interface ConformanceModule {
 export interface ConformanceSettings {
   /** The report name when the module gives none. */
   fallbackName: string;
+  /** The module as the user named it, for messages. @default "The module" */
+  module?: string | undefined;
   /** From `--name`; wins over the module's. */
   name?: string | undefined;
   propertyRuns?: number | undefined;
@@ -45,9 +47,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return (typeof value === 'object' || typeof value === 'function') && value !== null;
 }
 
+/** A store module that cannot be tested as it is: the report shows its message, not where memdir threw it. */
+export class StoreModuleError extends TypeError {
+  override name = 'StoreModuleError';
+}
+
 /**
  * The `describeMemoryStore` target for a module's exports.
- * @throws TypeError naming the expected exports when the module has no factory.
+ * @throws StoreModuleError naming the module, what it exports and what it should, when it has no factory.
  */
 export function conformanceTarget(moduleExports: unknown, settings: ConformanceSettings): ConformanceTarget {
   const namespace = isObject(moduleExports) ? moduleExports : {};
@@ -64,8 +71,11 @@ export function conformanceTarget(moduleExports: unknown, settings: ConformanceS
   const createStore = pick(source, 'createStore') ?? pick(source, 'create');
   const createDriver = pick(source, 'createDriver');
   if (createStore === undefined && createDriver === undefined) {
-    throw new TypeError(
-      'The module exports no store factory: export createStore(options, backend) returning a MemoryStore, ' +
+    const exported = Object.keys(namespace).filter((key) => key !== 'default' || fallback !== undefined);
+    throw new StoreModuleError(
+      `${settings.module ?? 'The module'} exports no store factory (${
+        exported.length === 0 ? 'it has no exports' : `its exports: ${exported.join(', ')}`
+      }): export createStore(options, backend) returning a MemoryStore, ` +
         'or createDriver(backend) returning a MemoryDriver (as named exports or on the default export).',
     );
   }
@@ -92,6 +102,9 @@ function pick<K extends 'createStore' | 'create' | 'createDriver' | 'destroy' | 
 ): NonNullable<ConformanceModule[K]> | undefined {
   const value = source[key];
   if (value === undefined) return undefined;
-  if (typeof value !== 'function') throw new TypeError(`The module's export ${key} is not a function`);
+  if (typeof value !== 'function')
+    throw new StoreModuleError(
+      `The module's export ${key} is not a function (it is ${value === null ? 'null' : typeof value})`,
+    );
   return value as NonNullable<ConformanceModule[K]>;
 }

@@ -4,6 +4,7 @@
 import { ADMIN_HELP } from './admin-help.js';
 import { OUTPUT_HELP, STORE_OPTIONS_HELP } from './help-store.js';
 import { HISTORY_HELP } from './history-help.js';
+import { INIT_HELP } from './init-help.js';
 import { DEFAULT_HTTP_ADDRESS } from './serve-http-options.js';
 import { SYNC_HELP } from './sync-help.js';
 import { COPY_HELP, EXPORT_HELP, IMPORT_HELP } from './transfer-help.js';
@@ -40,6 +41,7 @@ Memory commands (the six commands of the tool):
   rename OLD_PATH NEW_PATH
 
 Other commands:
+  init [DIR]                       make memdir the memory of Claude Code in a project (.mcp.json)
   exec                             run tool inputs given as JSON lines on stdin
   serve                            serve the store to Claude Desktop, Claude Code... over MCP (stdio)
   serve --http HOST:PORT           serve it to a team over MCP's Streamable HTTP, a namespace per token
@@ -266,4 +268,5 @@ COMMAND_HELP.copy = COPY_HELP;
 COMMAND_HELP.export = EXPORT_HELP;
 COMMAND_HELP.import = IMPORT_HELP;
 COMMAND_HELP.sync = SYNC_HELP;
+COMMAND_HELP.init = INIT_HELP;
 Object.assign(COMMAND_HELP, HISTORY_HELP, ADMIN_HELP);

@@ -15,7 +15,8 @@
 // - serving: serve.ts and mcp-input.ts (stdio); serve-http.ts, serve-http-options.ts, http-*.ts,
 //   access-log.ts, tokens.ts and token-command.ts (`memdir serve --http`);
 // - conformance*.ts: `memdir conformance`;
-// - sync-command.ts and sync-help.ts: `memdir sync`, over @memdir/sync.
+// - sync-command.ts and sync-help.ts: `memdir sync`, over @memdir/sync;
+// - init-command.ts and init-help.ts: `memdir init`, memdir as Claude Code's memory in a project.
 import { memoryErrorText, toMemoryToolError } from '@memdir/core';
 import { expectPositionals, type Options, parseOrHelp, str, unknownCommand, type Values } from './args.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
@@ -138,6 +139,10 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (command === 'token') {
     const { runToken } = await import('./token-command.js');
     return runToken(rest, io);
+  }
+  if (command === 'init') {
+    const { runInit } = await import('./init-command.js');
+    return runInit(rest, io);
   }
   if (command === 'sync') {
     const { runSync } = await import('./sync-command.js');

@@ -31,6 +31,7 @@ const HELPED_COMMANDS = [
   'serve',
   'conformance',
   'sync',
+  'init',
 ] as const;
 describe('memory commands on the default file: store', () => {
   it('create writes ./memory/memories/{path} and prints the result the model reads', async () => {

@@ -30,7 +30,7 @@ export function parse(
  * A sentence for what `parseArgs` refused, in place of its own text (which quotes unevenly and
  * tells about `--`), with the nearest flag when one is close.
  */
-function usageOf(command: string, error: Error & { code?: string }, options: Options): CliUsageError {
+export function usageOf(command: string, error: Error & { code?: string }, options: Options): CliUsageError {
   const help = `Run "memdir ${command} --help" for usage.`;
   const quoted = /'([^']+)'/.exec(error.message)?.[1];
   if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted !== undefined) {

@@ -2,6 +2,7 @@
 // the *-help.ts files that the history, admin and transfer commands load alone; help-store.ts holds
 // the parts every store command's help shares.
 import { ADMIN_HELP } from './admin-help.js';
+import { COMPLETION_HELP } from './completion-help.js';
 import { OUTPUT_HELP, STORE_OPTIONS_HELP } from './help-store.js';
 import { HISTORY_HELP } from './history-help.js';
 import { INIT_HELP } from './init-help.js';
@@ -52,6 +53,7 @@ Other commands:
   import [--store URL] < F.tar     check an archive made by export, then write its files
   sync DIR [--store URL]           keep a folder and the store in step, both ways (--once: one pass)
   migrate --store URL              set up a server store's tables before a deploy (postgres://)
+  completion bash|zsh|fish         print a script that completes memdir's commands and flags
   help [COMMAND]                   show the help of a command
 
 History (stores that keep one):
@@ -269,4 +271,5 @@ COMMAND_HELP.export = EXPORT_HELP;
 COMMAND_HELP.import = IMPORT_HELP;
 COMMAND_HELP.sync = SYNC_HELP;
 COMMAND_HELP.init = INIT_HELP;
+COMMAND_HELP.completion = COMPLETION_HELP;
 Object.assign(COMMAND_HELP, HISTORY_HELP, ADMIN_HELP);

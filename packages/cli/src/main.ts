@@ -16,7 +16,8 @@
 //   access-log.ts, tokens.ts and token-command.ts (`memdir serve --http`);
 // - conformance*.ts: `memdir conformance`;
 // - sync-command.ts and sync-help.ts: `memdir sync`, over @memdir/sync;
-// - init-command.ts and init-help.ts: `memdir init`, memdir as Claude Code's memory in a project.
+// - init-command.ts and init-help.ts: `memdir init`, memdir as Claude Code's memory in a project;
+// - completion.ts and completion-help.ts: `memdir completion bash|zsh|fish`.
 import { memoryErrorText, toMemoryToolError } from '@memdir/core';
 import { expectPositionals, type Options, parseOrHelp, str, unknownCommand, type Values } from './args.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
@@ -139,6 +140,10 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (command === 'token') {
     const { runToken } = await import('./token-command.js');
     return runToken(rest, io);
+  }
+  if (command === 'completion') {
+    const { runCompletion } = await import('./completion.js');
+    return runCompletion(rest, io);
   }
   if (command === 'init') {
     const { runInit } = await import('./init-command.js');

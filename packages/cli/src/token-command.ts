@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { validateNamespace } from '@memdir/core';
+import { type Options, usageOf } from './args.js';
 import { CliUsageError, EXIT_OK } from './errors.js';
 import { TOKEN_HELP } from './help.js';
 import { type CliIo, write } from './io.js';
@@ -31,7 +32,7 @@ export async function runToken(args: string[], io: CliIo): Promise<number> {
   try {
     parsed = parse(args);
   } catch (error) {
-    throw usage((error as Error).message);
+    throw usageOf('token', error as Error & { code?: string }, TOKEN_OPTIONS);
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -61,15 +62,17 @@ export async function runToken(args: string[], io: CliIo): Promise<number> {
   }
 }
 
+const TOKEN_OPTIONS = {
+  namespace: { type: 'string' },
+  'read-only': { type: 'boolean' },
+  tokens: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies Options;
+
 function parse(args: string[]) {
   return parseArgs({
     args,
-    options: {
-      namespace: { type: 'string' },
-      'read-only': { type: 'boolean' },
-      tokens: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options: TOKEN_OPTIONS,
     allowPositionals: true,
     strict: true,
   });

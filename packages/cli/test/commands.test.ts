@@ -32,6 +32,7 @@ const HELPED_COMMANDS = [
   'conformance',
   'sync',
   'init',
+  'completion',
 ] as const;
 describe('memory commands on the default file: store', () => {
   it('create writes ./memory/memories/{path} and prints the result the model reads', async () => {

@@ -66,7 +66,7 @@ export async function runConformance(
     parsed = parseConformanceArgs(args);
   } catch (error) {
     if (error instanceof ConformanceUsageError) throw error;
-    throw new ConformanceUsageError(`conformance: ${(error as Error).message}`, {
+    throw new ConformanceUsageError(`conformance: ${parseArgsMessage(error as Error & { code?: string })}`, {
       hint: `Run "${command.name} --help" for usage.`,
     });
   }
@@ -109,6 +109,16 @@ export async function runConformance(
   await write(io.stdout, formatReport(report, values.verbose === true));
   if (report.errors.length > 0 && report.passed + report.failed === 0) return EXIT_USAGE;
   return report.failed > 0 || report.errors.length > 0 ? EXIT_FAILED : EXIT_OK;
+}
+
+/** A sentence for what `parseArgs` refused, in place of its own text (uneven quotes, advice about `--`). */
+function parseArgsMessage(error: Error & { code?: string }): string {
+  const quoted = /'([^']+)'/.exec(error.message)?.[1];
+  if (quoted === undefined) return error.message;
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${quoted}`;
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
+    return `${/--[\w-]+/.exec(quoted)?.[0] ?? quoted} needs a value`;
+  return error.message;
 }
 
 function parseConformanceArgs(args: string[]) {

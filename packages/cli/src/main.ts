@@ -9,7 +9,7 @@
 //   closed), failure-report.ts (a failure as the model and the operator read it), store-url.ts and
 //   store-url-shown.ts (store URLs, adapters, what of a URL may be shown), verbose.ts, terminal.ts;
 // - the memory commands: tool-input.ts (view, create, ... from flags), exec.ts (JSON lines);
-// - history and admin: history-command.ts, unified-diff.ts, admin-command.ts, table.ts;
+// - history and admin: history-command.ts, unified-diff.ts (jsdiff's hunks, drawn), admin-command.ts, table.ts;
 // - copy, export and import: transfer.ts, transfer-history.ts, progress.ts, memory.ts, and the tar
 //   archive in archive*.ts (json-events.ts reads its manifest);
 // - serving: serve.ts and mcp-input.ts (stdio); serve-http.ts, serve-http-options.ts, http-*.ts,

@@ -1,74 +1,8 @@
-// The unified diff of `memdir diff`: Myers' O(ND) line diff, printed in the format of `diff -u`
-// (3 lines of context, `@@ -a,b +c,d @@` hunks), so it reads like git's and `patch` takes it.
-
-/** One line of an edit script: kept, removed from the old text, or added in the new one. */
-interface Edit {
-  readonly kind: ' ' | '-' | '+';
-  readonly line: string;
-}
-
-/** Marks a last line without its newline, so it differs from the same line with one. */
-const NO_NEWLINE = '\u0000no-newline';
-
-/** Lines of `text`, each without its newline; a last line that had none carries {@link NO_NEWLINE}. */
-function linesOf(text: string): string[] {
-  if (text === '') return [];
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  else lines[lines.length - 1] += NO_NEWLINE;
-  return lines;
-}
-
-/** The shortest edit script from `a` to `b` (Myers 1986), as kept, removed and added lines. */
-function editScript(a: readonly string[], b: readonly string[]): Edit[] {
-  const n = a.length;
-  const m = b.length;
-  const max = n + m;
-  const offset = max + 1;
-  const frontier = new Int32Array(2 * max + 3);
-  const trace: Int32Array[] = [];
-  let found = false;
-  for (let d = 0; d <= max && !found; d++) {
-    trace.push(frontier.slice());
-    for (let k = -d; k <= d; k += 2) {
-      let x =
-        k === -d || (k !== d && frontier[offset + k - 1]! < frontier[offset + k + 1]!)
-          ? frontier[offset + k + 1]!
-          : frontier[offset + k - 1]! + 1;
-      let y = x - k;
-      while (x < n && y < m && a[x] === b[y]) {
-        x++;
-        y++;
-      }
-      frontier[offset + k] = x;
-      if (x >= n && y >= m) {
-        found = true;
-        break;
-      }
-    }
-  }
-  // Walk back from the end through the saved frontiers.
-  const edits: Edit[] = [];
-  let x = n;
-  let y = m;
-  for (let d = trace.length - 1; d >= 0; d--) {
-    const v = trace[d]!;
-    const k = x - y;
-    const down = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!);
-    const previousK = down ? k + 1 : k - 1;
-    const previousX = d === 0 ? 0 : v[offset + previousK]!;
-    const previousY = previousX - previousK;
-    while (x > previousX && y > previousY) {
-      edits.push({ kind: ' ', line: a[--x]! });
-      y--;
-    }
-    if (d === 0) break;
-    if (down) edits.push({ kind: '+', line: b[--y]! });
-    else edits.push({ kind: '-', line: a[--x]! });
-  }
-  while (x > 0) edits.push({ kind: ' ', line: a[--x]! });
-  return edits.reverse();
-}
+// The unified diff of `memdir diff`, in the format of `diff -u` (3 lines of context, `@@ -a,b +c,d @@`
+// hunks), so it reads like git's and `patch` takes it. The hunks are jsdiff's (`diff`, the line diff
+// most of npm uses); this file draws them, with colours on a terminal. Two texts too far apart for a
+// bounded search (MAX_EDITS) are shown as one hunk that replaces every line: still a true diff.
+import { structuredPatch } from 'diff';
 
 /** The labels of the two sides, for the `---` and `+++` lines. */
 export interface DiffLabels {
@@ -99,46 +33,56 @@ function range(start: number, count: number): string {
  */
 export function unifiedDiff(before: string, after: string, labels: DiffLabels, style: DiffStyle): string {
   if (before === after) return '';
-  const a = linesOf(before);
-  const b = linesOf(after);
-  const edits = editScript(a, b);
   const paint = (colour: string, text: string) => (style.colour ? `${colour}${text}${RESET}` : text);
   const out: string[] = [paint(BOLD, `--- ${labels.old}`), paint(BOLD, `+++ ${labels.new}`)];
-  // Old and new line numbers (0-based) before each edit.
-  const positions: Array<{ ai: number; bi: number }> = [];
-  let ai = 0;
-  let bi = 0;
-  for (const edit of edits) {
-    positions.push({ ai, bi });
-    if (edit.kind !== '+') ai++;
-    if (edit.kind !== '-') bi++;
-  }
-  const changed = edits.map((edit) => edit.kind !== ' ');
-  let index = 0;
-  while (index < edits.length) {
-    const first = changed.indexOf(true, index);
-    if (first === -1) break;
-    // A hunk: from CONTEXT lines before its first change to CONTEXT lines after its last, joining
-    // changes less than 2 * CONTEXT kept lines apart.
-    const start = Math.max(index, first - CONTEXT);
-    let end = first;
-    for (let next = first; next < edits.length; next++) {
-      if (changed[next]) end = next;
-      else if (next - end > 2 * CONTEXT) break;
+  for (const hunk of hunksOf(before, after)) {
+    out.push(
+      paint(CYAN, `@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@`),
+    );
+    for (const line of hunk.lines) {
+      out.push(line[0] === '-' ? paint(RED, line) : line[0] === '+' ? paint(GREEN, line) : line);
     }
-    const stop = Math.min(edits.length, end + CONTEXT + 1);
-    const body = edits.slice(start, stop);
-    const oldCount = body.filter((edit) => edit.kind !== '+').length;
-    const newCount = body.filter((edit) => edit.kind !== '-').length;
-    const { ai: oldStart, bi: newStart } = positions[start]!;
-    out.push(paint(CYAN, `@@ -${range(oldStart + 1, oldCount)} +${range(newStart + 1, newCount)} @@`));
-    for (const edit of body) {
-      const last = edit.line.endsWith(NO_NEWLINE);
-      const text = `${edit.kind}${last ? edit.line.slice(0, -NO_NEWLINE.length) : edit.line}`;
-      out.push(edit.kind === '-' ? paint(RED, text) : edit.kind === '+' ? paint(GREEN, text) : text);
-      if (last) out.push('\\ No newline at end of file');
-    }
-    index = stop;
   }
   return `${out.join('\n')}\n`;
+}
+
+/** Edits beyond which the search stops: its work is bounded by (old + new lines) x this. */
+const MAX_EDITS = 2_000;
+
+interface Hunk {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  lines: string[];
+}
+
+function hunksOf(before: string, after: string): Hunk[] {
+  const patch = structuredPatch('', '', before, after, '', '', {
+    context: CONTEXT,
+    maxEditLength: MAX_EDITS,
+  });
+  if (patch !== undefined) return patch.hunks;
+  // Too far apart: every old line out, every new line in.
+  const side = (text: string, sign: string) => {
+    if (text === '') return [];
+    const lines = text.split('\n');
+    const ended = lines[lines.length - 1] === '';
+    if (ended) lines.pop();
+    const signed = lines.map((line) => `${sign}${line}`);
+    if (!ended) signed.push('\\ No newline at end of file');
+    return signed;
+  };
+  const removed = side(before, '-');
+  const added = side(after, '+');
+  const count = (lines: string[]) => lines.filter((line) => line[0] !== '\\').length;
+  return [
+    {
+      oldStart: 1,
+      oldLines: count(removed),
+      newStart: 1,
+      newLines: count(added),
+      lines: [...removed, ...added],
+    },
+  ];
 }

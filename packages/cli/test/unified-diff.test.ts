@@ -1,4 +1,8 @@
 // The unified diff of `memdir diff`, in the format of `diff -u` (checked against its output).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { unifiedDiff } from '../src/unified-diff.js';
 
@@ -74,5 +78,40 @@ describe('unifiedDiff', () => {
     const diff = unifiedDiff(before, after, LABELS, PLAIN);
     expect(diff.split('\n').filter((line) => line.startsWith('@@'))).toEqual(['@@ -9997,7 +9997,7 @@']);
     expect(diff).toContain('-10000\n+ten thousand\n');
+  });
+
+  it('prints what GNU diff -u prints', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'memdir-diff-'));
+    try {
+      const words = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'];
+      // A fixed walk of edits: replaced, inserted and deleted lines, a last line without newline.
+      const before = Array.from({ length: 60 }, (_, i) => `${words[i % 5]} ${i}`).join('\n');
+      const after = before
+        .split('\n')
+        .flatMap((line, i) =>
+          i % 13 === 0 ? [] : i % 7 === 0 ? [line, `new ${i}`] : i % 11 === 0 ? [`${line}!`] : [line],
+        )
+        .join('\n')
+        .concat('\n');
+      writeFileSync(join(folder, 'a'), before);
+      writeFileSync(join(folder, 'b'), after);
+      const gnu = spawnSync('diff', ['-u', '--label', 'a', '--label', 'b', 'a', 'b'], {
+        cwd: folder,
+        encoding: 'utf8',
+      });
+      expect(gnu.status).toBe(1);
+      expect(unifiedDiff(before, after, LABELS, PLAIN)).toBe(gnu.stdout);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('two texts with nothing in common: one hunk that replaces every line, in bounded work', () => {
+    const before = Array.from({ length: 5_000 }, (_, i) => `old ${i}\n`).join('');
+    const after = Array.from({ length: 5_000 }, (_, i) => `new ${i}\n`).join('');
+    const diff = unifiedDiff(before, after, LABELS, PLAIN).split('\n');
+    expect(diff.slice(0, 3)).toEqual(['--- a', '+++ b', '@@ -1,5000 +1,5000 @@']);
+    expect(diff.filter((line) => line.startsWith('-old')).length).toBe(5_000);
+    expect(diff.filter((line) => line.startsWith('+new')).length).toBe(5_000);
   });
 });

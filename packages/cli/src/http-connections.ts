@@ -3,8 +3,9 @@
 // the cap closes the one idle longest (as nginx reuses its keep-alive connections when short), so
 // thousands of idle or half-open connections cannot keep a health check or a real client out; and a
 // connection whose response is not read is cut once no byte has moved for `writeTimeoutMs`, so a
-// client that never reads cannot hold the response's memory. Slow headers and bodies (slowloris) are
-// cut by Node's own `headersTimeout` and `requestTimeout`, set by the caller.
+// client that never reads cannot hold the response's memory; a connection that sends nothing is cut
+// after `silentTimeoutMs`. Slow headers and bodies (slowloris) are cut by Node's own `headersTimeout`
+// and `requestTimeout`, set by the caller.
 import type { Server as HttpServer } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -12,8 +13,15 @@ import type { Socket } from 'node:net';
 export interface ConnectionBounds {
   /** Connections open at once. */
   max: number;
+  /**
+   * How long a new connection may stay silent, in milliseconds (Node's `headersTimeout` starts at a
+   * request's first byte, so it never ends a connection that sends none).
+   */
+  silentTimeoutMs: number;
   /** How long a connection with a response to write may go without a byte moving, in milliseconds. */
   writeTimeoutMs: number;
+  /** Told of each connection cut by the write timeout, with the client's address. */
+  onStalled?: (client: string) => void;
 }
 
 /** Applies `bounds` to the connections of `http`, before it listens. */
@@ -24,6 +32,8 @@ export function boundConnections(http: HttpServer, bounds: ConnectionBounds): vo
   http.on('connection', (socket: Socket) => {
     open.set(socket, 0);
     socket.once('close', () => open.delete(socket));
+    // Node's HTTP server destroys a socket whose timeout passes while no request is being answered.
+    socket.setTimeout(bounds.silentTimeoutMs);
     if (open.size <= bounds.max) return;
     for (const [candidate, answering] of open) {
       if (answering === 0 && candidate !== socket) {
@@ -40,8 +50,11 @@ export function boundConnections(http: HttpServer, bounds: ConnectionBounds): vo
     const socket = request.socket;
     open.set(socket, (open.get(socket) ?? 0) + 1);
     // Node's own keep-alive timer is off while a request is answered; this one is replaced by it once
-    // the response is written. A socket timeout with nobody listening destroys the socket.
-    socket.setTimeout(bounds.writeTimeoutMs);
+    // the response is written (and no longer reaches this response).
+    response.setTimeout(bounds.writeTimeoutMs, () => {
+      socket.destroy();
+      bounds.onStalled?.(socket.remoteAddress ?? '-');
+    });
     response.once('close', () => {
       const answering = (open.get(socket) ?? 1) - 1;
       if (!open.has(socket)) return;

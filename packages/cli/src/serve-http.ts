@@ -196,7 +196,13 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
     ),
   );
   const pending = unanswered(http);
-  boundConnections(http, { max: config.maxConnections, writeTimeoutMs: config.writeTimeoutMs });
+  boundConnections(http, {
+    max: config.maxConnections,
+    silentTimeoutMs: config.headersTimeoutMs,
+    writeTimeoutMs: config.writeTimeoutMs,
+    onStalled: (client) =>
+      log(`cut a connection of ${client}: its response did not move for ${config.writeTimeoutMs / 1000} s`),
+  });
   // A client reuses an idle connection until shortly before the server's Keep-Alive timeout; with
   // Node's 5 s, a client's request and the server's close cross on a busy machine ("other side
   // closed"). With 65 s, as load balancers use, a busy client's connections are not closed under it.

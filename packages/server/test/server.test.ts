@@ -139,4 +139,24 @@ describe('@memdir/server', () => {
     expect(lines.at(-1)).toMatch(/^client=203\.0\.113\.9 token=alice door=\/echo .*status=200/);
     expect(lines.join('\n')).not.toContain('memdir_alice');
   });
+
+  it('a body cut before its end is refused as aborted, not thrown', async () => {
+    let sent = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent) {
+          controller.error(new Error('aborted'));
+          return;
+        }
+        sent = true;
+        controller.enqueue(new TextEncoder().encode('{"jsonrpc":'));
+      },
+    });
+    const request = new Request('http://memdir.test/echo', {
+      method: 'POST',
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(await readJsonBody(request)).toEqual({ ok: false, refusal: 'aborted', status: 400 });
+  });
 });

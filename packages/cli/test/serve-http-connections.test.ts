@@ -3,9 +3,12 @@
 // time), a client that never reads its response. Each is cut, and a /healthz sent meanwhile answers.
 // The bounds asserted are generous: the machine is shared, and speed is the bench's to measure.
 
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { boundConnections } from '../src/http-connections.js';
 import { tempFolder } from './helpers.js';
 import { addToken, type HttpServerProcess, httpClient, startHttpServer, textOf } from './http-server.js';
 
@@ -181,5 +184,46 @@ describe('memdir serve --http: connections held without being used', () => {
       expect(received).toBeLessThan(4 * big.length);
     }
     await stillServes(target, token, 'after-non-reader');
+  });
+});
+
+describe('boundConnections', () => {
+  it('past the cap a newcomer closes the connection idle longest, or is closed itself when every one is busy', async () => {
+    const held: Array<() => void> = [];
+    const http = createServer((request, response) => {
+      if (request.url === '/hold') held.push(() => response.end('held'));
+      else response.end('ok');
+    });
+    boundConnections(http, { max: 2, silentTimeoutMs: 60_000, writeTimeoutMs: 60_000 });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => http.close(resolve)));
+    const { port } = http.address() as AddressInfo;
+    const target = { origin: `http://127.0.0.1:${port}` } as HttpServerProcess;
+    const ask = (socket: Socket, path: string) => socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const answered = (socket: Socket) => new Promise((resolve) => socket.once('data', resolve));
+
+    // Two idle connections, the first idle longest: a third closes the first.
+    const first = await open(target);
+    ask(first.socket, '/');
+    await answered(first.socket);
+    const second = await open(target);
+    ask(second.socket, '/');
+    await answered(second.socket);
+    const third = await open(target);
+    expect(await closedWithin(first.closed, 5000)).toBe(true);
+    expect(await closedWithin(second.closed, 200)).toBe(false);
+
+    // Both open connections busy: a newcomer is closed, and they are answered.
+    ask(second.socket, '/hold');
+    ask(third.socket, '/hold');
+    while (held.length < 2) await sleep(10);
+    const fourth = await open(target);
+    expect(await closedWithin(fourth.closed, 5000)).toBe(true);
+    expect(await closedWithin(second.closed, 0)).toBe(false);
+    const answers = [answered(second.socket), answered(third.socket)];
+    for (const release of held) release();
+    await Promise.all(answers);
+    second.socket.destroy();
+    third.socket.destroy();
   });
 });

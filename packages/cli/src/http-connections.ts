@@ -1,5 +1,5 @@
 // The connections of `memdir serve --http`, bounded against clients that hold them without using
-// them (../shared/research wave 4, finding 5): at most `max` open at once, where a new connection past
+// them (../shared/research wave 4, findings 6 and 7): at most `max` open at once, where a new connection past
 // the cap closes the one idle longest (as nginx reuses its keep-alive connections when short), so
 // thousands of idle or half-open connections cannot keep a health check or a real client out; and a
 // connection whose response is not read is cut once no byte has moved for `writeTimeoutMs`, so a

@@ -226,6 +226,18 @@ SIGTERM finishes the requests in flight, then stops. One access log line per req
       --max-inflight-per-token N calls answered at once per token (default: 32; then 429)
       --session-idle SECONDS     end a session idle this long, in this process (default: 1800)
       --shutdown-grace SECONDS   how long SIGTERM waits for requests in flight (default: 10)
+      --allowed-host HOST        answer only requests whose Host is HOST (repeat for more; with
+                                 or without :PORT; default: any Host)
+      --allowed-origin ORIGIN    let browsers at ORIGIN (https://app.example.com) call (repeat for
+                                 more; default: a request with an Origin header gets 403)
+      --quota-bytes N            each token's namespace holds at most N bytes (default: no quota)
+      --quota-files N            each token's namespace holds at most N files (default: no quota)
+      --max-connections N        connections open at once; past it the longest idle one is
+                                 closed (default: 512)
+      --headers-timeout SECONDS  a request's headers must arrive within this (default: 10)
+      --request-timeout SECONDS  a whole request must arrive within this (default: 120)
+      --write-timeout SECONDS    cut a connection whose response does not move for this long,
+                                 as when the client does not read it (default: 30)
 
 ${STORE_OPTIONS_HELP}
   (--namespace is not taken with --http: each token has its namespace.)

@@ -18,7 +18,7 @@
 // - sync-command.ts and sync-help.ts: `memdir sync`, over @memdir/sync;
 // - init-command.ts and init-help.ts: `memdir init`, memdir as Claude Code's memory in a project;
 // - completion.ts and completion-help.ts: `memdir completion bash|zsh|fish`.
-import { memoryErrorText, toMemoryToolError } from '@memdir/core';
+import { type MemoryStoreOptions, memoryErrorText, toMemoryToolError } from '@memdir/core';
 import { expectPositionals, type Options, parseOrHelp, str, unknownCommand, type Values } from './args.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { runExec } from './exec.js';
@@ -222,8 +222,17 @@ async function serveOverHttp(values: Values, io: CliIo): Promise<number> {
     });
   }
   const { serveHttp } = await import('./serve-http.js');
-  const options = storeOptions(values, io);
+  const options: MemoryStoreOptions = { ...storeOptions(values, io), quota: config.quota };
   const url = storeUrl(values, io);
+  if (config.quota !== undefined) {
+    // A store that cannot enforce a quota says so now, not at each token's first call.
+    try {
+      await (await openStore(url, options, { cwd: io.cwd })).close();
+    } catch (error) {
+      if (error instanceof TypeError) throw new CliUsageError(`serve: ${error.message}`);
+      throw error;
+    }
+  }
   return withStore(values, io, 'write', (store) =>
     serveHttp(config, {
       io,

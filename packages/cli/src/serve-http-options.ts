@@ -22,6 +22,26 @@ export interface HttpServeConfig {
   sessionIdleMs: number;
   /** How long SIGTERM waits for requests in flight, in milliseconds. @default 10000 */
   shutdownGraceMs: number;
+  /** `Host` values answered (`--allowed-host`); empty answers any. @default [] */
+  allowedHosts: string[];
+  /** `Origin` values allowed to call (`--allowed-origin`); a request without `Origin` always is. @default [] */
+  allowedOrigins: string[];
+  /** Connections open at once; past it the longest idle one is closed, else the new one. @default 512 */
+  maxConnections: number;
+  /** How long a request's headers may take to arrive, in milliseconds. @default 10000 */
+  headersTimeoutMs: number;
+  /** How long a whole request (headers and body) may take to arrive, in milliseconds. @default 120000 */
+  requestTimeoutMs: number;
+  /**
+   * How long a connection whose request is being answered may go without a byte moving, in
+   * milliseconds: a client that does not read its response is cut. @default 30000
+   */
+  writeTimeoutMs: number;
+  /**
+   * The quota of each token's namespace (`--quota-bytes`, `--quota-files`), judged by the store in
+   * the same step as each change; the tokens sharing a namespace share it. @default no quota
+   */
+  quota: { maxBytes?: number; maxFiles?: number } | undefined;
 }
 
 /** The address `--http` listens on when given no value. */
@@ -37,6 +57,14 @@ export const HTTP_FLAGS = {
   'max-inflight-per-token': { type: 'string' },
   'session-idle': { type: 'string' },
   'shutdown-grace': { type: 'string' },
+  'allowed-host': { type: 'string', multiple: true },
+  'allowed-origin': { type: 'string', multiple: true },
+  'max-connections': { type: 'string' },
+  'headers-timeout': { type: 'string' },
+  'request-timeout': { type: 'string' },
+  'write-timeout': { type: 'string' },
+  'quota-bytes': { type: 'string' },
+  'quota-files': { type: 'string' },
 } as const;
 
 /**
@@ -82,6 +110,66 @@ function positive(values: Record<string, unknown>, flag: string, fallback: numbe
   return number * scale;
 }
 
+/** A host name, IPv4 address or `[IPv6]` address, with an optional `:PORT`, as a `Host` header says it. */
+const HOST_HEADER =
+  /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
+function listOf(values: Record<string, unknown>, flag: string): string[] {
+  const value = values[flag];
+  return value === undefined ? [] : (Array.isArray(value) ? value : [value]).map(String);
+}
+
+/** `--allowed-host HOST[:PORT]`, each as given (the check ignores case). */
+export function allowedHosts(values: Record<string, unknown>): string[] {
+  return listOf(values, 'allowed-host').map((host) => {
+    const v6 = /^\[(.*)\]/.exec(host)?.[1];
+    const port = /:(\d+)$/.exec(host)?.[1];
+    if (
+      !HOST_HEADER.test(host) ||
+      (v6 !== undefined && isIP(v6) !== 6) ||
+      (port !== undefined && Number(port) > 65535)
+    ) {
+      throw new CliUsageError(
+        `serve: --allowed-host expects a host name as clients send it in Host (memory.example.com, memory.example.com:8443, [::1]:8787), got ${JSON.stringify(host)}`,
+      );
+    }
+    return host;
+  });
+}
+
+/**
+ * `--allowed-origin SCHEME://HOST[:PORT]`, exactly as a browser sends it in `Origin` (lower case, no
+ * path, no default port), since the check compares the two as strings.
+ */
+export function allowedOrigins(values: Record<string, unknown>): string[] {
+  return listOf(values, 'allowed-origin').map((origin) => {
+    let serialized: string | undefined;
+    try {
+      const url = new URL(origin);
+      if (url.protocol === 'http:' || url.protocol === 'https:') serialized = url.origin;
+    } catch {
+      serialized = undefined;
+    }
+    if (serialized !== origin) {
+      const hint = serialized === undefined ? '' : ` (did you mean ${JSON.stringify(serialized)}?)`;
+      throw new CliUsageError(
+        `serve: --allowed-origin expects an origin as browsers send it, http(s)://HOST[:PORT] with no path (https://app.example.com), got ${JSON.stringify(origin)}${hint}`,
+      );
+    }
+    return origin;
+  });
+}
+
+function quotaOf(
+  values: Record<string, unknown>,
+  integer: (flag: string, fallback: number) => number,
+): HttpServeConfig['quota'] {
+  const quota: NonNullable<HttpServeConfig['quota']> = {};
+  if (values['quota-bytes'] !== undefined) quota.maxBytes = integer('quota-bytes', 0);
+  if (values['quota-files'] !== undefined) quota.maxFiles = integer('quota-files', 0);
+  return Object.keys(quota).length === 0 ? undefined : quota;
+}
+
 /** The configuration from the flags; throws {@link CliUsageError} for a bad one. */
 export function httpServeConfig(values: Record<string, unknown>, tokensFile: string): HttpServeConfig {
   const { host, port } = parseHttpAddress(String(values['http']));
@@ -92,6 +180,14 @@ export function httpServeConfig(values: Record<string, unknown>, tokensFile: str
     }
     return number;
   };
+  const headersTimeoutMs = positive(values, 'headers-timeout', 10, 1000);
+  const requestTimeoutMs = positive(values, 'request-timeout', 120, 1000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    // Node refuses it too: the headers are part of the request.
+    throw new CliUsageError(
+      `serve: --headers-timeout (${headersTimeoutMs / 1000}) must not be longer than --request-timeout (${requestTimeoutMs / 1000})`,
+    );
+  }
   return {
     host,
     port,
@@ -102,5 +198,12 @@ export function httpServeConfig(values: Record<string, unknown>, tokensFile: str
     maxInFlightPerToken: integer('max-inflight-per-token', 32),
     sessionIdleMs: positive(values, 'session-idle', 1800, 1000),
     shutdownGraceMs: positive(values, 'shutdown-grace', 10, 1000),
+    allowedHosts: allowedHosts(values),
+    allowedOrigins: allowedOrigins(values),
+    maxConnections: integer('max-connections', 512),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    writeTimeoutMs: positive(values, 'write-timeout', 30, 1000),
+    quota: quotaOf(values, integer),
   };
 }

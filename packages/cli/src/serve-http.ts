@@ -19,6 +19,7 @@ import {
 } from '@memdir/server';
 import { type AccessRecord, accessLine } from './access-log.js';
 import { EXIT_OK } from './errors.js';
+import { boundConnections } from './http-connections.js';
 import { healthCheck } from './http-health.js';
 import type { CliIo } from './io.js';
 import { createMcpServer, MAX_MCP_MESSAGE_BYTES } from './serve.js';
@@ -156,6 +157,8 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
     ready: storeAnswers,
     ratePerSecond: config.ratePerSecond,
     burst: config.burst,
+    allowedHosts: config.allowedHosts,
+    allowedOrigins: config.allowedOrigins,
     maxInFlight: config.maxInFlight,
     maxInFlightPerToken: config.maxInFlightPerToken,
     log: (_line, { record, status, ms }) => {
@@ -179,6 +182,13 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
 
   // --- the server's life ---------------------------------------------------------------------------
   const http: HttpServer = createServer(
+    {
+      // Against slowloris: a request's headers, then the whole request, must arrive in time; Node
+      // checks every connection for it this often (its default, 30 s, would let them linger).
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
+    },
     getRequestListener(
       (request, env) => memdir.fetch(request, { clientAddress: env.incoming.socket.remoteAddress }),
       // A request without Host (HTTP/1.0, as HAProxy's default health check) is not refused.
@@ -186,8 +196,13 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
     ),
   );
   const pending = unanswered(http);
-  http.headersTimeout = 20_000;
-  http.requestTimeout = 120_000;
+  boundConnections(http, {
+    max: config.maxConnections,
+    silentTimeoutMs: config.headersTimeoutMs,
+    writeTimeoutMs: config.writeTimeoutMs,
+    onStalled: (client) =>
+      log(`cut a connection of ${client}: its response did not move for ${config.writeTimeoutMs / 1000} s`),
+  });
   // A client reuses an idle connection until shortly before the server's Keep-Alive timeout; with
   // Node's 5 s, a client's request and the server's close cross on a busy machine ("other side
   // closed"). With 65 s, as load balancers use, a busy client's connections are not closed under it.

@@ -3,7 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import { accessLine, commandLabel, methodLabel } from '../src/access-log.js';
 import { InFlight, RateLimiter } from '../src/http-limits.js';
-import { isLoopback, parseHttpAddress, withDefaultHttpAddress } from '../src/serve-http-options.js';
+import {
+  httpServeConfig,
+  isLoopback,
+  parseHttpAddress,
+  withDefaultHttpAddress,
+} from '../src/serve-http-options.js';
 import { generateToken, hashToken, parseTokensFile, TokenTable } from '../src/tokens.js';
 
 describe('--http HOST:PORT', () => {
@@ -42,6 +47,131 @@ describe('--http HOST:PORT', () => {
     for (const host of ['127.0.0.1', '127.1.2.3', '::1', 'localhost']) expect(isLoopback(host)).toBe(true);
     for (const host of ['0.0.0.0', '::', '10.0.0.1', '192.168.1.5', 'example.com'])
       expect(isLoopback(host)).toBe(false);
+  });
+});
+
+describe('the flags of the Host/Origin check, the connections and the quota', () => {
+  const config = (values: Record<string, unknown>) =>
+    httpServeConfig({ http: '127.0.0.1:0', ...values }, '/srv/tokens.json');
+
+  it('by default: any Host, no Origin, 512 connections, 10 s for headers, 120 s a request, 30 s a write, no quota', () => {
+    const {
+      allowedHosts,
+      allowedOrigins,
+      maxConnections,
+      headersTimeoutMs,
+      requestTimeoutMs,
+      writeTimeoutMs,
+      quota,
+    } = config({});
+    expect({
+      allowedHosts,
+      allowedOrigins,
+      maxConnections,
+      headersTimeoutMs,
+      requestTimeoutMs,
+      writeTimeoutMs,
+      quota,
+    }).toEqual({
+      allowedHosts: [],
+      allowedOrigins: [],
+      maxConnections: 512,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 120_000,
+      writeTimeoutMs: 30_000,
+      quota: undefined,
+    });
+  });
+
+  it('--allowed-host and --allowed-origin repeat, and are kept as given', () => {
+    const parsed = config({
+      'allowed-host': [
+        'memory.example.com',
+        'Memory.Example.com:8443',
+        '127.0.0.1:8787',
+        '[::1]:8787',
+        'localhost',
+      ],
+      'allowed-origin': ['https://app.example.com', 'http://localhost:5173'],
+    });
+    expect(parsed.allowedHosts).toEqual([
+      'memory.example.com',
+      'Memory.Example.com:8443',
+      '127.0.0.1:8787',
+      '[::1]:8787',
+      'localhost',
+    ]);
+    expect(parsed.allowedOrigins).toEqual(['https://app.example.com', 'http://localhost:5173']);
+  });
+
+  it.each([
+    'https://memory.example.com',
+    'memory.example.com/mcp',
+    'memory.example.com:99999',
+    '[nothex]:80',
+    '',
+    'a b',
+    '-x.example.com',
+    '*',
+  ])('--allowed-host %j is refused', (host) => {
+    expect(() => config({ 'allowed-host': [host] })).toThrow(
+      `serve: --allowed-host expects a host name as clients send it in Host (memory.example.com, memory.example.com:8443, [::1]:8787), got ${JSON.stringify(host)}`,
+    );
+  });
+
+  it.each([
+    ['https://app.example.com/', ' (did you mean "https://app.example.com"?)'],
+    ['https://App.Example.com', ' (did you mean "https://app.example.com"?)'],
+    ['https://app.example.com:443', ' (did you mean "https://app.example.com"?)'],
+    ['https://app.example.com/path', ' (did you mean "https://app.example.com"?)'],
+    ['app.example.com', ''],
+    ['file:///etc', ''],
+    ['*', ''],
+    ['null', ''],
+  ])('--allowed-origin %j is refused', (origin, hint) => {
+    expect(() => config({ 'allowed-origin': [origin] })).toThrow(
+      `serve: --allowed-origin expects an origin as browsers send it, http(s)://HOST[:PORT] with no path (https://app.example.com), got ${JSON.stringify(origin)}${hint}`,
+    );
+  });
+
+  it('the connection flags and the quota are read in their units', () => {
+    const parsed = config({
+      'max-connections': '100',
+      'headers-timeout': '2',
+      'request-timeout': '5',
+      'write-timeout': '0.5',
+      'quota-bytes': '1000',
+      'quota-files': '3',
+    });
+    expect(parsed).toMatchObject({
+      maxConnections: 100,
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 5000,
+      writeTimeoutMs: 500,
+      quota: { maxBytes: 1000, maxFiles: 3 },
+    });
+    expect(config({ 'quota-files': '3' }).quota).toEqual({ maxFiles: 3 });
+  });
+
+  it('bad values are usage errors that name the flag', () => {
+    expect(() => config({ 'max-connections': '0' })).toThrow(
+      'serve: --max-connections expects a positive number, got "0"',
+    );
+    expect(() => config({ 'max-connections': '1.5' })).toThrow(
+      'serve: --max-connections expects a whole number, got "1.5"',
+    );
+    expect(() => config({ 'quota-bytes': '-1' })).toThrow(
+      'serve: --quota-bytes expects a positive number, got "-1"',
+    );
+    expect(() => config({ 'quota-files': '2.5' })).toThrow(
+      'serve: --quota-files expects a whole number, got "2.5"',
+    );
+    expect(() => config({ 'write-timeout': 'soon' })).toThrow(
+      'serve: --write-timeout expects a positive number, got "soon"',
+    );
+    expect(() => config({ 'headers-timeout': '200' })).toThrow(
+      'serve: --headers-timeout (200) must not be longer than --request-timeout (120)',
+    );
   });
 });
 

@@ -6,6 +6,7 @@
 // in-flight limits are charged by the door per call (`context.charge(n)`), since only the door
 // knows how many calls a request holds.
 import { Hono } from 'hono';
+import { cors } from 'hono/cors';
 import { type AccessRecord, accessLine } from './access-log.js';
 import { challenge, presentedToken, type TokenGrant, type TokenTable } from './auth.js';
 import { checkHostAndOrigin, type HostCheckOptions } from './host-check.js';
@@ -104,6 +105,22 @@ function jsonError(
   });
 }
 
+/** What a browser on an allowed origin may send and read: MCP's headers and the token's. */
+const CORS = {
+  allowMethods: ['GET', 'HEAD', 'POST', 'DELETE'],
+  allowHeaders: [
+    'authorization',
+    'x-api-key',
+    'content-type',
+    'accept',
+    'mcp-session-id',
+    'mcp-protocol-version',
+    'last-event-id',
+  ],
+  exposeHeaders: ['mcp-session-id', 'www-authenticate', 'retry-after'],
+  maxAge: 600,
+};
+
 /** Makes the server. */
 export function createMemdirServer(options: MemdirServerOptions): MemdirServer {
   const metrics = new Metrics();
@@ -139,6 +156,13 @@ export function createMemdirServer(options: MemdirServerOptions): MemdirServer {
     metrics.observe(record.door, record.refusal ?? 'ok', ms / 1000);
     options.log?.(accessLine(record, c.res.status, ms), { record, status: c.res.status, ms });
   });
+
+  const origins = options.allowedOrigins ?? [];
+  if (origins.length > 0) {
+    // CORS opens only to the allowed origins (the step above refused the others): a browser page
+    // there may call, its preflight answered before authentication since browsers send it bare.
+    app.use('*', cors({ origin: [...origins], ...CORS }));
+  }
 
   app.on(['GET', 'HEAD'], '/healthz', async (c) => {
     const ok = options.healthy === undefined || (await options.healthy().catch(() => false));

@@ -9,7 +9,11 @@ export interface BodyLimits extends JsonShapeLimits {
 
 export type JsonBody =
   | { ok: true; value: unknown; bytes: number }
-  | { ok: false; refusal: 'too-large' | 'too-deep' | 'batch-too-large' | 'bad-json'; status: 400 | 413 };
+  | {
+      ok: false;
+      refusal: 'too-large' | 'too-deep' | 'batch-too-large' | 'bad-json' | 'aborted';
+      status: 400 | 413;
+    };
 
 /** Reads and parses `request`'s body as JSON, refusing what passes a bound before parsing it. */
 export async function readJsonBody(request: Request, limits: BodyLimits = {}): Promise<JsonBody> {
@@ -21,7 +25,11 @@ export async function readJsonBody(request: Request, limits: BodyLimits = {}): P
   if (request.body !== null) {
     const reader = request.body.getReader();
     for (;;) {
-      const { done, value } = await reader.read();
+      // A body cut before its end (the client went away, or the runtime's request timeout cut it)
+      // is a refusal like the others, not a server error.
+      const read = await reader.read().catch(() => undefined);
+      if (read === undefined) return { ok: false, refusal: 'aborted', status: 400 };
+      const { done, value } = read;
       if (done) break;
       bytes += value.byteLength;
       if (bytes > maxBytes) {

@@ -1,6 +1,7 @@
 // DNS rebinding and cross-site requests: MCP's transport asks servers to validate `Origin`. A
 // request whose `Host` is not one the server answers for, or which carries an `Origin` not allowed,
-// is refused before authentication. CORS stays closed: no `Access-Control-*` header is ever sent.
+// is refused before authentication. CORS stays closed (no `Access-Control-*` header) unless origins
+// are allowed, and then opens to those alone (app.ts).
 
 export interface HostCheckOptions {
   /**
@@ -8,7 +9,10 @@ export interface HostCheckOptions {
    * server behind a proxy that checks it. @default []
    */
   allowedHosts?: readonly string[];
-  /** Origins (`scheme://host[:port]`) allowed to call; a request without `Origin` is allowed. @default [] */
+  /**
+   * Origins (`scheme://host[:port]`, as browsers send them) allowed to call, with CORS answered for
+   * them alone; a request without `Origin` is allowed. @default []
+   */
   allowedOrigins?: readonly string[];
 }
 

@@ -139,4 +139,56 @@ describe('@memdir/server', () => {
     expect(lines.at(-1)).toMatch(/^client=203\.0\.113\.9 token=alice door=\/echo .*status=200/);
     expect(lines.join('\n')).not.toContain('memdir_alice');
   });
+
+  it('a body cut before its end is refused as aborted, not thrown', async () => {
+    let sent = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent) {
+          controller.error(new Error('aborted'));
+          return;
+        }
+        sent = true;
+        controller.enqueue(new TextEncoder().encode('{"jsonrpc":'));
+      },
+    });
+    const request = new Request('http://memdir.test/echo', {
+      method: 'POST',
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(await readJsonBody(request)).toEqual({ ok: false, refusal: 'aborted', status: 400 });
+  });
+
+  it('CORS is answered for the allowed origins alone, preflight before authentication', async () => {
+    const { server } = makeServer({ allowedOrigins: ['https://app.example.com'] });
+    const preflight = await server.fetch(
+      new Request('http://memdir.test/echo', {
+        method: 'OPTIONS',
+        headers: {
+          host: 'memdir.test',
+          origin: 'https://app.example.com',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type, mcp-session-id',
+        },
+      }),
+    );
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
+    const answer = await server.fetch(
+      post('{}', { authorization: 'Bearer memdir_alice', origin: 'https://app.example.com' }),
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect(answer.headers.get('access-control-expose-headers')).toBe(
+      'mcp-session-id,www-authenticate,retry-after',
+    );
+    const foreign = await server.fetch(
+      post('{}', { authorization: 'Bearer memdir_alice', origin: 'https://attacker.example' }),
+    );
+    expect(foreign.status).toBe(403);
+    expect([...foreign.headers.keys()].filter((key) => key.startsWith('access-control'))).toEqual([]);
+  });
 });

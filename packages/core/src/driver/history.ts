@@ -46,12 +46,15 @@ export function nextVersionSequence(newest: number, count = 1): number {
   return newest + 1;
 }
 
+/**
+ * Why a history past its exact range records no change: the detail of {@link historyOutOfIds}, for
+ * a driver that learns it from its backend (PostgreSQL's counter).
+ */
+export const OUT_OF_VERSION_IDS = `its history holds a version id past ${sequenceVersionId(MAX_VERSION_SEQUENCE)}, the highest that stays exact, so no change can be recorded; copy the files to a store with a new history`;
+
 /** The failure of a change whose history has no exact version id left (see {@link nextVersionSequence}). */
 export function historyOutOfIds(): MemoryToolError {
-  return backendFailure({
-    detail: `its history holds a version id past ${sequenceVersionId(MAX_VERSION_SEQUENCE)}, the highest that stays exact, so no change can be recorded; copy the files to a store with a new history`,
-    reason: 'misconfigured',
-  });
+  return backendFailure({ detail: OUT_OF_VERSION_IDS, reason: 'misconfigured' });
 }
 
 /** The sequence number of an id made by {@link sequenceVersionId}, or NaN for another id. */

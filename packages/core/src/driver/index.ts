@@ -40,6 +40,7 @@ export {
   MAX_VERSION_SEQUENCE,
   newFileId,
   nextVersionSequence,
+  OUT_OF_VERSION_IDS,
   PRUNE_PER_CHANGE,
   prunable,
   removeSortedId,

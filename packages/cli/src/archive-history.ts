@@ -18,6 +18,7 @@ import {
   toMemoryVersion,
   type VersionOperation,
 } from '@memdir/core';
+import { checkImportedVersions } from '@memdir/core/driver';
 import { ArchiveError } from './archive-error.js';
 import type { ManifestHistory, ManifestHistoryChunk } from './archive-manifest.js';
 
@@ -142,7 +143,7 @@ export function parseVersionLine(line: string, where: string): DriverVersionWith
     }
   }
   if (typeof hash === 'string' && !SHA256.test(hash)) refuse('the SHA-256 is not lowercase hex');
-  return {
+  const version: DriverVersionWithContent = {
     id: v['id'] as string,
     fileId: v['fileId'] as string,
     path,
@@ -159,6 +160,15 @@ export function parseVersionLine(line: string, where: string): DriverVersionWith
     redactedAt: redactedAt as number | null,
     content: content as string | null,
   };
+  // The rule every store applies to imported versions (id within the bound, times from 2000 to a
+  // day past now, actor and tool use ids without control characters), here with the line's name,
+  // before anything is written.
+  try {
+    checkImportedVersions([version]);
+  } catch (error) {
+    refuse((error as Error).message.replace(/^importVersions: /, ''));
+  }
+  return version;
 }
 
 /** What {@link exportHistory} wrote, and the file id and version of every file its newest version leaves. */

@@ -55,6 +55,9 @@ export function operatorCause(error: unknown): string | undefined {
 
 function plainWords(error: unknown): string | undefined {
   if (!(error instanceof Error)) return typeof error === 'string' && error !== '' ? error : undefined;
+  // The abort of a request at the command's deadline ("This operation was aborted") says less than
+  // the store's own words for it ("the S3 endpoint did not answer in time").
+  if (error.name === 'AbortError') return undefined;
   // An SDK's placeholder ("UnknownError" for an answer without a body) says less than the store did.
   if (error.message !== '' && error.message !== error.name && !/^unknown ?error$/i.test(error.message)) {
     return error.message.split('\n', 1)[0];

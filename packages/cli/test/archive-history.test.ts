@@ -212,6 +212,29 @@ describe('the history in an archive', () => {
     );
   });
 
+  it('a version line past the rule every store holds imports to is refused at staging, naming the line', async () => {
+    const refused = async (body: string) => stage(craft([{ name: CHUNK, body }]));
+    const at = `${CHUNK}, line 1`;
+    // An id past the bound broke the target's later ids (memver_10000000000000000, then NaN).
+    expect(await refused(`${line({ id: 'memver_9999999999999999' })}\n`)).toBe(
+      `${at}: version id memver_9999999999999999 is above memver_1000000000000000, the highest an import may carry (the ids made after it must stay exact)`,
+    );
+    expect(await refused(`${line({ at: 0 })}\n`)).toBe(
+      `${at}: version memver_0000000000000001 has time 0, outside 2000-01-01 to a day past now (milliseconds since the epoch)`,
+    );
+    expect(await refused(`${line({ at: 8_640_000_000_000_000 })}\n`)).toBe(
+      `${at}: version memver_0000000000000001 has time 8640000000000000, outside 2000-01-01 to a day past now (milliseconds since the epoch)`,
+    );
+    expect(await refused(`${line({ actor: { type: 'user', id: 'a\u001b]0;pwned\u0007' } })}\n`)).toBe(
+      `${at}: version memver_0000000000000001 has an actor id "a\\u001b]0;pwned\\u0007": expected 1 to 256 characters without control characters`,
+    );
+    expect(await refused(`${line({ actor: { type: 'user', id: 'a\u202eb' } })}\n`)).toBe(
+      `${at}: version memver_0000000000000001 has an actor id "a\\u202eb": expected 1 to 256 characters without control characters`,
+    );
+    // The bound itself, at the earliest time, is an archive an import takes.
+    expect(await refused(`${line({ id: 'memver_1000000000000000', at: Date.UTC(2000, 0, 1) })}\n`)).toBe(1);
+  });
+
   it('a file id in the manifest that memdir does not make is refused', async () => {
     const archive = craft([{ name: CHUNK, body: `${line()}\n` }], 2, (manifest) => {
       (manifest['files'] as Array<Record<string, unknown>>)[0]!['fileId'] = '../../x';

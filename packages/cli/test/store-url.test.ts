@@ -31,6 +31,30 @@ describe('store URLs', () => {
     });
   });
 
+  it('a port that takes the connection and never answers: the deadline in plain words, and the command ends', async () => {
+    const silent = await startImpostor('silent');
+    try {
+      const redis = `redis://127.0.0.1:${silent.port}`;
+      expect(await memdir(['view', '--store', redis])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `memdir: Cannot open store ${redis}: Redis did not answer within 5 seconds\n`,
+      });
+      const s3 = `s3://${s3Server().bucket}/p?endpoint=http://127.0.0.1:${silent.port}&region=us-east-1&forcePathStyle=true`;
+      const { code, stdout, stderr } = await memdir(['view', '--store', s3]);
+      expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
+      // The request's own timeout or the command's deadline, whichever ends it first; never the
+      // SDK's "This operation was aborted". (The endpoint is shown as the CLI scrubs it.)
+      const shown = s3.replace(/endpoint=[^&]*/, 'endpoint=***/');
+      expect([
+        `memdir: Cannot open store ${shown}: The memory store is unavailable: the S3 endpoint did not answer in time. Try again.`,
+        `memdir: Cannot open store ${shown}: The memory store is unavailable: it did not answer within 5 seconds. Try again.`,
+      ]).toContain(stderr.trimEnd().split('\n').at(-1));
+    } finally {
+      await silent.close();
+    }
+  }, 60_000);
+
   it('a URL whose port reaches another kind of server names it, in one sentence, without the password', async () => {
     const http = await startImpostor('http');
     try {

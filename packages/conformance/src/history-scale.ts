@@ -5,6 +5,12 @@
 // run (without a namespace): the namespaced run's lighter tests catch a leak as well.
 
 import type { DriverPath, DriverVersionWithContent } from '@memdir/core';
+import {
+  EARLIEST_IMPORTED_AT,
+  MAX_IMPORTED_SEQUENCE,
+  sequenceVersionId,
+  versionSequence,
+} from '@memdir/core/driver';
 import { expect } from 'vitest';
 import { contentOf, expectError, view } from './assertions.js';
 import { allVersions, type HistoryStore, newestAt, sha, withHistory } from './history-helpers.js';
@@ -182,6 +188,80 @@ export function historyScaleTests(suite: Suite): void {
       expect(edit!.fileId).toBe(imported[0]!.fileId);
       expect(imported.map((version) => version.id)).toEqual([versions[2]!.id]);
       expect((await allVersions(target, { fileId: edit!.fileId })).length).toBe(4);
+    });
+
+    test('history: the worst archive an import takes (ids up to the bound, the earliest time) leaves exact ids after it; one step past any rule is refused and writes nothing', async () => {
+      const source = withHistory(await suite.open({ actor: { type: 'user', id: 'importer' } }));
+      await source.create({ command: 'create', path: '/memories/w.md', file_text: 'w1' });
+      await source.create({ command: 'create', path: '/memories/w.md', file_text: 'w2' });
+      const from = await suite.files();
+      const page = await from.listVersions!({ limit: 1_000 });
+      const original: DriverVersionWithContent[] = [];
+      for (const version of [...page.versions].reverse())
+        original.push((await from.readVersion!(version.id))!);
+      // The highest ids an import may carry, at the earliest time it may carry, by actors whose ids
+      // are long and odd but hold no control character.
+      const top = MAX_IMPORTED_SEQUENCE - original.length + 1;
+      const worst = original.map((version, index) => ({
+        ...version,
+        id: sequenceVersionId(top + index),
+        at: EARLIEST_IMPORTED_AT + index,
+        actor: { type: 'service' as const, id: `\u00e9\u{1f600}${'x'.repeat(250)}` },
+        toolUseId: `toolu_${'\u00a0'.repeat(3)}${index}`,
+      }));
+      const last = worst.at(-1)!;
+      const label = suite.newBackend();
+      const to = await suite.files(label);
+      const day = 86_400_000;
+      for (const [what, hostile] of [
+        ['an id one past the bound', { ...last, id: sequenceVersionId(MAX_IMPORTED_SEQUENCE + 1) }],
+        ['an id past 2^53', { ...last, id: 'memver_9007199254740993' }],
+        ['the highest 16-digit id', { ...last, id: 'memver_9999999999999999' }],
+        ['a time a millisecond before 2000', { ...last, at: EARLIEST_IMPORTED_AT - 1 }],
+        ['a time in year 275760', { ...last, at: 8_640_000_000_000_000 }],
+        ['a time two days ahead', { ...last, at: Date.now() + 2 * day }],
+        ['a fractional time', { ...last, at: EARLIEST_IMPORTED_AT + 0.5 }],
+        ['a redaction at 1970', { ...last, redactedAt: 0 }],
+        ['an actor id with a C0 escape', { ...last, actor: { type: 'user' as const, id: 'a\u001b[2J' } }],
+        ['an actor id with a C1 CSI', { ...last, actor: { type: 'user' as const, id: 'a\u009b2J' } }],
+        ['an actor id with a bidi override', { ...last, actor: { type: 'user' as const, id: 'a\u202eb' } }],
+        ['an actor id of 257 characters', { ...last, actor: { type: 'user' as const, id: 'a'.repeat(257) } }],
+        ['an actor of an unknown type', { ...last, actor: { type: 'root', id: 'a' } as never }],
+        ['a tool use id with DEL', { ...last, toolUseId: 'toolu_\u007f' }],
+        ['a tool use id with a bidi isolate', { ...last, toolUseId: 'toolu_\u2066' }],
+        ['an empty tool use id', { ...last, toolUseId: '' }],
+      ] as const) {
+        const error = await expectError(
+          to.importVersions!([...worst.slice(0, -1), hostile], {}),
+          'INVALID_INPUT',
+        );
+        // The kit's words (its own tests hold them exactly), naming the version at fault.
+        expect(error.message, what).toMatch(/^importVersions: version /);
+        expect((await to.listVersions!({ limit: 10 })).versions, what).toEqual([]);
+      }
+      await to.importVersions!(worst, {});
+      expect((await to.listVersions!({ limit: 10 })).versions.map((version) => version.id)).toEqual(
+        [...worst].reverse().map((version) => version.id),
+      );
+      expect(await to.readVersion!(last.id)).toEqual(last);
+      // The history goes on from the bound, one exact id at a time.
+      const newest = original.at(-1)!;
+      await to.write('w.md' as DriverPath, newest.content!, { op: operationId(), fileId: newest.fileId });
+      const target = withHistory(await suite.open({}, label));
+      for (let index = 1; index <= 3; index++) {
+        await target.create({ command: 'create', path: '/memories/w.md', file_text: `after ${index}` });
+      }
+      const after = (await allVersions(target, { path: '/memories/w.md' })).slice(0, 3);
+      expect(after.map((version) => versionSequence(version.id))).toEqual([
+        MAX_IMPORTED_SEQUENCE + 3,
+        MAX_IMPORTED_SEQUENCE + 2,
+        MAX_IMPORTED_SEQUENCE + 1,
+      ]);
+      expect(after.map((version) => version.id)).toEqual([
+        'memver_1000000000000003',
+        'memver_1000000000000002',
+        'memver_1000000000000001',
+      ]);
     });
   }
 }

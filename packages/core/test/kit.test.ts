@@ -7,7 +7,9 @@ import {
   driverLog,
   EditQueue,
   judgeQuota,
+  MAX_VERSION_SEQUENCE,
   newFileId,
+  nextVersionSequence,
   optionError,
   positiveInteger,
   prunable,
@@ -113,6 +115,39 @@ describe('history ids and retention', () => {
     expect(versionSequence('memver_x')).toBeNaN();
   });
 
+  it('nextVersionSequence: the next exact sequence, or BACKEND (misconfigured) once a history is past 2^53 - 1', () => {
+    expect(MAX_VERSION_SEQUENCE).toBe(9_007_199_254_740_991);
+    expect(nextVersionSequence(0)).toBe(1);
+    expect(nextVersionSequence(41)).toBe(42);
+    expect(nextVersionSequence(MAX_VERSION_SEQUENCE - 1)).toBe(MAX_VERSION_SEQUENCE);
+    expect(nextVersionSequence(MAX_VERSION_SEQUENCE - 3, 3)).toBe(MAX_VERSION_SEQUENCE - 2);
+    const outOfIds = {
+      code: 'BACKEND',
+      reason: 'misconfigured',
+      outcome: 'not-applied',
+      message:
+        "The memory store is unavailable: its history holds a version id past memver_9007199254740991, the highest that stays exact, so no change can be recorded; copy the files to a store with a new history. Trying again will not help until the store's configuration is fixed.",
+    };
+    // What an unchecked import could leave: the last exact id, ids past it, and the NaN of an id
+    // that no longer reads back (memver_10000000000000000).
+    for (const [newest, count] of [
+      [MAX_VERSION_SEQUENCE, 1],
+      [MAX_VERSION_SEQUENCE - 2, 3],
+      [versionSequence('memver_9999999999999999'), 1],
+      [versionSequence('memver_10000000000000000'), 1],
+      [-1, 1],
+    ] as const) {
+      let thrown: unknown;
+      try {
+        nextVersionSequence(newest, count);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, `${newest} + ${count}`).toBeInstanceOf(MemoryToolError);
+      expect(thrown, `${newest} + ${count}`).toMatchObject(outOfIds);
+    }
+  });
+
   // An imported version as checkImportedVersions reads it: a plain one, unless `fields` say otherwise.
   const imported = (id: string, fields: Record<string, unknown> = {}) =>
     ({ id, at: Date.UTC(2026, 0, 1), redactedAt: null, actor: null, toolUseId: null, ...fields }) as Pick<
@@ -153,7 +188,12 @@ describe('history ids and retention', () => {
       'importVersions: version id memver_1000000000000001 is above memver_1000000000000000, the highest an import may carry (the ids made after it must stay exact)',
     );
     // The one that broke every later id on fs and rounded on PostgreSQL.
-    expect(refusal([imported('memver_9999999999999999')])).toContain('memver_9999999999999999');
+    expect(refusal([imported('memver_9999999999999999')])).toBe(
+      'importVersions: version id memver_9999999999999999 is above memver_1000000000000000, the highest an import may carry (the ids made after it must stay exact)',
+    );
+    expect(refusal([imported(sequenceVersionId(1)), imported('memver_9007199254740993')])).toBe(
+      'importVersions: version id memver_9007199254740993 is above memver_1000000000000000, the highest an import may carry (the ids made after it must stay exact)',
+    );
   });
 
   it('checkImportedVersions: times from 2000 to a day past now, actors and tool use ids without control characters', () => {

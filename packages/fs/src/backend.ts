@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { DriverLog } from '@memdir/core/driver';
 import type { LockWait } from './lock.js';
+import type { NamesKnown } from './namespace-names.js';
 
 /**
  * What a lock wait leaves before the deadline, so the change can still be made and answered in
@@ -15,6 +16,8 @@ const LOCK_RESERVE_MAX_MS = 1_000;
 /** What a driver shares with its namespaces: the root, the lock's settings, the log. */
 export class Backend {
   readonly identity: { readonly kind: 'fs'; readonly id: string };
+  /** How the filesystem under the root compares names, once probed (namespace-names.ts). */
+  readonly names: NamesKnown = {};
 
   constructor(
     readonly root: string,

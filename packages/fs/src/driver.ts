@@ -47,6 +47,7 @@ import { FolderCalls } from './calls.js';
 import * as changes from './changes.js';
 import { createFoldersNow, openFolderOf, removeEmptyFoldersNow } from './folder.js';
 import * as history from './history.js';
+import { checkNamespaceFolder } from './namespace-names.js';
 import * as reads from './reads.js';
 import * as records from './records/methods.js';
 
@@ -106,7 +107,19 @@ export class FsMemoryDriver extends AbstractMemoryDriver implements FsDriver {
     this.#backend = backend;
     this.#segments = segments;
     this.identity = backend.identity;
+    // A namespace the filesystem would fold into another's folder (`team` beside `Team` on macOS)
+    // is refused, before its folders are made and again after (another process may have made the
+    // other meanwhile: then what this one made goes again).
+    if (segments.length > 0) checkNamespaceFolder(backend.root, segments, backend.names);
     this.#made = createFoldersNow(backend.root, segments);
+    if (segments.length > 0) {
+      try {
+        checkNamespaceFolder(backend.root, segments, backend.names);
+      } catch (error) {
+        if (this.#made >= 2) removeEmptyFoldersNow(backend.root, segments, this.#made);
+        throw error;
+      }
+    }
     this.#calls = new FolderCalls(backend, openFolderOf({ root: backend.root, segments }));
   }
 

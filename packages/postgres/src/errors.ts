@@ -2,7 +2,7 @@
 // and reason the engine reports (never the server's address, a user name or the SQL; pg's own error,
 // with the server's message, stays on `cause` for operators).
 import type { BackendFailureReason, MemoryToolError } from '@memdir/core';
-import { backendFailure } from '@memdir/core/driver';
+import { backendFailure, OUT_OF_VERSION_IDS } from '@memdir/core/driver';
 
 /** A failure as the driver sorts it. */
 export interface Failure {
@@ -50,6 +50,8 @@ const MISCONFIGURED: Record<string, string> = {
   '42501': 'PostgreSQL denied access to the memdir tables',
   '3F000': 'the memdir schema is missing',
   MD001: 'the database session uses repeatable read isolation; memdir needs read committed or serializable',
+  // advance_v3: the namespace's version counter is past the exact range (history-sql.ts).
+  MD002: OUT_OF_VERSION_IDS,
 };
 
 /** True for an error the server sent (pg's DatabaseError): the connection itself is fine. */

@@ -7,6 +7,8 @@
 // A version's id is the kit's `sequenceVersionId` of `seq`; times are server milliseconds, made to
 // grow within a namespace (an id's time is never below an older id's).
 
+import { MAX_VERSION_SEQUENCE } from '@memdir/core/driver';
+
 /** Server time in ms since the epoch (PL/pgSQL expression). */
 export const NOW_MS = `(extract(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint`;
 
@@ -89,6 +91,12 @@ BEGIN
         last_change_at = greatest(excluded.last_change_at, coalesce(t.last_change_at, 0))
       RETURNING t.seq - p_versions + 1, t.last_change_at INTO o_seq, o_at;
   END IF;
+  -- Ids past 2^53 - 1 would round in JavaScript (an import made before imports were checked could
+  -- set the counter there): the change is refused whole, MD002 (errors.ts).
+  IF p_versions > 0 AND o_seq + p_versions - 1 > ${MAX_VERSION_SEQUENCE} THEN
+    RAISE EXCEPTION 'memdir: the version counter is past ${MAX_VERSION_SEQUENCE}, the highest id that stays exact'
+      USING ERRCODE = 'MD002';
+  END IF;
 END
 `)}`,
     // Removes at most 4 (the kit's PRUNE_PER_CHANGE) of file p_file's versions that retention
@@ -153,7 +161,7 @@ export const FUNCTIONS_REVISION_V3 = 'revision_v3_2';
  * The revision of layout 4's function bodies (identity-sql.ts): a schema of layout 4 without it has
  * the bodies of an earlier release, which the next setup replaces.
  */
-export const FUNCTIONS_REVISION = 'revision_v4_1';
+export const FUNCTIONS_REVISION = 'revision_v4_2';
 
 /** The declarations every change function of layout 3 starts with. */
 export const CHANGE_DECLARE = `v_outcome text;

@@ -108,7 +108,7 @@ describe('layout', () => {
       'restore_v3',
       'restore_v4',
       'revision_v3_2',
-      'revision_v4_1',
+      'revision_v4_2',
       'run_end_v2',
       'snippet_v2',
       'sweep_v3',
@@ -183,7 +183,7 @@ describe('describe_v3', () => {
     );
     expect(earlier).not.toBe(current);
     await admin.query(earlier);
-    await admin.query(`DROP FUNCTION "${schema}".revision_v4_1`);
+    await admin.query(`DROP FUNCTION "${schema}".revision_v4_2`);
     const again = createPostgresStore({ connectionString: databaseUrl(), schema });
     cleanups.push(() => again.close());
     expect(await again.create({ command: 'create', path: '/memories/a/c.md', file_text: 'c' })).toBe(
@@ -194,7 +194,7 @@ describe('describe_v3', () => {
     ).rejects.toThrow('Cannot create /memories/a/b.md/d.md: /memories/a/b.md is a file');
     expect(await definition()).toBe(current);
     const { rows } = await admin.query(
-      `SELECT count(*)::int AS n FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = 'revision_v4_1'`,
+      `SELECT count(*)::int AS n FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = 'revision_v4_2'`,
       [schema],
     );
     expect(rows[0].n).toBe(1);

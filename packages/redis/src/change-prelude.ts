@@ -25,6 +25,20 @@
 // Contents are shared: a file's content and its newest version's are one field, and a renamed
 // version shares the content of the file it moved. KEYS[8] counts references beyond the first
 // (absent: one), so a content is removed with its last reference.
+
+import { MAX_VERSION_SEQUENCE } from '@memdir/core/driver';
+
+/**
+ * How far below 2^53 - 1 (the kit's MAX_VERSION_SEQUENCE, the last id that stays exact in
+ * JavaScript and in a sorted set's score) a namespace's version counter stops: a change is refused
+ * before its first write when the counter is past that, since a script that failed half-way could
+ * not undo its writes, and one change (a folder's rename) takes an id per file.
+ */
+export const SEQUENCE_MARGIN = 2 ** 20;
+
+/** The error a change script raises when its namespace's counter is past the exact range (errors.ts). */
+export const OUT_OF_IDS_REPLY = 'MEMDIR_OUT_OF_IDS';
+
 /** What the change scripts share: everything above, in Lua. */
 export const CHANGE_PRELUDE = String.raw`
 local R, Q, T, N, O, P, E, G = KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12]
@@ -296,6 +310,10 @@ end
 local function history_args(at, op)
   local h = { on = ARGV[at] == '1', members = ARGV[at + 7] or '', op = op }
   if h.on then
+    -- Before the change's first write: past it, ids would round (see SEQUENCE_MARGIN).
+    if (tonumber(redis.call('HGET', T, 'seq')) or 0) > ${MAX_VERSION_SEQUENCE - SEQUENCE_MARGIN} then
+      error({ err = '${OUT_OF_IDS_REPLY} the version counter is past the exact range' })
+    end
     h.actor_type = ARGV[at + 1] ~= '' and ARGV[at + 1] or false
     h.actor_id = h.actor_type and ARGV[at + 2] or false
     h.cmd = tonumber(ARGV[at + 3])

@@ -1,6 +1,6 @@
 // `memdir ... --store redis://...`: the CLI loads this module for the redis: and rediss: schemes.
-import type { MemoryStore, MemoryStoreOptions } from '@memdir/core';
-import { createOwningStore } from '@memdir/core/driver';
+import { isMemoryToolError, type MemoryStore, type MemoryStoreOptions } from '@memdir/core';
+import { createOwningStore, STANDALONE_DEADLINE_MS, storeUnavailable } from '@memdir/core/driver';
 import { createRedisDriver } from './index.js';
 
 /**
@@ -25,12 +25,20 @@ export async function openStore(url: string, options: MemoryStoreOptions): Promi
     address = url.slice(0, query) + (rest ? `?${rest}` : '');
   }
   const driver = createRedisDriver({ url: address, keyPrefix, logger: options.logger });
+  const timeoutMs = options.timeoutMs ?? STANDALONE_DEADLINE_MS;
   try {
-    await driver.ready(
-      options.timeoutMs === undefined ? undefined : { deadline: Date.now() + options.timeoutMs },
-    );
+    await driver.ready({ deadline: Date.now() + timeoutMs });
   } catch (error) {
     await driver.close();
+    // The deadline's own words, as every command's: ioredis's "Command timed out" says not how long.
+    if (isMemoryToolError(error) && error.reason === 'timeout') {
+      const seconds = timeoutMs / 1000;
+      throw storeUnavailable(
+        `it did not answer within ${seconds} ${seconds === 1 ? 'second' : 'seconds'}`,
+        new Error(`Redis did not answer within ${seconds} ${seconds === 1 ? 'second' : 'seconds'}`),
+        'timeout',
+      );
+    }
     throw error;
   }
   return createOwningStore(driver, options);

@@ -2,7 +2,8 @@
 // (the ioredis error stays on `cause`, for operators), with the `reason` applications branch on. A
 // change fails as "may or may not have been saved" unless Redis itself said that it did not run it.
 import { type BackendFailureReason, MemoryToolError } from '@memdir/core';
-import { backendFailure, outcomeUnknown, storeUnavailable } from '@memdir/core/driver';
+import { backendFailure, historyOutOfIds, outcomeUnknown, storeUnavailable } from '@memdir/core/driver';
+import { OUT_OF_IDS_REPLY } from './change-prelude.js';
 
 /** Replies by which Redis refuses a command before running it: the words for each, and why. */
 const REFUSALS: ReadonlyArray<readonly [prefix: string, detail: string, reason: BackendFailureReason]> = [
@@ -43,6 +44,8 @@ export function redisFailure(error: unknown, change: boolean): MemoryToolError {
   const failure = error instanceof Error ? error : new Error(String(error));
   const reply = replyCode(failure);
   if (reply !== undefined) {
+    // Raised before the change's first write: nothing was applied.
+    if (reply.startsWith(OUT_OF_IDS_REPLY)) return historyOutOfIds();
     for (const [prefix, detail, reason] of REFUSALS) {
       if (reply.startsWith(prefix)) return storeUnavailable(detail, error, reason);
     }

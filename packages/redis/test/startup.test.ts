@@ -189,6 +189,28 @@ describe('the CLI\u2019s openStore', () => {
     }
   });
 
+  it('a silent port: the deadline\u2019s sentence with its seconds (not ioredis\u2019s "Command timed out"), and it ends', async () => {
+    const silent = await startImpostor('silent');
+    try {
+      const started = Date.now();
+      const error = await openStore(`redis://127.0.0.1:${silent.port}`, { timeoutMs: 1_000 }).then(
+        () => undefined,
+        (failure: unknown) => failure as Error & { code?: string; reason?: string; cause?: Error },
+      );
+      expect(error).toMatchObject({
+        code: 'BACKEND',
+        reason: 'timeout',
+        message: 'The memory store is unavailable: it did not answer within 1 second. Try again.',
+      });
+      // What the CLI prints after "Cannot open store URL: ".
+      expect(error?.cause?.message).toBe('Redis did not answer within 1 second');
+      // The deadline, then close()'s own bounded wait: generous, since the machine is shared.
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      await silent.close();
+    }
+  }, 30_000);
+
   it('a URL whose port reaches PostgreSQL says so, not "max retries per request"', async () => {
     const port = new URL(databaseUrl()).port;
     await expect(openStore(`redis://127.0.0.1:${port}`, {})).rejects.toMatchObject({

@@ -1,6 +1,7 @@
 // What drivers with history share: ids in the hosted stores' shapes, content hashes, pruning, and
 // the filters and ordered id lists of a version listing kept in JavaScript.
 import { createHash, randomBytes } from 'node:crypto';
+import type { MemoryToolError } from '../errors.js';
 import { isBeneath } from '../path.js';
 import type {
   DriverPath,
@@ -10,6 +11,7 @@ import type {
   DriverVersionPage,
   DriverVersionQuery,
 } from '../types.js';
+import { backendFailure } from './refusals.js';
 
 /** A new file id: `mem_` and 22 random characters (128 bits), the same for one file across renames. */
 export function newFileId(): string {
@@ -22,6 +24,37 @@ export function newFileId(): string {
  */
 export function sequenceVersionId(sequence: number): string {
   return `memver_${String(sequence).padStart(16, '0')}`;
+}
+
+/**
+ * The highest sequence a history numbers a version with (2^53 - 1): past it, ids would no longer be
+ * exact integers in JavaScript (nor in a backend's doubles), and two versions could share one.
+ */
+export const MAX_VERSION_SEQUENCE = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The sequence of the first of `count` new versions after `newest`, the highest the namespace has
+ * used (NaN when the history holds an id no history makes). A history already past its exact range
+ * (an archive imported before imports were checked could leave `memver_9999999999999999`) gets a
+ * BACKEND failure (`misconfigured`) and no new version, instead of ids that round, collide or
+ * read `NaN`. For drivers that number versions in JavaScript.
+ */
+export function nextVersionSequence(newest: number, count = 1): number {
+  if (!(Number.isSafeInteger(newest) && newest >= 0 && newest <= MAX_VERSION_SEQUENCE - count)) {
+    throw historyOutOfIds();
+  }
+  return newest + 1;
+}
+
+/**
+ * Why a history past its exact range records no change: the detail of {@link historyOutOfIds}, for
+ * a driver that learns it from its backend (PostgreSQL's counter).
+ */
+export const OUT_OF_VERSION_IDS = `its history holds a version id past ${sequenceVersionId(MAX_VERSION_SEQUENCE)}, the highest that stays exact, so no change can be recorded; copy the files to a store with a new history`;
+
+/** The failure of a change whose history has no exact version id left (see {@link nextVersionSequence}). */
+export function historyOutOfIds(): MemoryToolError {
+  return backendFailure({ detail: OUT_OF_VERSION_IDS, reason: 'misconfigured' });
 }
 
 /** The sequence number of an id made by {@link sequenceVersionId}, or NaN for another id. */

@@ -74,14 +74,15 @@ export function checkImportedVersions(
   let previous = 0;
   return versions.map((version) => {
     const sequence = versionSequence(version.id);
-    if (!(Number.isSafeInteger(sequence) && sequence > previous)) {
-      throw refuse(
-        `version ids must be ascending ids made by sequenceVersionId, got ${shown(version.id)} after ${previous === 0 ? 'nothing' : sequenceVersionId(previous)}`,
-      );
-    }
+    // Past the bound first: an id past 2^53 reads back rounded, and is no less past the bound.
     if (sequence > MAX_IMPORTED_SEQUENCE) {
       throw refuse(
         `version id ${version.id} is above ${sequenceVersionId(MAX_IMPORTED_SEQUENCE)}, the highest an import may carry (the ids made after it must stay exact)`,
+      );
+    }
+    if (!(Number.isSafeInteger(sequence) && sequence > previous)) {
+      throw refuse(
+        `version ids must be ascending ids made by sequenceVersionId, got ${shown(version.id)} after ${previous === 0 ? 'nothing' : sequenceVersionId(previous)}`,
       );
     }
     checkTime(version.id, 'time', version.at, latest);

@@ -34,9 +34,13 @@ export {
 export { EditBatch, type EditCheck, EditQueue, type QueuedEdit } from './edit-queue.js';
 export {
   appendFileVersion,
+  historyOutOfIds,
   isAtOrBeneath,
   lowerBoundId,
+  MAX_VERSION_SEQUENCE,
   newFileId,
+  nextVersionSequence,
+  OUT_OF_VERSION_IDS,
   PRUNE_PER_CHANGE,
   prunable,
   removeSortedId,

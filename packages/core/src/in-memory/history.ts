@@ -3,6 +3,7 @@
 // commit order; pruning follows the kit's `prunable`, a bounded number per call.
 import {
   appendFileVersion,
+  nextVersionSequence,
   PRUNE_PER_CHANGE,
   prunable,
   removeSortedId,
@@ -69,7 +70,7 @@ export class VersionLog {
 
   /** Records a new version (the next id), then prunes its file as the change's retention says. */
   record(fields: Omit<StoredVersion, 'id'>, retention: Retention): StoredVersion {
-    this.#sequence += 1;
+    this.#sequence = nextVersionSequence(this.#sequence);
     const version: StoredVersion = { ...fields, id: sequenceVersionId(this.#sequence) };
     this.#add(version);
     // Times only grow (the backend's clock): when the file's oldest version is young, none is old.

@@ -17,7 +17,7 @@
 // file whole (a temporary file, fsynced, renamed over it): the redacted content is gone for good.
 import * as fs from 'node:fs';
 import type { DriverVersion, DriverVersionWithContent } from '@memdir/core';
-import { sequenceVersionId, versionSequence } from '@memdir/core/driver';
+import { nextVersionSequence, sequenceVersionId, versionSequence } from '@memdir/core/driver';
 import type { Dir } from '../dir.js';
 import { closeNow, FILE_MODE, O_CREAT, O_NOFOLLOW, O_RDWR, preadNow, pwriteNow } from '../sys.js';
 import type { Temp } from '../temp.js';
@@ -69,9 +69,12 @@ export class HistoryLog {
     return this.#memdir.at('history');
   }
 
-  /** The next version id (the caller appends it, still under the lock). */
+  /**
+   * The next version id (the caller appends it, still under the lock). Throws BACKEND when the
+   * history holds an id past the exact range (the kit's nextVersionSequence): nothing is appended.
+   */
   nextId(): string {
-    this.#sequence += 1;
+    this.#sequence = nextVersionSequence(this.#sequence);
     return sequenceVersionId(this.#sequence);
   }
 

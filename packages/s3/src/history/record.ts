@@ -13,7 +13,13 @@
 // deletion, once the file is gone). A change that lost its race deletes its version objects; one
 // that died leaves them, unseen, to the admin sweep.
 import type { ChangeRecord, DriverVersion, DriverVersionWithContent } from '@memdir/core';
-import { sequenceVersionId, sha256Hex, utf8Length, versionSequence } from '@memdir/core/driver';
+import {
+  nextVersionSequence,
+  sequenceVersionId,
+  sha256Hex,
+  utf8Length,
+  versionSequence,
+} from '@memdir/core/driver';
 import { Call } from '../call.js';
 import type { KeySpace } from '../keys.js';
 import type { Space } from '../space.js';
@@ -118,8 +124,9 @@ export async function newestSequence(space: Space, call: Call): Promise<number> 
   const { keys } = space;
   const page = await space.backend.bucket.list(keys.history, undefined, call, 1);
   for (const object of page.objects) {
+    // Past the exact range too (a version an unchecked import left): a write then refuses to go on.
     const seq = seqOfKey(keys, object.key);
-    if (Number.isSafeInteger(seq)) return seq;
+    if (!Number.isNaN(seq)) return seq;
   }
   return 0;
 }
@@ -164,6 +171,8 @@ export async function writeVersions(
   for (let claim = 0; claim < MAX_CLAIMS; claim++) {
     if (state.next === undefined) await state.refresh(() => newestSequence(space, call));
     const first = state.next!;
+    // A history past its exact range gets BACKEND, not ids that round and collide.
+    nextVersionSequence(first - 1, drafts.length);
     state.next = first + drafts.length;
     const results = await Promise.all(
       bodies.map(({ body }, index) =>

@@ -94,7 +94,7 @@ export const PAGE_HEADERS = {
   'content-security-policy':
     "default-src 'self'; script-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  'referrer-policy': 'same-origin',
   'x-frame-options': 'DENY',
   'cache-control': 'no-store',
 };

@@ -1,5 +1,7 @@
 // The frame of every page and the headers of every answer: a strict Content-Security-Policy (no
-// inline script or style, nothing from another origin, no framing), `nosniff`, no referrer, no cache.
+// inline script or style, nothing from another origin, no framing), `nosniff`, no referrer to another
+// origin (`same-origin`, not `no-referrer`: with it Chromium sends `Origin: null` on the inspector's own
+// forms, and the origin check needs the real one), no cache.
 
 import { STYLE_PATH } from './assets.js';
 import { type Html, html } from './html.js';
@@ -15,7 +17,7 @@ export function securityHeaders(contentType: string, csp = CSP): Record<string, 
     'content-type': contentType,
     'content-security-policy': csp,
     'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
+    'referrer-policy': 'same-origin',
     'x-frame-options': 'DENY',
     'cache-control': 'no-store',
   };

@@ -36,7 +36,8 @@ pre { font: 14px/1.45 ui-monospace, monospace; background: var(--tint); padding:
 .diff .hunk { color: var(--muted); }
 .hidden-char { font: 12px ui-monospace, monospace; color: var(--danger); border: 1px solid var(--danger);
   padding: 0 2px; margin: 0 1px; }
-.meta { color: var(--muted); }
+.meta { color: var(--muted); overflow-wrap: anywhere; }
+code { overflow-wrap: anywhere; }
 .error { color: var(--danger); font-weight: 600; }
 .notice { padding: .5rem .75rem; border-left: 4px solid var(--accent); background: var(--tint); }
 form.inline { display: inline; }

@@ -4,7 +4,7 @@
 import { structuredPatch } from 'diff';
 import { type Html, html, shown } from './html.js';
 
-/** The unified diff of `before` and `after` as a `<pre>`, or a sentence when they are the same. */
+/** The unified diff of `before` and `after` as a `<pre tabindex="0">`, or a sentence when they are the same. */
 export function unifiedDiff(before: string, after: string, beforeName: string, afterName: string): Html {
   const patch = structuredPatch(beforeName, afterName, before, after, '', '', { context: 3 });
   if (patch.hunks.length === 0) return html`<p class="notice">The two versions have the same content.</p>`;
@@ -21,5 +21,5 @@ export function unifiedDiff(before: string, after: string, beforeName: string, a
       lines.push(html`<span class="${kind}">${shown(line)}</span>\n`);
     }
   }
-  return html`<pre class="diff">${lines}</pre>`;
+  return html`<pre class="diff" tabindex="0">${lines}</pre>`;
 }

@@ -75,7 +75,7 @@ async function namespaces(context: PageContext): Promise<Response> {
 </tr>`,
   );
   const body = html`<h1>Namespaces</h1>
-<div class="scroll"><table>
+<div class="scroll" tabindex="0"><table>
 <thead><tr><th scope="col">Namespace</th><th scope="col" class="num">Files</th><th scope="col" class="num">Bytes</th><th scope="col" class="num">Versions</th><th scope="col">Last change</th><th scope="col">History</th></tr></thead>
 <tbody>${rows}</tbody>
 </table></div>
@@ -93,7 +93,7 @@ async function tree(context: PageContext): Promise<Response> {
     const listing = await past.view({ command: 'view', path });
     const body = html`${crumbs(namespace, path)}<h1>${shown(path)} as of ${at}</h1>
 <p><a href="${href('tree', { ns: namespace, path })}">Now</a></p>
-<pre>${shown(listing)}</pre>`;
+<pre tabindex="0">${shown(listing)}</pre>`;
     return page(`${path} as of ${at}`, body, context.viewer);
   }
   const listed = await store.records.list({
@@ -117,7 +117,7 @@ async function tree(context: PageContext): Promise<Response> {
 ${
   rows.length === 0
     ? html`<p>This folder is empty.</p>`
-    : html`<div class="scroll"><table>
+    : html`<div class="scroll" tabindex="0"><table>
 <thead><tr><th scope="col">Name</th><th scope="col" class="num">Size</th><th scope="col">Changed</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`
 }
@@ -141,7 +141,7 @@ async function file(context: PageContext): Promise<Response> {
 <p class="meta">${bytes(record.size)}, changed ${time(record.changedAt)}, id <code>${record.id}</code>, sha256 <code>${record.sha256}</code></p>
 <p><a href="${href('raw', { ns: namespace, path })}">Raw</a> · <a href="${href('history', { ns: namespace, path })}">History</a></p>
 <h2>As the model sees it</h2>
-<pre>${shown(asModelSees)}</pre>`;
+<pre tabindex="0">${shown(asModelSees)}</pre>`;
   return page(path, body, context.viewer);
 }
 
@@ -212,7 +212,7 @@ ${changes && version.redactedAt === null ? html` <a href="${href('redact', { ns:
 ${
   rows.length === 0
     ? html`<p>No versions match.</p>`
-    : html`<div class="scroll"><table>
+    : html`<div class="scroll" tabindex="0"><table>
 <thead><tr><th scope="col">Time</th><th scope="col">Operation</th><th scope="col">Path</th><th scope="col">Actor</th><th scope="col">Command</th><th scope="col">Tool call id</th><th scope="col" class="num">Size</th><th scope="col">Version</th><th scope="col">Actions</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`
 }
@@ -227,7 +227,7 @@ export function numbered(content: string): Html {
   const rows = lines.map(
     (line, index) => html`<tr><td class="n">${index + 1}</td><td>${shown(line)}</td></tr>`,
   );
-  return html`<div class="scroll"><table class="lines"><tbody>${rows}</tbody></table></div>`;
+  return html`<div class="scroll" tabindex="0"><table class="lines"><tbody>${rows}</tbody></table></div>`;
 }
 
 async function version(context: PageContext): Promise<Response> {

@@ -1,7 +1,7 @@
 // The inspector's door without a browser: how it signs in and out, what it refuses, and what the
 // server's shared steps do for a door mounted at `PATH/*` (its label, its cookie, its own origin).
 import { createHash } from 'node:crypto';
-import { createInMemoryStore, type MemdirStore } from '@memdir/core';
+import { createInMemoryDriver, createMemoryAdmin, createMemoryStore, type MemdirStore } from '@memdir/core';
 import { describe, expect, it } from 'vitest';
 import { createMemdirServer, mountInspector, TokenTable } from '../src/index.js';
 import { PAGE_HEADERS, TOKENS } from './ui-helpers.js';
@@ -11,7 +11,9 @@ const ORIGIN = 'http://inspector.test';
 const tokens = new TokenTable([
   { name: 'alice', namespace: 'team-a', mode: 'read-write', sha256: sha(TOKENS.alice) },
   { name: 'reader', namespace: 'team-a', mode: 'read-only', sha256: sha(TOKENS.reader) },
+  { name: 'ops', namespace: 'team-a', mode: 'read-write', sha256: sha(TOKENS.ops), stores: true },
 ]);
+const driver = createInMemoryDriver();
 const stores = new Map<string, MemdirStore>();
 const lines: string[] = [];
 const server = createMemdirServer({
@@ -23,9 +25,10 @@ server.door('/mcp', async () => new Response('mcp'));
 mountInspector(server, {
   tokens: () => tokens,
   store: async (namespace) => {
-    if (!stores.has(namespace)) stores.set(namespace, createInMemoryStore({ namespace }));
+    if (!stores.has(namespace)) stores.set(namespace, createMemoryStore(driver, { namespace }));
     return stores.get(namespace)!;
   },
+  admin: createMemoryAdmin(driver),
 });
 
 const cookie = (token: string) => `memdir_ui=${token}`;
@@ -129,5 +132,26 @@ describe('the inspector door', () => {
       headers: { cookie: cookie(TOKENS.reader) },
     });
     expect(readerPage.status).toBe(403);
+  });
+
+  it('shows a --stores token every namespace with its usage, and a namespace token only its own', async () => {
+    for (const namespace of ['team-a', 'team-b']) {
+      const store = createMemoryStore(driver, { namespace });
+      await store.execute({ command: 'create', path: '/memories/a.md', file_text: `${namespace}\n` });
+    }
+    const ops = await (await fetchUi('/ui', { headers: { cookie: cookie(TOKENS.ops) } })).text();
+    expect(ops).toContain(
+      '<a href="/ui/tree?ns=team-a&amp;path=%2Fmemories">team-a</a></td>\n<td class="num">1</td>\n<td class="num">7 B</td>',
+    );
+    expect(ops).toContain(
+      '<a href="/ui/tree?ns=team-b&amp;path=%2Fmemories">team-b</a></td>\n<td class="num">1</td>\n<td class="num">7 B</td>',
+    );
+    const other = await fetchUi('/ui/file?ns=team-b&path=/memories/a.md', {
+      headers: { cookie: cookie(TOKENS.ops) },
+    });
+    expect(await other.text()).toContain('1\tteam-b');
+    const alice = await (await fetchUi('/ui', { headers: { cookie: cookie(TOKENS.alice) } })).text();
+    expect(alice).toContain('>team-a</a>');
+    expect(alice).not.toContain('team-b');
   });
 });

@@ -116,6 +116,10 @@ describe('hostile content in the inspector', () => {
     const diff = await visit(`${o}/ui/diff?${q({ from: versions[1]!.id, to: versions[0]!.id })}`);
     expect(diff).toContain(`-${PAYLOADS[0]}`);
     expect(diff).toContain(`+${PAYLOADS[1]} again`);
+    const split = await visit(
+      `${o}/ui/diff?${q({ from: versions[1]!.id, to: versions[0]!.id, view: 'split' })}`,
+    );
+    expect(split).toContain(PAYLOADS[0]);
     await visit(`${o}/ui/history?${q({})}`);
     await visit(`${o}/ui/restore?${q({ version: versions[1]!.id })}`);
     await visit(`${o}/ui/redact?${q({ version: versions[1]!.id })}`);

@@ -115,7 +115,14 @@ describe.each<Backend>(['fs', 'postgres'])('the inspector on %s', (backend) => {
       /@@ -1,2 \+1,2 @@\n-first\n\+second\n line two/,
     );
 
+    await page.click('a:text-is("Side by side")');
+    const split = page.locator('table.split tbody tr');
+    expect(await split.count()).toBe(3);
+    expect(await split.nth(1).locator('td').allInnerTexts()).toEqual(['1', 'first', '1', 'second']);
+    expect(await split.nth(2).locator('td').allInnerTexts()).toEqual(['2', 'line two', '2', 'line two']);
+
     // Restore the first version: the file changes, and a `restored` version by alice appears.
+    await page.goBack();
     await page.goBack();
     await rows.nth(1).locator('a:text-is("restore")').click();
     await page.click('button:text-is("Restore this version")');

@@ -34,6 +34,7 @@ pre { font: 14px/1.45 ui-monospace, monospace; background: var(--tint); padding:
 .diff .add { background: var(--add); }
 .diff .remove { background: var(--remove); }
 .diff .hunk { color: var(--muted); }
+.split td { white-space: pre-wrap; overflow-wrap: anywhere; }
 .hidden-char { font: 12px ui-monospace, monospace; color: var(--danger); border: 1px solid var(--danger);
   padding: 0 2px; margin: 0 1px; }
 .meta { color: var(--muted); overflow-wrap: anywhere; }

@@ -2,7 +2,7 @@
 // history of a file or a namespace (with filters), one version, and a diff of two versions.
 import type { MemoryVersion, NamespaceUsage, VersionOperation } from '@memdir/core';
 import { type PageContext, PageError } from './context.js';
-import { unifiedDiff } from './diff-view.js';
+import { sideBySideDiff, unifiedDiff } from './diff-view.js';
 import { type Html, html, shown } from './html.js';
 import { CSP, href, page, securityHeaders } from './layout.js';
 
@@ -247,9 +247,12 @@ async function diff(context: PageContext): Promise<Response> {
     store.version(required(context, 'to')),
   ]);
   const name = (v: MemoryVersion) => `${v.path ?? '(redacted)'} (${v.id}, ${time(v.createdAt)})`;
+  const split = parameter(context, 'view') === 'split';
+  const query = { ns: namespace, from: from.id, to: to.id };
   const body = html`<h1>Diff</h1>
 <p class="meta">From <a href="${href('version', { ns: namespace, id: from.id })}">${from.id}</a> to <a href="${href('version', { ns: namespace, id: to.id })}">${to.id}</a></p>
-${unifiedDiff(from.content ?? '', to.content ?? '', name(from), name(to))}`;
+<p>${split ? html`<a href="${href('diff', query)}">Unified</a> · Side by side` : html`Unified · <a href="${href('diff', { ...query, view: 'split' })}">Side by side</a>`}</p>
+${split ? sideBySideDiff(from.content ?? '', to.content ?? '') : unifiedDiff(from.content ?? '', to.content ?? '', name(from), name(to))}`;
   return page('Diff', body, context.viewer);
 }
 

@@ -73,6 +73,7 @@ describe('the inspector is accessible', () => {
       `/ui/version?${q({ id: versions[0]!.id })}`,
       `/ui/diff?${q({ from: versions[1]!.id, to: versions[0]!.id })}`,
       `/ui/diff?${q({ from: versions[1]!.id, to: versions[0]!.id, view: 'split' })}`,
+      `/ui/search?${q({ q: 'a.md' })}`,
       `/ui/restore?${q({ version: versions[1]!.id })}`,
       `/ui/redact?${q({ version: versions[1]!.id })}`,
     ]) {

@@ -120,6 +120,8 @@ describe('hostile content in the inspector', () => {
       `${o}/ui/diff?${q({ from: versions[1]!.id, to: versions[0]!.id, view: 'split' })}`,
     );
     expect(split).toContain(PAYLOADS[0]);
+    const found = await visit(`${o}/ui/search?${q({ q: '<svg' })}`);
+    expect(found).toContain(HOSTILE_FILE);
     await visit(`${o}/ui/history?${q({})}`);
     await visit(`${o}/ui/restore?${q({ version: versions[1]!.id })}`);
     await visit(`${o}/ui/redact?${q({ version: versions[1]!.id })}`);

@@ -149,6 +149,13 @@ describe.each<Backend>(['fs', 'postgres'])('the inspector on %s', (backend) => {
     );
     expect((await store.version(modified)).content).toBeNull();
 
+    // A path search.
+    await page.goto(`${inspector.origin}/ui/tree?ns=${namespace}&path=/memories`);
+    await page.click('a:text-is("Search paths")');
+    await page.fill('input[name=q]', 'PLAN');
+    await page.press('input[name=q]', 'Enter');
+    expect(await page.locator('main li').allInnerTexts()).toEqual(['/memories/later/plan.md 5 B']);
+
     // The tree as it was between the two changes: no `later/` yet.
     await page.goto(`${inspector.origin}/ui/tree?ns=${namespace}&path=/memories`);
     await page.fill('input[name=at]', between);

@@ -108,7 +108,7 @@ async function tree(context: PageContext): Promise<Response> {
       : html`<tr><td class="path"><a href="${href('file', { ns: namespace, path: item.path })}">${shown(item.path.slice(path.length + 1))}</a></td><td class="num">${bytes(item.size)}</td><td>${time(item.changedAt)}</td></tr>`,
   );
   const body = html`${crumbs(namespace, path)}<h1>${shown(path)}</h1>
-<p><a href="${href('history', { ns: namespace })}">History of ${shown(namespace)}</a></p>
+<p><a href="${href('history', { ns: namespace })}">History of ${shown(namespace)}</a> · <a href="${href('search', { ns: namespace })}">Search paths</a></p>
 <form class="filters" method="get" action="${href('tree')}">
 <input type="hidden" name="ns" value="${namespace}"><input type="hidden" name="path" value="${path}">
 <label>As of (a time or a version id) <input type="text" name="at" placeholder="2026-01-31T12:00:00Z"></label>
@@ -256,6 +256,41 @@ ${split ? sideBySideDiff(from.content ?? '', to.content ?? '') : unifiedDiff(fro
   return page('Diff', body, context.viewer);
 }
 
+/** Files a search looks through per request (then it offers to go on). */
+export const SEARCH_SCAN = 10_000;
+
+async function search(context: PageContext): Promise<Response> {
+  const { namespace, store } = await context.store();
+  const query = parameter(context, 'q') ?? '';
+  const found: Html[] = [];
+  let cursor = parameter(context, 'cursor');
+  let scanned = 0;
+  if (query !== '') {
+    const needle = query.toLowerCase();
+    do {
+      const listed = await store.records.list({ path: '/memories', depth: 0, limit: 1000, cursor });
+      scanned += listed.items.length;
+      for (const item of listed.items) {
+        if (item.kind === 'file' && item.path.toLowerCase().includes(needle)) {
+          found.push(
+            html`<li><a class="path" href="${href('file', { ns: namespace, path: item.path })}">${shown(item.path)}</a> <span class="meta">${bytes(item.size)}</span></li>`,
+          );
+        }
+      }
+      cursor = listed.next ?? undefined;
+    } while (cursor !== undefined && scanned < SEARCH_SCAN && found.length < 1000);
+  }
+  const body = html`<h1>Search paths in ${shown(namespace)}</h1>
+<form class="filters" method="get" action="${href('search')}" role="search">
+<input type="hidden" name="ns" value="${namespace}">
+<label>Path contains <input type="text" name="q" value="${query}"></label>
+<button type="submit">Search</button>
+</form>
+${query === '' ? '' : found.length === 0 ? html`<p>No path matches.</p>` : html`<ul>${found}</ul>`}
+${cursor === undefined || query === '' ? '' : html`<p><a href="${href('search', { ns: namespace, q: query, cursor })}">Search further</a> (${scanned} files looked at)</p>`}`;
+  return page('Search', body, context.viewer);
+}
+
 const PAGES: Record<string, (context: PageContext) => Promise<Response>> = {
   '': namespaces,
   tree,
@@ -264,6 +299,7 @@ const PAGES: Record<string, (context: PageContext) => Promise<Response>> = {
   history,
   version,
   diff,
+  search,
 };
 
 /** The page at `route`, or a 404. */

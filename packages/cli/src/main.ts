@@ -139,6 +139,10 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     const { runToken } = await import('./token-command.js');
     return runToken(rest, io);
   }
+  if (command === 'ui') {
+    const { runUi } = await import('./ui-command.js');
+    return runUi(rest, io);
+  }
   if (command === 'sync') {
     const { runSync } = await import('./sync-command.js');
     return runSync(rest, io);

@@ -1,8 +1,9 @@
 // Accessibility: axe-core, run in Debian's Chromium on every page of the inspector, reports no
 // serious or critical violation; at 320 px wide no page scrolls sideways as a whole.
 
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Inspector, launchChromium, startInspector, TOKENS } from './ui-helpers.js';
@@ -63,7 +64,7 @@ describe('the inspector is accessible', () => {
     await page.fill('#token', TOKENS.alice);
     await page.press('#token', 'Enter');
     await page.waitForURL(`${inspector.origin}/ui`);
-    for (const url of [
+    const pages = [
       '/ui',
       `/ui/tree?${q({ path: '/memories' })}`,
       `/ui/tree?${q({ path: '/memories/notes' })}`,
@@ -76,9 +77,35 @@ describe('the inspector is accessible', () => {
       `/ui/search?${q({ q: 'a.md' })}`,
       `/ui/restore?${q({ version: versions[1]!.id })}`,
       `/ui/redact?${q({ version: versions[1]!.id })}`,
-    ]) {
-      await check(url);
-    }
+    ];
+    for (const url of pages) await check(url);
     await context.close();
+    // MEMDIR_UI_SCREENSHOTS=1: the README's pictures of each page, at a desktop width.
+    if (process.env['MEMDIR_UI_SCREENSHOTS'] === '1') await screenshots(pages);
   });
 });
+
+/** Saves a picture of the sign-in page and of each of `pages` in docs/screenshots/ (for the README). */
+async function screenshots(pages: readonly string[]): Promise<void> {
+  const folder = new URL('../docs/screenshots/', import.meta.url);
+  await mkdir(folder, { recursive: true });
+  const context = await browser.newContext({ viewport: { width: 1100, height: 640 } });
+  const page = await context.newPage();
+  await page.goto(`${inspector.origin}/ui/sign-in`);
+  await page.screenshot({ path: fileURLToPath(new URL('sign-in.png', folder)) });
+  await page.fill('#token', TOKENS.alice);
+  await page.press('#token', 'Enter');
+  await page.waitForURL(`${inspector.origin}/ui`);
+  const names = new Set<string>();
+  for (const url of pages) {
+    const parsed = new URL(url, inspector.origin);
+    let name = parsed.pathname === '/ui' ? 'namespaces' : parsed.pathname.slice(4);
+    if (parsed.searchParams.get('view') === 'split') name += '-side-by-side';
+    if (name === 'history' && !parsed.searchParams.has('path')) name = 'namespace-history';
+    if (names.has(name)) continue;
+    names.add(name);
+    await page.goto(`${inspector.origin}${url}`);
+    await page.screenshot({ path: fileURLToPath(new URL(`${name}.png`, folder)), fullPage: true });
+  }
+  await context.close();
+}

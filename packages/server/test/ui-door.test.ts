@@ -146,6 +146,10 @@ describe('the inspector door', () => {
     expect(ops).toContain(
       '<a href="/ui/tree?ns=team-b&amp;path=%2Fmemories">team-b</a></td>\n<td class="num">1</td>\n<td class="num">7 B</td>',
     );
+    const invalid = await fetchUi('/ui/tree?ns=not%20a%20name', { headers: { cookie: cookie(TOKENS.ops) } });
+    expect(invalid.status).toBe(404);
+    expect(await invalid.text()).toContain('There is no such namespace.');
+    expect(stores.has('not a name')).toBe(false);
     const other = await fetchUi('/ui/file?ns=team-b&path=/memories/a.md', {
       headers: { cookie: cookie(TOKENS.ops) },
     });

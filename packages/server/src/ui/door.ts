@@ -2,7 +2,7 @@
 // reached by ordinary links (no script at all). A namespace token sees its namespace; a `--stores`
 // token sees every namespace of the backend. Read-only tokens get no change control, and the door
 // refuses their changes anyway. Every string from the store is escaped (html.ts).
-import { isMemoryToolError } from '@memdir/core';
+import { isMemoryToolError, validateNamespace } from '@memdir/core';
 import type { Door, DoorContext, DoorOptions, MemdirServer } from '../app.js';
 import { presentedToken } from '../auth.js';
 import { STYLE, STYLE_PATH } from './assets.js';
@@ -124,10 +124,12 @@ async function signedIn(
       if (namespace !== grant.namespace && grant.stores !== true) {
         throw new PageError(404, 'There is no such namespace, or this token may not see it.');
       }
-      const store = await options.store(namespace).catch((error: unknown) => {
-        if (error instanceof TypeError) throw new PageError(404, 'There is no such namespace.');
-        throw error;
-      });
+      try {
+        validateNamespace(namespace);
+      } catch {
+        throw new PageError(404, 'There is no such namespace.');
+      }
+      const store = await options.store(namespace);
       return { namespace, store };
     },
   };

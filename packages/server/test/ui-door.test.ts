@@ -158,4 +158,32 @@ describe('the inspector door', () => {
     expect(alice).toContain('>team-a</a>');
     expect(alice).not.toContain('team-b');
   });
+
+  it('pages a large folder 100 files at a time, with a link to the next page', async () => {
+    const store = createMemoryStore(driver, { namespace: 'team-a' });
+    for (let index = 0; index < 150; index += 50) {
+      await Promise.all(
+        Array.from({ length: 50 }, (_, n) =>
+          store.execute({
+            command: 'create',
+            path: `/memories/big/f${String(index + n).padStart(3, '0')}.md`,
+            file_text: 'x',
+          }),
+        ),
+      );
+    }
+    const headers = { cookie: cookie(TOKENS.alice) };
+    const first = await (await fetchUi('/ui/tree?path=/memories/big', { headers })).text();
+    expect(first.match(/>f\d{3}\.md<\/a>/g)?.length).toBe(100);
+    expect(first).toContain('>f000.md</a>');
+    expect(first).toContain('>f099.md</a>');
+    const next = /<a href="(\/ui\/tree\?[^"]*cursor=[^"]*)">Next page<\/a>/
+      .exec(first)?.[1]
+      ?.replaceAll('&amp;', '&');
+    expect(next).toBeDefined();
+    const second = await (await fetchUi(next!, { headers })).text();
+    expect(second.match(/>f\d{3}\.md<\/a>/g)?.length).toBe(50);
+    expect(second).toContain('>f149.md</a>');
+    expect(second).not.toContain('Next page');
+  });
 });

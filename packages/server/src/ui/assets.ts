@@ -10,6 +10,8 @@ export const STYLE = `
   --paper: #ffffff; --tint: #f2f4f7; --add: #e3f4e6; --remove: #fbe5e5; --danger: #a11818; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 16px/1.5 system-ui, sans-serif; color: var(--ink); background: var(--paper); }
+.skip { position: absolute; left: -10000px; top: .5rem; background: var(--paper); padding: .25rem .5rem; }
+.skip:focus { left: .5rem; z-index: 1; }
 header { display: flex; flex-wrap: wrap; gap: .5rem 1.5rem; align-items: center; padding: .5rem 1rem;
   background: var(--tint); border-bottom: 1px solid var(--line); }
 header .brand { font-weight: 700; }

@@ -59,8 +59,9 @@ export function page(title: string, body: Html, viewer?: Viewer, status = 200): 
 <link rel="stylesheet" href="${STYLE_PATH}">
 </head>
 <body>
+<a class="skip" href="#main">Skip to content</a>
 ${header}
-<main>
+<main id="main">
 ${body}
 </main>
 </body>

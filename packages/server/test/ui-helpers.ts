@@ -11,6 +11,7 @@ import type { MemdirStore, MemoryAdmin } from '@memdir/core';
 import { createFsAdmin, createFsStore } from '@memdir/fs';
 import { createPostgresAdmin, createPostgresStore } from '@memdir/postgres';
 import { databaseUrl } from '@memdir/test-support';
+import pg from 'pg';
 import { type Browser, chromium } from 'playwright-core';
 import { createMemdirServer, mountInspector, TokenTable } from '../src/index.js';
 
@@ -80,6 +81,11 @@ export async function startInspector(backend: Backend, namespace: string): Promi
       }
       await admin.close();
       if (root !== undefined) await rm(root, { recursive: true, force: true });
+      if (backend === 'postgres') {
+        const pool = new pg.Pool({ connectionString: databaseUrl(), max: 1 });
+        await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await pool.end();
+      }
     },
   };
 }

@@ -9,6 +9,7 @@ import { INIT_HELP } from './init-help.js';
 import { DEFAULT_HTTP_ADDRESS } from './serve-http-options.js';
 import { SYNC_HELP } from './sync-help.js';
 import { COPY_HELP, EXPORT_HELP, IMPORT_HELP } from './transfer-help.js';
+import { UI_HELP } from './ui-help.js';
 
 export const TOKEN_HELP = `Usage: memdir token add NAME --namespace NAMESPACE [--read-only] [--tokens FILE]
        memdir token list [--tokens FILE]
@@ -52,6 +53,7 @@ Other commands:
   export [--store URL] > F.tar     write every file of a store to a tar archive
   import [--store URL] < F.tar     check an archive made by export, then write its files
   sync DIR [--store URL]           keep a folder and the store in step, both ways (--once: one pass)
+  ui [--store URL]                 browse the store, its history and diffs in a browser (loopback)
   migrate --store URL              set up a server store's tables before a deploy (postgres://)
   completion bash|zsh|fish         print a script that completes memdir's commands and flags
   help [COMMAND]                   show the help of a command
@@ -284,4 +286,5 @@ COMMAND_HELP.import = IMPORT_HELP;
 COMMAND_HELP.sync = SYNC_HELP;
 COMMAND_HELP.init = INIT_HELP;
 COMMAND_HELP.completion = COMPLETION_HELP;
+COMMAND_HELP.ui = UI_HELP;
 Object.assign(COMMAND_HELP, HISTORY_HELP, ADMIN_HELP);

@@ -149,6 +149,10 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     const { runInit } = await import('./init-command.js');
     return runInit(rest, io);
   }
+  if (command === 'ui') {
+    const { runUi } = await import('./ui-command.js');
+    return runUi(rest, io);
+  }
   if (command === 'sync') {
     const { runSync } = await import('./sync-command.js');
     return runSync(rest, io);

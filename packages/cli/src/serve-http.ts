@@ -8,12 +8,21 @@ import { stat } from 'node:fs/promises';
 import { createServer, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { isMemoryToolError, type MemoryStore, mcpRequestTooLarge, readOnlyStore } from '@memdir/core';
+import {
+  createMemoryAdmin,
+  isMemoryToolError,
+  type MemdirStore,
+  type MemoryStore,
+  mcpRequestTooLarge,
+  readOnlyStore,
+  storeDriver,
+} from '@memdir/core';
 import {
   createMemdirServer,
   type DoorContext,
   TokenTable as GrantTable,
   mcpDoor,
+  mountInspector,
   SessionLabels,
   type TokenGrant,
 } from '@memdir/server';
@@ -179,6 +188,14 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
       sessions,
     }),
   );
+  // The inspector at /ui, over the same stores and tokens (it keeps read-only tokens read-only).
+  const driver = storeDriver(context.healthStore);
+  mountInspector(memdir, {
+    tokens: () => grants,
+    store: (namespace) =>
+      namespaceStore({ name: '', namespace, mode: 'read-write', sha256: '' }) as Promise<MemdirStore>,
+    admin: driver?.capabilities.admin === true ? createMemoryAdmin(driver) : undefined,
+  });
 
   // --- the server's life ---------------------------------------------------------------------------
   const http: HttpServer = createServer(

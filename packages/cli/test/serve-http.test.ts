@@ -280,6 +280,24 @@ describe('memdir serve --http: one server, two tokens on the filesystem store', 
     expect(get.status).toBe(405);
   });
 
+  it('serves the inspector at /ui: a sign-in page, then the namespace with the signed-in cookie', async () => {
+    const first = await fetch(`${target.origin}/ui`, { redirect: 'manual' });
+    expect(first.status).toBe(303);
+    expect(first.headers.get('location')).toBe('/ui/sign-in');
+    const signIn = await fetch(`${target.origin}/ui/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: target.origin },
+      body: new URLSearchParams({ token: alice }).toString(),
+    });
+    expect(signIn.status).toBe(303);
+    const cookie = signIn.headers.get('set-cookie') ?? '';
+    expect(cookie).toBe(`memdir_ui=${alice}; Path=/ui; HttpOnly; SameSite=Strict`);
+    const home = await fetch(`${target.origin}/ui`, { headers: { cookie: cookie.split(';')[0]! } });
+    expect(home.status).toBe(200);
+    expect(await home.text()).toContain('<a href="/ui/tree?ns=alice&amp;path=%2Fmemories">alice</a>');
+  });
+
   it('the access log has a line per request with token name, command and outcome, and never a token, path or content', async () => {
     const mcp = await client(target, bob, 'log-check');
     await call(mcp, { command: 'create', path: '/memories/private-name.md', file_text: 'private content' });

@@ -29,6 +29,19 @@ export interface DoorContext {
 /** A door: the handler of the requests of one path, after the shared steps. */
 export type Door = (request: Request, context: DoorContext) => Promise<Response>;
 
+/** How a door for browsers (the inspector) authenticates, besides the bearer header. */
+export interface DoorOptions {
+  /** The token a request carries where a browser keeps it (a cookie), when its headers carry none. */
+  token?: (request: Request) => string | undefined;
+  /** The answer to a request without a valid token (a sign-in page), instead of the 401. */
+  anonymous?: (request: Request) => Promise<Response>;
+  /**
+   * Whether a request whose `Origin` is the server's own passes the Origin check: the door checks
+   * its own changes (a CSRF token). @default false
+   */
+  sameOrigin?: boolean;
+}
+
 /** The options of `createMemdirServer`. */
 export interface MemdirServerOptions extends HostCheckOptions {
   /** The tokens accepted now (read again per request, so a reload takes effect at once). */
@@ -77,8 +90,11 @@ export interface AccessEntry {
 /** The server: a fetch handler and a way to add doors. */
 export interface MemdirServer {
   fetch(request: Request, env?: RequestEnv): Promise<Response>;
-  /** Mounts `door` at `path` (any method), behind the shared steps. */
-  door(path: string, door: Door): void;
+  /**
+   * Mounts `door` at `path` (any method), behind the shared steps; a path ending in `/*` also takes
+   * every path beneath it.
+   */
+  door(path: string, door: Door, options?: DoorOptions): void;
   /**
    * From now on every door answers 503 with `Retry-After: 1` and `Connection: close` (a graceful
    * stop: the runtime stops listening, then waits until the responses in flight are written;
@@ -129,6 +145,10 @@ export function createMemdirServer(options: MemdirServerOptions): MemdirServer {
   // The door label of the log and metrics is one of the routes, never a path the client made up
   // (which would grow the metrics without bound).
   const routes = new Set(['/healthz', '/readyz', '/metrics', RESOURCE_METADATA_PATH]);
+  // The doors mounted at `PATH/*`: their label is `PATH`, and those that check their own origin.
+  const prefixes: Array<{ path: string; sameOrigin: boolean }> = [];
+  const prefixOf = (path: string) =>
+    prefixes.find((prefix) => path === prefix.path || path.startsWith(`${prefix.path}/`));
   const app = new Hono<{ Bindings: RequestEnv; Variables: { record: AccessRecord } }>();
 
   app.use('*', async (c, next) => {
@@ -137,14 +157,17 @@ export function createMemdirServer(options: MemdirServerOptions): MemdirServer {
     const record: AccessRecord = {
       client: c.env?.clientAddress ?? '-',
       token: '-',
-      door: routes.has(c.req.path) ? c.req.path : 'not-found',
+      door: routes.has(c.req.path) ? c.req.path : (prefixOf(c.req.path)?.path ?? 'not-found'),
       methods: [c.req.method],
       commands: [],
       outcomes: [],
       refusal: undefined,
     };
     c.set('record', record);
-    const refusal = checkHostAndOrigin(c.req.raw, options);
+    let refusal = checkHostAndOrigin(c.req.raw, options);
+    if (refusal === 'origin' && prefixOf(c.req.path)?.sameOrigin) {
+      if (c.req.header('origin') === new URL(c.req.url).origin) refusal = undefined;
+    }
     if (refusal !== undefined) {
       record.refusal = refusal;
       c.res = jsonError(403, -32000, 'Forbidden');
@@ -183,8 +206,12 @@ export function createMemdirServer(options: MemdirServerOptions): MemdirServer {
   let draining = false;
   const server: MemdirServer = {
     fetch: (request, env) => Promise.resolve(app.fetch(request, env ?? {})),
-    door(path, door) {
-      routes.add(path);
+    door(path, door, doorOptions = {}) {
+      if (path.endsWith('/*')) {
+        prefixes.push({ path: path.slice(0, -2), sameOrigin: doorOptions.sameOrigin === true });
+      } else {
+        routes.add(path);
+      }
       app.all(path, async (c) => {
         const record = c.get('record');
         if (draining) {
@@ -194,8 +221,11 @@ export function createMemdirServer(options: MemdirServerOptions): MemdirServer {
             connection: 'close',
           });
         }
-        const presented = presentedToken(c.req.raw.headers);
+        const presented = presentedToken(c.req.raw.headers) ?? doorOptions.token?.(c.req.raw);
         const grant = presented === undefined ? undefined : options.tokens().find(presented);
+        if (grant === undefined && doorOptions.anonymous !== undefined) {
+          return doorOptions.anonymous(c.req.raw);
+        }
         if (grant === undefined) {
           // The same body for a missing, malformed, unknown or revoked token; the header says which.
           record.refusal = 'unauthorized';

@@ -2,13 +2,14 @@
 // app.ts (the handler, its routes and doors), auth.ts (tokens), limits.ts (rate and in-flight),
 // body.ts and json-shape.ts (bounded JSON), host-check.ts (Host/Origin), metrics.ts (Prometheus),
 // access-log.ts (one bounded line per request), mcp-door.ts (stateless MCP),
-// session-labels.ts (session ids any process can check).
+// session-labels.ts (session ids any process can check), ui/ (the inspector at /ui).
 export { type AccessRecord, accessLine } from './access-log.js';
 export {
   type AccessEntry,
   createMemdirServer,
   type Door,
   type DoorContext,
+  type DoorOptions,
   type MemdirServer,
   type MemdirServerOptions,
   RESOURCE_METADATA_PATH,
@@ -22,3 +23,14 @@ export { InFlight, RateLimiter } from './limits.js';
 export { type McpDoorOptions, mcpDoor } from './mcp-door.js';
 export { Metrics } from './metrics.js';
 export { type SessionLabelOptions, SessionLabels } from './session-labels.js';
+export {
+  CSP,
+  escapeHtml,
+  Html,
+  html,
+  INSPECTOR_PATH,
+  type InspectorOptions,
+  inspectorDoor,
+  mountInspector,
+  shown,
+} from './ui/index.js';

@@ -1,0 +1,111 @@
+// Accessibility: axe-core, run in Debian's Chromium on every page of the inspector, reports no
+// serious or critical violation; at 320 px wide no page scrolls sideways as a whole.
+
+import { mkdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Inspector, launchChromium, startInspector, TOKENS } from './ui-helpers.js';
+
+const NAMESPACE = 'ui-a11y';
+let browser: Browser;
+let inspector: Inspector;
+let axeSource: string;
+
+beforeAll(async () => {
+  axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  inspector = await startInspector('fs', NAMESPACE);
+  const store = await inspector.store(NAMESPACE);
+  const call = { actor: { type: 'session' as const, id: 'run-1' }, toolUseId: 'toolu_01' };
+  await store.execute({ command: 'create', path: '/memories/notes/a.md', file_text: 'one\ntwo\n' }, call);
+  await store.execute(
+    { command: 'str_replace', path: '/memories/notes/a.md', old_str: 'two', new_str: 'three' },
+    call,
+  );
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await inspector?.close();
+});
+
+describe('the inspector is accessible', () => {
+  it('has no serious or critical axe violation on any page, signed out or in, and fits 320 px', async () => {
+    // The test's own script (axe) is let in past the CSP; the pages are as served.
+    const context = await browser.newContext({ bypassCSP: true, viewport: { width: 320, height: 640 } });
+    const page = await context.newPage();
+    const store = await inspector.store(NAMESPACE);
+    const versions = (await store.history({ path: '/memories/notes/a.md' })).versions;
+    const q = (query: Record<string, string>) => new URLSearchParams({ ns: NAMESPACE, ...query }).toString();
+    const check = async (url: string) => {
+      await page.goto(`${inspector.origin}${url}`);
+      await page.addScriptTag({ content: axeSource });
+      const violations = await page.evaluate(async () => {
+        const axe = (
+          globalThis as unknown as {
+            axe: { run(): Promise<{ violations: Array<{ id: string; impact: string }> }> };
+          }
+        ).axe;
+        return (await axe.run()).violations.map(({ id, impact }) => ({ id, impact }));
+      });
+      expect({
+        url,
+        violations: violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'),
+      }).toEqual({ url, violations: [] });
+      const wide = await page.evaluate(
+        () =>
+          (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+            .documentElement.scrollWidth,
+      );
+      expect({ url, wide }).toEqual({ url, wide: 320 });
+    };
+    await check('/ui/sign-in');
+    await page.fill('#token', TOKENS.alice);
+    await page.press('#token', 'Enter');
+    await page.waitForURL(`${inspector.origin}/ui`);
+    const pages = [
+      '/ui',
+      `/ui/tree?${q({ path: '/memories' })}`,
+      `/ui/tree?${q({ path: '/memories/notes' })}`,
+      `/ui/file?${q({ path: '/memories/notes/a.md' })}`,
+      `/ui/history?${q({ path: '/memories/notes/a.md' })}`,
+      `/ui/history?${q({})}`,
+      `/ui/version?${q({ id: versions[0]!.id })}`,
+      `/ui/diff?${q({ from: versions[1]!.id, to: versions[0]!.id })}`,
+      `/ui/diff?${q({ from: versions[1]!.id, to: versions[0]!.id, view: 'split' })}`,
+      `/ui/search?${q({ q: 'a.md' })}`,
+      `/ui/restore?${q({ version: versions[1]!.id })}`,
+      `/ui/redact?${q({ version: versions[1]!.id })}`,
+    ];
+    for (const url of pages) await check(url);
+    await context.close();
+    // MEMDIR_UI_SCREENSHOTS=1: the README's pictures of each page, at a desktop width.
+    if (process.env['MEMDIR_UI_SCREENSHOTS'] === '1') await screenshots(pages);
+  });
+});
+
+/** Saves a picture of the sign-in page and of each of `pages` in docs/screenshots/ (for the README). */
+async function screenshots(pages: readonly string[]): Promise<void> {
+  const folder = new URL('../docs/screenshots/', import.meta.url);
+  await mkdir(folder, { recursive: true });
+  const context = await browser.newContext({ viewport: { width: 1100, height: 640 } });
+  const page = await context.newPage();
+  await page.goto(`${inspector.origin}/ui/sign-in`);
+  await page.screenshot({ path: fileURLToPath(new URL('sign-in.png', folder)) });
+  await page.fill('#token', TOKENS.alice);
+  await page.press('#token', 'Enter');
+  await page.waitForURL(`${inspector.origin}/ui`);
+  const names = new Set<string>();
+  for (const url of pages) {
+    const parsed = new URL(url, inspector.origin);
+    let name = parsed.pathname === '/ui' ? 'namespaces' : parsed.pathname.slice(4);
+    if (parsed.searchParams.get('view') === 'split') name += '-side-by-side';
+    if (name === 'history' && !parsed.searchParams.has('path')) name = 'namespace-history';
+    if (names.has(name)) continue;
+    names.add(name);
+    await page.goto(`${inspector.origin}${url}`);
+    await page.screenshot({ path: fileURLToPath(new URL(`${name}.png`, folder)), fullPage: true });
+  }
+  await context.close();
+}

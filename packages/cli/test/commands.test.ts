@@ -33,6 +33,7 @@ const HELPED_COMMANDS = [
   'sync',
   'init',
   'completion',
+  'ui',
 ] as const;
 describe('memory commands on the default file: store', () => {
   it('create writes ./memory/memories/{path} and prints the result the model reads', async () => {

@@ -8,12 +8,21 @@ import { stat } from 'node:fs/promises';
 import { createServer, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { isMemoryToolError, type MemoryStore, mcpRequestTooLarge, readOnlyStore } from '@memdir/core';
+import {
+  createMemoryAdmin,
+  isMemoryToolError,
+  type MemdirStore,
+  type MemoryStore,
+  mcpRequestTooLarge,
+  readOnlyStore,
+  storeDriver,
+} from '@memdir/core';
 import {
   createMemdirServer,
   type DoorContext,
   TokenTable as GrantTable,
   mcpDoor,
+  mountMemoryStores,
   SessionLabels,
   type TokenGrant,
 } from '@memdir/server';
@@ -176,6 +185,19 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
       sessions,
     }),
   );
+
+  // The memory stores API (/v1/memory_stores) on the same stores as MCP: one store, two doors.
+  mountMemoryStores(memdir, {
+    open: (namespace) =>
+      namespaceStore({ namespace, mode: 'read-write' } as TokenGrant) as Promise<MemdirStore>,
+    erase: async (namespace) => {
+      const root = storeDriver(context.healthStore);
+      if (root?.dropNamespace !== undefined) await createMemoryAdmin(root).dropNamespace(namespace);
+      const opened = stores.get(namespace);
+      stores.delete(namespace);
+      await opened?.then((store) => store.close()).catch(() => {});
+    },
+  });
 
   // --- the server's life ---------------------------------------------------------------------------
   const http: HttpServer = createServer(

@@ -28,6 +28,15 @@ export interface DoorContext {
 /** A door: the handler of the requests of one path, after the shared steps. */
 export type Door = (request: Request, context: DoorContext) => Promise<Response>;
 
+/** How a door is mounted. */
+export interface DoorOptions {
+  /**
+   * The response of a request the shared steps turn away (401, 429, 503) in the door's own error
+   * shape. @default MCP's JSON-RPC error
+   */
+  refusal?: (status: number, message: string, headers: Record<string, string>) => Response;
+}
+
 /** The options of `createMemdirServer`. */
 export interface MemdirServerOptions extends HostCheckOptions {
   /** The tokens accepted now (read again per request, so a reload takes effect at once). */
@@ -77,7 +86,7 @@ export interface AccessEntry {
 export interface MemdirServer {
   fetch(request: Request, env?: RequestEnv): Promise<Response>;
   /** Mounts `door` at `path` (any method), behind the shared steps. */
-  door(path: string, door: Door): void;
+  door(path: string, door: Door, options?: DoorOptions): void;
   /**
    * From now on every door answers 503 with `Retry-After: 1` and `Connection: close` (a graceful
    * stop: the runtime stops listening, then waits until the responses in flight are written;
@@ -159,13 +168,17 @@ export function createMemdirServer(options: MemdirServerOptions): MemdirServer {
   let draining = false;
   const server: MemdirServer = {
     fetch: (request, env) => Promise.resolve(app.fetch(request, env ?? {})),
-    door(path, door) {
+    door(path, door, doorOptions = {}) {
       routes.add(path);
+      const refuse = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
+        doorOptions.refusal === undefined
+          ? jsonError(status, code, message, headers)
+          : doorOptions.refusal(status, message, headers);
       app.all(path, async (c) => {
         const record = c.get('record');
         if (draining) {
           record.refusal = 'stopping';
-          return jsonError(503, -32000, 'The server is stopping', {
+          return refuse(503, -32000, 'The server is stopping', {
             'retry-after': '1',
             connection: 'close',
           });
@@ -176,7 +189,7 @@ export function createMemdirServer(options: MemdirServerOptions): MemdirServer {
           // The same body for a missing, malformed, unknown or revoked token; the header says which.
           record.refusal = 'unauthorized';
           const metadata = new URL(RESOURCE_METADATA_PATH, c.req.url).href;
-          return jsonError(401, -32001, 'Unauthorized', {
+          return refuse(401, -32001, 'Unauthorized', {
             'www-authenticate':
               options.oauthChallenge === false ? 'Bearer' : challenge(presented !== undefined, metadata),
           });
@@ -188,15 +201,15 @@ export function createMemdirServer(options: MemdirServerOptions): MemdirServer {
           if (wait > 0) {
             metrics.rateLimited(grant.name);
             record.refusal = 'rate-limited';
-            return jsonError(429, -32000, 'Too many requests', { 'retry-after': String(wait) });
+            return refuse(429, -32000, 'Too many requests', { 'retry-after': String(wait) });
           }
           const gate = inFlight.enter(grant.name, calls);
           if (gate !== 'ok') {
             metrics.rateLimited(grant.name);
             record.refusal = 'busy';
             return gate === 'overall'
-              ? jsonError(503, -32000, 'The server is busy', { 'retry-after': '1' })
-              : jsonError(429, -32000, 'Too many requests at once', { 'retry-after': '1' });
+              ? refuse(503, -32000, 'The server is busy', { 'retry-after': '1' })
+              : refuse(429, -32000, 'Too many requests at once', { 'retry-after': '1' });
           }
           let released = false;
           return () => {

@@ -2,13 +2,22 @@
 // app.ts (the handler, its routes and doors), auth.ts (tokens), limits.ts (rate and in-flight),
 // body.ts and json-shape.ts (bounded JSON), host-check.ts (Host/Origin), metrics.ts (Prometheus),
 // access-log.ts (one bounded line per request), mcp-door.ts (stateless MCP),
-// session-labels.ts (session ids any process can check).
+// session-labels.ts (session ids any process can check), api/ (the memory stores API).
 export { type AccessRecord, accessLine } from './access-log.js';
+export {
+  MEMORY_STORES_PATH,
+  type MemoryStoresBackend,
+  memoryStoresDoor,
+  mountMemoryStores,
+  REGISTRY_NAMESPACE,
+  SESSION_HEADER,
+} from './api/index.js';
 export {
   type AccessEntry,
   createMemdirServer,
   type Door,
   type DoorContext,
+  type DoorOptions,
   type MemdirServer,
   type MemdirServerOptions,
   RESOURCE_METADATA_PATH,

@@ -1,0 +1,289 @@
+// The memory stores API's behaviour, one suite run against a server on each store.
+import { createHash } from 'node:crypto';
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiServer, startApiServer } from './api-server.js';
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+async function refusal(promise: Promise<unknown>): Promise<InstanceType<typeof Anthropic.APIError>> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof Anthropic.APIError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+export function apiSuite(label: string, storeUrl: () => string): void {
+  describe(`the memory stores API on the ${label} store`, () => {
+    let server: ApiServer;
+    let admin: Anthropic;
+    let reader: Anthropic;
+
+    beforeAll(async () => {
+      server = await startApiServer(storeUrl());
+      admin = server.client(await server.token('admin', '--stores'));
+      reader = server.client(await server.token('reader', '--stores', '--read-only'));
+    }, 60_000);
+    afterAll(async () => {
+      await server?.stop();
+    });
+
+    it('creates, retrieves, updates, lists, archives and deletes stores', async () => {
+      const created = await admin.beta.memoryStores.create({ name: 'notes', metadata: { team: 'a' } });
+      expect(created).toEqual({
+        id: expect.stringMatching(/^memstore_[0-9a-z]{26}$/),
+        type: 'memory_store',
+        name: 'notes',
+        description: '',
+        metadata: { team: 'a' },
+        archived_at: null,
+        created_at: expect.stringMatching(ISO),
+        updated_at: created.created_at,
+      });
+      expect(await admin.beta.memoryStores.retrieve(created.id)).toEqual(created);
+      const updated = await admin.beta.memoryStores.update(created.id, {
+        description: 'team notes',
+        metadata: { team: null, owner: 'b' },
+      });
+      expect(updated).toEqual({
+        ...created,
+        description: 'team notes',
+        metadata: { owner: 'b' },
+        updated_at: expect.stringMatching(ISO),
+      });
+      const same = await admin.beta.memoryStores.update(created.id, { name: 'notes' });
+      expect(same).toEqual(updated);
+
+      const list = await admin.beta.memoryStores.list();
+      expect(list.data.map((store) => store.id)).toContain(created.id);
+
+      const archived = await admin.beta.memoryStores.archive(created.id);
+      expect(archived).toEqual({
+        ...updated,
+        archived_at: expect.stringMatching(ISO),
+        updated_at: archived.archived_at,
+      });
+      expect(await admin.beta.memoryStores.archive(created.id)).toEqual(archived);
+      const ids = async (params: Anthropic.Beta.MemoryStores.MemoryStoreListParams) => {
+        const found: string[] = [];
+        for await (const store of admin.beta.memoryStores.list(params)) found.push(store.id);
+        return found;
+      };
+      expect(await ids({})).not.toContain(created.id);
+      expect(await ids({ include_archived: true })).toContain(created.id);
+      const refused = await refusal(admin.beta.memoryStores.update(created.id, { name: 'x' }));
+      expect(refused.status).toBe(400);
+      expect((refused.error as { error: { type: string } }).error.type).toBe('invalid_request_error');
+
+      expect(await admin.beta.memoryStores.delete(created.id)).toEqual({
+        id: created.id,
+        type: 'memory_store_deleted',
+      });
+      const gone = await refusal(admin.beta.memoryStores.retrieve(created.id));
+      expect(gone.status).toBe(404);
+      expect(gone.error).toEqual({
+        type: 'error',
+        error: { type: 'not_found_error', message: `No memory store has the id "${created.id}".` },
+        request_id: expect.stringMatching(/^req_/),
+      });
+      expect(gone.headers?.get('x-should-retry')).toBe('false');
+      expect(gone.requestID).toBe((gone.error as { request_id: string }).request_id);
+    });
+
+    it('creates, retrieves, updates, lists and deletes memories', async () => {
+      const store = await admin.beta.memoryStores.create({ name: 'memories' });
+      const memories = admin.beta.memoryStores.memories;
+      const created = await memories.create(store.id, { path: '/notes/a.md', content: 'hello' });
+      expect(created).toEqual({
+        id: expect.stringMatching(/^mem_/),
+        type: 'memory',
+        memory_store_id: store.id,
+        path: '/notes/a.md',
+        content: null,
+        content_sha256: sha('hello'),
+        content_size_bytes: 5,
+        memory_version_id: expect.stringMatching(/^memver_/),
+        created_at: expect.stringMatching(ISO),
+        updated_at: expect.stringMatching(ISO),
+      });
+      expect(await memories.retrieve(created.id, { memory_store_id: store.id })).toEqual({
+        ...created,
+        content: 'hello',
+      });
+      const renamed = await memories.update(created.id, {
+        memory_store_id: store.id,
+        path: '/notes/b.md',
+        content: 'héllo',
+      });
+      expect(renamed).toEqual({
+        ...created,
+        path: '/notes/b.md',
+        content_sha256: sha('héllo'),
+        content_size_bytes: 6,
+        memory_version_id: expect.stringMatching(/^memver_/),
+        updated_at: expect.stringMatching(ISO),
+      });
+      expect(renamed.memory_version_id).not.toBe(created.memory_version_id);
+      // The no-op rule: the stored content and path again succeed, whatever the precondition, with no version.
+      const again = await memories.update(created.id, {
+        memory_store_id: store.id,
+        content: 'héllo',
+        precondition: { type: 'content_sha256', content_sha256: sha('other') },
+      });
+      expect(again).toEqual(renamed);
+      const lost = await refusal(
+        memories.update(created.id, {
+          memory_store_id: store.id,
+          content: 'new',
+          precondition: { type: 'content_sha256', content_sha256: sha('other') },
+        }),
+      );
+      expect(lost.status).toBe(409);
+      expect((lost.error as { error: { type: string } }).error.type).toBe('memory_precondition_failed_error');
+      expect(lost.headers?.get('x-should-retry')).toBe('false');
+
+      const taken = await refusal(memories.create(store.id, { path: '/notes/b.md', content: 'x' }));
+      expect(taken.status).toBe(409);
+      expect((taken.error as { error: unknown }).error).toEqual({
+        type: 'memory_path_conflict_error',
+        message: 'The path /notes/b.md is in the way of /notes/b.md.',
+        conflicting_memory_id: created.id,
+        conflicting_path: '/notes/b.md',
+      });
+      const above = await refusal(memories.create(store.id, { path: '/notes/b.md/c.md', content: 'x' }));
+      expect((above.error as { error: { conflicting_memory_id: string } }).error.conflicting_memory_id).toBe(
+        created.id,
+      );
+      const below = await refusal(memories.create(store.id, { path: '/notes', content: 'x' }));
+      expect((below.error as { error: { conflicting_path: string } }).error.conflicting_path).toBe(
+        '/notes/b.md',
+      );
+
+      const stale = await refusal(
+        memories.delete(created.id, { memory_store_id: store.id, expected_content_sha256: sha('x') }),
+      );
+      expect(stale.status).toBe(409);
+      expect(
+        await memories.delete(created.id, {
+          memory_store_id: store.id,
+          expected_content_sha256: sha('héllo'),
+        }),
+      ).toEqual({
+        id: created.id,
+        type: 'memory_deleted',
+      });
+      expect((await refusal(memories.retrieve(created.id, { memory_store_id: store.id }))).status).toBe(404);
+
+      const versions = [];
+      for await (const version of admin.beta.memoryStores.memoryVersions.list(store.id, {
+        memory_id: created.id,
+      })) {
+        versions.push(version);
+      }
+      expect(
+        versions.map((version) => [
+          version.operation,
+          (version as { memdir_operation?: string }).memdir_operation,
+        ]),
+      ).toEqual([
+        ['deleted', 'deleted'],
+        ['modified', 'renamed'],
+        ['created', 'created'],
+      ]);
+      expect(versions[2]).toEqual({
+        id: created.memory_version_id,
+        type: 'memory_version',
+        memory_store_id: store.id,
+        memory_id: created.id,
+        operation: 'created',
+        memdir_operation: 'created',
+        path: '/notes/a.md',
+        content: null,
+        content_sha256: sha('hello'),
+        content_size_bytes: 5,
+        created_at: expect.stringMatching(ISO),
+        created_by: { type: 'api_actor', api_key_id: 'admin' },
+        redacted_at: null,
+      });
+      const full = await admin.beta.memoryStores.memoryVersions.retrieve(created.memory_version_id, {
+        memory_store_id: store.id,
+      });
+      expect(full).toEqual({ ...versions[2], content: 'hello' });
+      const redacted = await admin.beta.memoryStores.memoryVersions.redact(created.memory_version_id, {
+        memory_store_id: store.id,
+      });
+      expect(redacted).toEqual({
+        ...versions[2],
+        path: null,
+        content_sha256: null,
+        content_size_bytes: null,
+        redacted_at: expect.stringMatching(ISO),
+        redacted_by: { type: 'api_actor', api_key_id: 'admin' },
+      });
+    });
+
+    it('lists memories a page at a time, by prefix and depth', async () => {
+      const store = await admin.beta.memoryStores.create({ name: 'pages' });
+      const paths = ['/a.md', '/notes/x.md', '/notes/y.md', '/notes/deep/z.md', '/notes-old/a.md', '/z/1.md'];
+      for (const path of paths)
+        await admin.beta.memoryStores.memories.create(store.id, { path, content: path });
+      const all = async (params: Anthropic.Beta.MemoryStores.MemoryListParams) => {
+        const found: string[] = [];
+        for await (const item of admin.beta.memoryStores.memories.list(store.id, params)) {
+          found.push(item.type === 'memory_prefix' ? `prefix ${item.path}` : item.path);
+        }
+        return found;
+      };
+      const sorted = [...paths].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+      for (const limit of [1, 2, 100]) expect(await all({ limit })).toEqual(sorted);
+      expect(await all({ path_prefix: '/notes/' })).toEqual([
+        '/notes/deep/z.md',
+        '/notes/x.md',
+        '/notes/y.md',
+      ]);
+      expect(await all({ path_prefix: '/notes/', depth: 1, limit: 1 })).toEqual([
+        'prefix /notes/deep/',
+        '/notes/x.md',
+        '/notes/y.md',
+      ]);
+      expect(await all({ depth: 1 })).toEqual([
+        '/a.md',
+        'prefix /notes-old/',
+        'prefix /notes/',
+        'prefix /z/',
+      ]);
+      const page = await admin.beta.memoryStores.memories.list(store.id, { limit: 2, view: 'full' });
+      expect(page.data.map((item) => (item as { content: string }).content)).toEqual([
+        '/a.md',
+        '/notes-old/a.md',
+      ]);
+      const other = await refusal(
+        admin.beta.memoryStores.memories.list(store.id, { path_prefix: '/z/', page: page.next_page! }),
+      );
+      expect(other.status).toBe(400);
+    });
+
+    it('keeps tokens to their rights', async () => {
+      const store = await admin.beta.memoryStores.create({ name: 'rights' });
+      const other = await admin.beta.memoryStores.create({ name: 'other' });
+      const own = server.client(await server.token(`own-${label}`, '--namespace', store.id));
+      expect((await own.beta.memoryStores.retrieve(store.id)).id).toBe(store.id);
+      expect((await refusal(own.beta.memoryStores.retrieve(other.id))).status).toBe(404);
+      expect((await own.beta.memoryStores.list()).data.map((s) => s.id)).toEqual([store.id]);
+      const create = await refusal(own.beta.memoryStores.create({ name: 'x' }));
+      expect(create.status).toBe(403);
+      expect((create.error as { error: { type: string } }).error.type).toBe('permission_error');
+      const write = await refusal(
+        reader.beta.memoryStores.memories.create(store.id, { path: '/a.md', content: '' }),
+      );
+      expect(write.status).toBe(403);
+      const nobody = await refusal(server.client('wrong').beta.memoryStores.list());
+      expect(nobody.status).toBe(401);
+      expect((nobody.error as { error: { type: string } }).error.type).toBe('authentication_error');
+    });
+  });
+}

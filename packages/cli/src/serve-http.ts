@@ -175,7 +175,7 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
     MCP_PATH,
     mcpDoor({
       server: async (grant: TokenGrant, request: DoorContext) =>
-        createMcpServer(reportingStore(await namespaceStore(grant), request.record), {
+        createMcpServer(reportingStore(await toolStore(grant), request.record), {
           actor: { type: 'user', id: grant.name },
         }),
       limits: { maxBytes: BODY_CEILING, maxBatch: 100, maxDepth: 64 },
@@ -187,7 +187,7 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
   );
 
   // The memory stores API (/v1/memory_stores) on the same stores as MCP: one store, two doors.
-  mountMemoryStores(memdir, {
+  const memoryStores = mountMemoryStores(memdir, {
     open: (namespace) =>
       namespaceStore({ namespace, mode: 'read-write' } as TokenGrant) as Promise<MemdirStore>,
     erase: async (namespace) => {
@@ -198,6 +198,14 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
       await opened?.then((store) => store.close()).catch(() => {});
     },
   });
+
+  // An archived memory store is read-only to the memory tool too.
+  async function toolStore(grant: TokenGrant): Promise<MemoryStore> {
+    const store = await namespaceStore(grant);
+    return (await memoryStores.archived(grant.namespace))
+      ? readOnlyStore(store, 'this memory store is archived')
+      : store;
+  }
 
   // --- the server's life ---------------------------------------------------------------------------
   const http: HttpServer = createServer(

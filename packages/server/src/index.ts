@@ -7,6 +7,7 @@ export { type AccessRecord, accessLine } from './access-log.js';
 export {
   MEMORY_STORES_PATH,
   type MemoryStoresBackend,
+  type MountedMemoryStores,
   memoryStoresDoor,
   mountMemoryStores,
   REGISTRY_NAMESPACE,

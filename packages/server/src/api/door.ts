@@ -7,7 +7,7 @@ import { type Context, Hono } from 'hono';
 import type { Door, DoorContext, MemdirServer } from '../app.js';
 import type { ApiContext, MemoryStoresBackend } from './context.js';
 import { ApiError, errorResponse, notFound, toApiError } from './errors.js';
-import { newRequestId } from './ids.js';
+import { isStoreId, newRequestId } from './ids.js';
 import { createMemory, deleteMemory, listMemories, retrieveMemory, updateMemory } from './memories.js';
 import { REGISTRY_NAMESPACE, Registry } from './registry.js';
 import {
@@ -192,9 +192,26 @@ export function memoryStoresRefusal(
   );
 }
 
+/** What the API tells the other doors about the stores. */
+export interface MountedMemoryStores {
+  /**
+   * Whether `namespace` is an archived memory store (one registry read; none for a namespace that
+   * is not a store id): the memory tool's door makes such a store read-only.
+   */
+  archived(namespace: string): Promise<boolean>;
+}
+
 /** Mounts the memory stores API on `server` at `/v1/memory_stores`. */
-export function mountMemoryStores(server: MemdirServer, backend: MemoryStoresBackend): void {
+export function mountMemoryStores(server: MemdirServer, backend: MemoryStoresBackend): MountedMemoryStores {
   const door = memoryStoresDoor(backend);
   server.door(MEMORY_STORES_PATH, door, { refusal: memoryStoresRefusal });
   server.door(`${MEMORY_STORES_PATH}/*`, door, { refusal: memoryStoresRefusal });
+  const registry = new Registry(() => backend.open(REGISTRY_NAMESPACE));
+  return {
+    async archived(namespace) {
+      if (!isStoreId(namespace)) return false;
+      const entry = await registry.get(namespace);
+      return entry !== null && entry.archived_at !== null;
+    },
+  };
 }

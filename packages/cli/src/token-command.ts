@@ -90,7 +90,7 @@ async function add(file: string, name: string | undefined, values: Values, io: C
     throw usage('add: give --namespace NAME or --stores, not both');
   }
   if (values.namespace === undefined && values.stores !== true) {
-    throw usage('add: --namespace NAME (or --stores) is required');
+    throw usage('add: --namespace NAME is required (or --stores, for the memory stores API)');
   }
   if (values.namespace !== undefined) {
     try {

@@ -24,15 +24,29 @@ export function apiSuite(label: string, storeUrl: () => string): void {
     let server: ApiServer;
     let admin: Anthropic;
     let reader: Anthropic;
+    const made = new Set<string>();
 
     beforeAll(async () => {
       server = await startApiServer(storeUrl());
       admin = server.client(await server.token('admin', '--stores'));
+      // Every store this suite makes, to delete at the end.
+      const create = admin.beta.memoryStores.create.bind(admin.beta.memoryStores);
+      admin.beta.memoryStores.create = ((params, options) =>
+        create(params, options).then((store) => {
+          made.add(store.id);
+          return store;
+        })) as typeof admin.beta.memoryStores.create;
       reader = server.client(await server.token('reader', '--stores', '--read-only'));
     }, 60_000);
     afterAll(async () => {
+      // Leave nothing on the servers: every store made here is deleted (namespace and registry entry).
+      if (admin !== undefined) {
+        for await (const store of admin.beta.memoryStores.list({ include_archived: true, limit: 100 })) {
+          if (made.has(store.id)) await admin.beta.memoryStores.delete(store.id);
+        }
+      }
       await server?.stop();
-    });
+    }, 60_000);
 
     it('creates, retrieves, updates, lists, archives and deletes stores', async () => {
       const created = await admin.beta.memoryStores.create({ name: 'notes', metadata: { team: 'a' } });

@@ -353,6 +353,153 @@ export function apiSuite(label: string, storeUrl: () => string): void {
       }
     });
 
+    it('refuses hostile input with a clear 4xx and writes nothing', async () => {
+      const store = await admin.beta.memoryStores.create({ name: 'hostile' });
+      const token = await server.token(`hostile-${label}`, '--namespace', store.id);
+      const raw = async (method: string, path: string, body?: BodyInit) => {
+        const response = await fetch(`${server.origin}/v1/memory_stores/${store.id}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body,
+        });
+        const text = await response.text();
+        expect(response.headers.get('content-type')).toBe('application/json');
+        expect(response.headers.get('request-id')).toMatch(/^req_/);
+        return {
+          status: response.status,
+          retry: response.headers.get('x-should-retry'),
+          body: JSON.parse(text),
+        };
+      };
+      const refused = (status: number, message: string) => ({
+        status,
+        retry: 'false',
+        body: {
+          type: 'error',
+          error: expect.objectContaining({
+            type: status === 413 ? 'request_too_large' : 'invalid_request_error',
+            message,
+          }),
+          request_id: expect.stringMatching(/^req_/),
+        },
+      });
+      expect(
+        await raw('POST', '/memories', JSON.stringify({ path: '/a.md', content: 'x', extra: 1 })),
+      ).toEqual(refused(400, 'Unknown field "extra".'));
+      expect(await raw('POST', '/memories', Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]))).toEqual(
+        refused(400, 'The request body is not valid UTF-8.'),
+      );
+      expect(await raw('POST', '/memories', '{"path":')).toEqual(
+        refused(400, 'The request body is not valid JSON.'),
+      );
+      expect(await raw('POST', '/memories', JSON.stringify({ path: '/a.md', content: null }))).toEqual(
+        refused(400, 'content must be a string ("" for an empty memory).'),
+      );
+      expect(
+        await raw('POST', '/memories', JSON.stringify({ path: '/a.md', content: 'x'.repeat(1024 * 1024) })),
+      ).toEqual(refused(413, 'The request body is larger than 1048576 bytes.'));
+      for (const [path, message] of [
+        ['a.md', 'path must start with "/" and must not end with "/".'],
+        ['/a/', 'path must start with "/" and must not end with "/".'],
+        ['/a//b.md', 'path "/a//b.md" has an empty, "." or ".." segment.'],
+        ['/a/../b.md', 'path "/a/../b.md" has an empty, "." or ".." segment.'],
+        ['/a\u0007.md', 'path holds a control or format character.'],
+        ['/a\u200b.md', 'path holds a control or format character.'],
+        ['/e\u0301.md', 'path is not in Unicode NFC.'],
+        [`/${'a/'.repeat(20)}b.md`, 'path has more than 20 segments.'],
+      ]) {
+        const answer = await raw('POST', '/memories', JSON.stringify({ path, content: 'x' }));
+        expect(answer, path).toEqual(refused(400, message));
+        expect(answer.body.error.details).toEqual({ error_code: 'INVALID_PATH' });
+      }
+      // memdir's own path rules (SPEC section 2), after the API's.
+      const percent = await raw('POST', '/memories', JSON.stringify({ path: '/a%2e.md', content: 'x' }));
+      expect(percent.status).toBe(400);
+      expect(percent.body.error.details).toEqual({ error_code: 'INVALID_PATH' });
+      expect((await raw('GET', '/memories/mem_nope')).status).toBe(404);
+      expect((await raw('GET', '/memories/..%2f..%2fetc')).status).toBe(404);
+      expect((await raw('GET', '/memory_versions/memver_x')).status).toBe(404);
+      expect((await raw('GET', '/memories?page=bm90IGEgY3Vyc29y')).status).toBe(400);
+      expect((await raw('GET', '/memories?path_prefix=notes')).status).toBe(400);
+      expect((await raw('GET', '/memories?limit=0')).status).toBe(400);
+      expect((await raw('GET', '/memories?view=everything')).status).toBe(400);
+      expect((await raw('GET', '/memories?depth=-1')).status).toBe(400);
+      expect((await raw('GET', '/memory_versions?operation=renamed')).status).toBe(400);
+      expect((await raw('GET', '/memory_versions?created_at%5Bgte%5D=yesterday')).status).toBe(400);
+      expect((await raw('POST', '/memories/mem_x', JSON.stringify({}))).body.error.message).toBe(
+        'Give content, path, or both.',
+      );
+      expect((await raw('GET', '/nothing-here')).body.error.type).toBe('not_found_error');
+      const listed = await admin.beta.memoryStores.memories.list(store.id);
+      expect(listed.data).toEqual([]);
+      const versions = await admin.beta.memoryStores.memoryVersions.list(store.id);
+      expect(versions.data).toEqual([]);
+      // No error body names a host path or a stack.
+      expect(server.stderr()).not.toContain('    at ');
+    });
+
+    it('checks store fields and metadata limits, and filters versions', async () => {
+      for (const [params, message] of [
+        [{ name: '' }, 'name must be a string of 1 to 255 characters.'],
+        [{ name: 'a\nb' }, 'name must not hold control characters.'],
+        [
+          { name: 'x', description: 'd'.repeat(1025) },
+          'description must be a string of at most 1,024 characters.',
+        ],
+        [{ name: 'x', metadata: { ['k'.repeat(65)]: 'v' } }, 'metadata keys must be 1 to 64 characters.'],
+        [
+          { name: 'x', metadata: { k: 'v'.repeat(513) } },
+          'metadata.k must be a string of at most 512 characters.',
+        ],
+        [
+          { name: 'x', metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])) },
+          'metadata may hold at most 16 pairs.',
+        ],
+      ] as const) {
+        const error = await refusal(admin.beta.memoryStores.create(params as never));
+        expect(error.status).toBe(400);
+        expect((error.error as { error: { message: string } }).error.message).toBe(message);
+      }
+      const store = await admin.beta.memoryStores.create({
+        name: 'filters',
+        metadata: Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`, 'v'])),
+      });
+      const over = await refusal(admin.beta.memoryStores.update(store.id, { metadata: { extra: 'v' } }));
+      expect((over.error as { error: { message: string } }).error.message).toBe(
+        'metadata may hold at most 16 pairs.',
+      );
+      const swapped = await admin.beta.memoryStores.update(store.id, { metadata: { k0: null, extra: 'v' } });
+      expect(Object.keys(swapped.metadata)).toHaveLength(16);
+      expect(swapped.metadata['extra']).toBe('v');
+
+      const memories = admin.beta.memoryStores.memories;
+      const a = await memories.create(store.id, { path: '/a.md', content: 'one' });
+      const start = new Date().toISOString();
+      await memories.update(a.id, { memory_store_id: store.id, content: 'two' });
+      const b = await memories.create(store.id, { path: '/b.md', content: '' });
+      expect(b.content_sha256).toBe(sha(''));
+      await memories.delete(b.id, { memory_store_id: store.id });
+      const list = async (params: Anthropic.Beta.MemoryStores.MemoryVersionListParams) => {
+        const found: string[] = [];
+        for await (const version of admin.beta.memoryStores.memoryVersions.list(store.id, params)) {
+          found.push(`${version.operation} ${version.memory_id === a.id ? 'a' : 'b'}`);
+        }
+        return found;
+      };
+      expect(await list({})).toEqual(['deleted b', 'created b', 'modified a', 'created a']);
+      expect(await list({ limit: 1 })).toEqual(['deleted b', 'created b', 'modified a', 'created a']);
+      expect(await list({ operation: 'created' })).toEqual(['created b', 'created a']);
+      expect(await list({ memory_id: b.id })).toEqual(['deleted b', 'created b']);
+      expect(await list({ 'created_at[gte]': start })).toEqual(['deleted b', 'created b', 'modified a']);
+      expect(await list({ api_key_id: 'admin', operation: 'modified' })).toEqual(['modified a']);
+      expect(await list({ session_id: 'admin' })).toEqual([]);
+      const full = await admin.beta.memoryStores.memoryVersions.list(store.id, {
+        view: 'full',
+        memory_id: a.id,
+      });
+      expect(full.data.map((version) => version.content)).toEqual(['two', 'one']);
+    });
+
     it('keeps tokens to their rights', async () => {
       const store = await admin.beta.memoryStores.create({ name: 'rights' });
       const other = await admin.beta.memoryStores.create({ name: 'other' });

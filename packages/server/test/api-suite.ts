@@ -356,7 +356,7 @@ export function apiSuite(label: string, storeUrl: () => string): void {
     it('refuses hostile input with a clear 4xx and writes nothing', async () => {
       const store = await admin.beta.memoryStores.create({ name: 'hostile' });
       const token = await server.token(`hostile-${label}`, '--namespace', store.id);
-      const raw = async (method: string, path: string, body?: BodyInit) => {
+      const raw = async (method: string, path: string, body?: string | Uint8Array) => {
         const response = await fetch(`${server.origin}/v1/memory_stores/${store.id}${path}`, {
           method,
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -407,7 +407,7 @@ export function apiSuite(label: string, storeUrl: () => string): void {
         ['/a\u200b.md', 'path holds a control or format character.'],
         ['/e\u0301.md', 'path is not in Unicode NFC.'],
         [`/${'a/'.repeat(20)}b.md`, 'path has more than 20 segments.'],
-      ]) {
+      ] as const) {
         const answer = await raw('POST', '/memories', JSON.stringify({ path, content: 'x' }));
         expect(answer, path).toEqual(refused(400, message));
         expect(answer.body.error.details).toEqual({ error_code: 'INVALID_PATH' });

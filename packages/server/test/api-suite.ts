@@ -1,6 +1,10 @@
 // The memory stores API's behaviour, one suite run against a server on each store.
 import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
+import { SessionMemoryStores } from '@anthropic-ai/sdk/tools/agent-toolset/node';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -498,6 +502,67 @@ export function apiSuite(label: string, storeUrl: () => string): void {
         memory_id: a.id,
       });
       expect(full.data.map((version) => version.content)).toEqual(['two', 'one']);
+    });
+
+    it("syncs a folder with Anthropic's SessionMemoryStores, unchanged", async () => {
+      const store = await admin.beta.memoryStores.create({ name: 'synced' });
+      const memories = admin.beta.memoryStores.memories;
+      const a = await memories.create(store.id, { path: '/a.md', content: 'first' });
+      await memories.create(store.id, { path: '/notes/b.md', content: 'second' });
+      const workdir = await mkdtemp(join(tmpdir(), 'memdir-api-sync-'));
+      const root = join(workdir, 'mnt');
+      const warnings: string[] = [];
+      const logger = {
+        error: (message: string) => warnings.push(message),
+        warn: (message: string) => warnings.push(message),
+        info: () => {},
+        debug: () => {},
+      };
+      const client = new Anthropic({
+        baseURL: server.origin,
+        apiKey: await server.token(`sync-${label}`, '--namespace', store.id),
+        maxRetries: 0,
+        logger,
+        logLevel: 'warn',
+      });
+      const sync = new SessionMemoryStores(client, { workdir });
+      // One sync now: `syncAll`, the SDK's own tests' deterministic driver (`syncIfDue` waits 5 s at least).
+      const syncNow = () => (sync as unknown as { syncAll(final: boolean): Promise<void> }).syncAll(false);
+      try {
+        await sync.download({
+          resources: [
+            {
+              type: 'memory_store',
+              memory_store_id: store.id,
+              mount_path: root,
+              name: 'synced',
+              access: 'read_write',
+            },
+          ],
+        } as never);
+        expect(await readFile(join(root, 'a.md'), 'utf8')).toBe('first');
+        expect(await readFile(join(root, 'notes/b.md'), 'utf8')).toBe('second');
+        // A local edit and a new local file go up.
+        await writeFile(join(root, 'a.md'), 'edited here');
+        await writeFile(join(root, 'c.md'), 'new here');
+        await syncNow();
+        expect((await memories.retrieve(a.id, { memory_store_id: store.id })).content).toBe('edited here');
+        const listed = await memories.list(store.id, { view: 'full' });
+        expect(listed.data.map((item) => [item.path, (item as { content: string }).content])).toEqual([
+          ['/a.md', 'edited here'],
+          ['/c.md', 'new here'],
+          ['/notes/b.md', 'second'],
+        ]);
+        // A remote write comes down.
+        await memories.update(a.id, { memory_store_id: store.id, content: 'edited there' });
+        await syncNow();
+        expect(await readFile(join(root, 'a.md'), 'utf8')).toBe('edited there');
+        await sync.finish();
+        expect(warnings).toEqual([]);
+      } finally {
+        await sync.dispose();
+        await rm(workdir, { recursive: true, force: true });
+      }
     });
 
     it('keeps tokens to their rights', async () => {

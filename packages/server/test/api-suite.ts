@@ -352,6 +352,14 @@ export function apiSuite(label: string, storeUrl: () => string): void {
         });
         const after = await admin.beta.memoryStores.memoryVersions.list(store.id, { memory_id: memoryId });
         expect(after.data.map((version) => version.operation)).toEqual(['deleted', 'modified', 'created']);
+        // Deleting the store erases its namespace: the memory tool finds nothing there any more.
+        expect((await tool({ command: 'view', path: '/memories/api.md' })).text).toContain('from the API');
+        await admin.beta.memoryStores.delete(store.id);
+        expect(await tool({ command: 'view', path: '/memories/api.md' })).toEqual({
+          text: 'Error: The path /memories/api.md does not exist. Please provide a valid path.',
+          isError: true,
+        });
+        expect((await refusal(admin.beta.memoryStores.memoryVersions.list(store.id))).status).toBe(404);
       } finally {
         await mcp.close();
       }

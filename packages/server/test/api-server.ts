@@ -45,7 +45,21 @@ export async function startApiServer(store: string): Promise<ApiServer> {
   await add('boot', ['--namespace', 'boot']);
   const child: ChildProcess = spawn(
     process.execPath,
-    [BIN, 'serve', '--http', '127.0.0.1:0', '--store', store, '--tokens', tokensFile],
+    // A rate no test reaches: the tests see every answer as it is, with no retry.
+    [
+      BIN,
+      'serve',
+      '--http',
+      '127.0.0.1:0',
+      '--store',
+      store,
+      '--tokens',
+      tokensFile,
+      '--rate',
+      '1000',
+      '--burst',
+      '1000',
+    ],
     { cwd: dir, env: env(), stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let err = '';

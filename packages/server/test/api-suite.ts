@@ -246,6 +246,40 @@ export function apiSuite(label: string, storeUrl: () => string): void {
       });
     });
 
+    it('lets exactly one of four concurrent updates under one precondition win, with one version', async () => {
+      const store = await admin.beta.memoryStores.create({ name: 'race' });
+      const memories = admin.beta.memoryStores.memories;
+      const memory = await memories.create(store.id, { path: '/race.md', content: 'start' });
+      let current = memory;
+      for (let round = 0; round < 3; round++) {
+        const results = await Promise.allSettled(
+          [0, 1, 2, 3].map((writer) =>
+            memories.update(memory.id, {
+              memory_store_id: store.id,
+              content: `round ${round} writer ${writer}`,
+              precondition: { type: 'content_sha256', content_sha256: current.content_sha256 },
+            }),
+          ),
+        );
+        const won = results.filter((result) => result.status === 'fulfilled');
+        expect(won).toHaveLength(1);
+        for (const result of results) {
+          if (result.status === 'rejected') {
+            expect((result.reason as InstanceType<typeof Anthropic.APIError>).status).toBe(409);
+          }
+        }
+        current = (won[0] as PromiseFulfilledResult<typeof memory>).value;
+      }
+      const versions = await admin.beta.memoryStores.memoryVersions.list(store.id, { memory_id: memory.id });
+      expect(versions.data.map((version) => version.operation)).toEqual([
+        'modified',
+        'modified',
+        'modified',
+        'created',
+      ]);
+      expect(versions.data[0]!.id).toBe(current.memory_version_id);
+    });
+
     it('lists memories a page at a time, by prefix and depth', async () => {
       const store = await admin.beta.memoryStores.create({ name: 'pages' });
       const paths = ['/a.md', '/notes/x.md', '/notes/y.md', '/notes/deep/z.md', '/notes-old/a.md', '/z/1.md'];
@@ -576,7 +610,8 @@ export function apiSuite(label: string, storeUrl: () => string): void {
     it('keeps tokens to their rights', async () => {
       const store = await admin.beta.memoryStores.create({ name: 'rights' });
       const other = await admin.beta.memoryStores.create({ name: 'other' });
-      const own = server.client(await server.token(`own-${label}`, '--namespace', store.id));
+      const ownToken = await server.token(`own-${label}`, '--namespace', store.id);
+      const own = server.client(ownToken);
       expect((await own.beta.memoryStores.retrieve(store.id)).id).toBe(store.id);
       expect((await refusal(own.beta.memoryStores.retrieve(other.id))).status).toBe(404);
       expect((await own.beta.memoryStores.list()).data.map((s) => s.id)).toEqual([store.id]);
@@ -587,6 +622,11 @@ export function apiSuite(label: string, storeUrl: () => string): void {
         reader.beta.memoryStores.memories.create(store.id, { path: '/a.md', content: '' }),
       );
       expect(write.status).toBe(403);
+      // Older SDKs send X-Api-Key.
+      const byKey = await fetch(`${server.origin}/v1/memory_stores/${store.id}`, {
+        headers: { 'x-api-key': ownToken },
+      });
+      expect(byKey.status).toBe(200);
       const nobody = await refusal(server.client('wrong').beta.memoryStores.list());
       expect(nobody.status).toBe(401);
       expect((nobody.error as { error: { type: string } }).error.type).toBe('authentication_error');

@@ -280,6 +280,43 @@ export function apiSuite(label: string, storeUrl: () => string): void {
       expect(versions.data[0]!.id).toBe(current.memory_version_id);
     });
 
+    it('lists stores newest first a page at a time, and restores a version (memdir_restore)', async () => {
+      const three = [];
+      for (const name of ['first', 'second', 'third'])
+        three.push(await admin.beta.memoryStores.create({ name }));
+      for (const limit of [1, 2]) {
+        const seen: string[] = [];
+        for await (const store of admin.beta.memoryStores.list({ limit })) {
+          seen.push(store.name);
+          if (seen.length === 3) break;
+        }
+        expect(seen).toEqual(['third', 'second', 'first']);
+      }
+      const store = three[0]!;
+      const memories = admin.beta.memoryStores.memories;
+      const memory = await memories.create(store.id, { path: '/r.md', content: 'old' });
+      const changed = await memories.update(memory.id, { memory_store_id: store.id, content: 'new' });
+      const path = `/v1/memory_stores/${store.id}/memory_versions/${memory.memory_version_id}/memdir_restore`;
+      const stale = await refusal(
+        admin.post(path, {
+          body: { precondition: { type: 'content_sha256', content_sha256: sha('other') } },
+        }),
+      );
+      expect(stale.status).toBe(409);
+      const restored = (await admin.post(path, {
+        body: { precondition: { type: 'content_sha256', content_sha256: changed.content_sha256 } },
+      })) as Record<string, unknown>;
+      expect(restored).toMatchObject({
+        type: 'memory_version',
+        memory_id: memory.id,
+        operation: 'modified',
+        memdir_operation: 'restored',
+        path: '/r.md',
+        content_sha256: sha('old'),
+      });
+      expect((await memories.retrieve(memory.id, { memory_store_id: store.id })).content).toBe('old');
+    });
+
     it('lists memories a page at a time, by prefix and depth', async () => {
       const store = await admin.beta.memoryStores.create({ name: 'pages' });
       const paths = ['/a.md', '/notes/x.md', '/notes/y.md', '/notes/deep/z.md', '/notes-old/a.md', '/z/1.md'];

@@ -19,7 +19,7 @@ import {
   retrieveStore,
   updateStore,
 } from './stores.js';
-import { listVersions, redactVersion, retrieveVersion } from './versions.js';
+import { listVersions, redactVersion, restoreVersion, retrieveVersion } from './versions.js';
 import { readBody } from './wire.js';
 
 /** Where the API is mounted. */
@@ -123,6 +123,13 @@ function routes(): Hono<Env> {
   app.post(
     '/:store/memory_versions/:version/redact',
     answer((c, api) => redactVersion(api, id(c, 'store'), id(c, 'version'))),
+  );
+
+  app.post(
+    '/:store/memory_versions/:version/memdir_restore',
+    answer(async (c, api) =>
+      restoreVersion(api, id(c, 'store'), id(c, 'version'), await readBody(c.req.raw, ['precondition'])),
+    ),
   );
 
   app.notFound((c) => errorResponse(notFound('No such endpoint of the memory stores API.'), c.env.requestId));

@@ -3,7 +3,7 @@ import type { Actor, MemoryVersion, VersionOperation } from '@memdir/core';
 import { type ApiContext, reach } from './context.js';
 import { decodeCursor, encodeCursor } from './cursors.js';
 import { badRequest, notFound, toApiError } from './errors.js';
-import { apiPath, limitOf, stringOf, timeOf, viewOf } from './wire.js';
+import { apiPath, limitOf, sha256Of, stringOf, timeOf, viewOf } from './wire.js';
 
 const VERSION_ID = /^memver_\d{1,32}$/;
 const MAX_ROUNDS = 10;
@@ -85,6 +85,41 @@ export async function redactVersion(context: ApiContext, storeId: string, id: st
   try {
     const version = await store.redact(versionId(id));
     return versionObject(storeId, version, null, context.actor);
+  } catch (error) {
+    throw toApiError(error);
+  }
+}
+
+/**
+ * memdir's restore (`POST .../memory_versions/{ver}/memdir_restore`): the version's content written
+ * back at its path as a new version, under an optional `precondition` on what is there now.
+ */
+export async function restoreVersion(
+  context: ApiContext,
+  storeId: string,
+  id: string,
+  body: Record<string, unknown>,
+) {
+  const reached = await reach(context, storeId, true);
+  if (reached.entry.archived_at !== null) {
+    throw badRequest('The memory store is archived: its memories cannot be created or updated.', 'READ_ONLY');
+  }
+  let expectSha256: string | undefined;
+  const precondition = body['precondition'];
+  if (precondition !== undefined && precondition !== null) {
+    const fields = precondition as Record<string, unknown>;
+    if (
+      typeof precondition !== 'object' ||
+      fields['type'] !== 'content_sha256' ||
+      Object.keys(fields).length !== 2
+    ) {
+      throw badRequest('precondition must be {"type":"content_sha256","content_sha256":HASH}.');
+    }
+    expectSha256 = sha256Of(fields['content_sha256'], 'precondition.content_sha256');
+  }
+  try {
+    const version = await reached.store.restore(versionId(id), { expectSha256, actor: context.actor });
+    return versionObject(storeId, version, null);
   } catch (error) {
     throw toApiError(error);
   }

@@ -636,7 +636,15 @@ export function apiSuite(label: string, storeUrl: () => string): void {
         await memories.update(a.id, { memory_store_id: store.id, content: 'edited there' });
         await syncNow();
         expect(await readFile(join(root, 'a.md'), 'utf8')).toBe('edited there');
+        // A remote delete removes the file; a local delete reaches the server at finish().
+        const c = listed.data.find((item) => item.path === '/c.md') as { id: string };
+        await memories.delete(c.id, { memory_store_id: store.id });
+        await syncNow();
+        await expect(readFile(join(root, 'c.md'), 'utf8')).rejects.toThrow(/ENOENT/);
+        await rm(join(root, 'notes/b.md'));
         await sync.finish();
+        const left = await memories.list(store.id);
+        expect(left.data.map((item) => item.path)).toEqual(['/a.md']);
         expect(warnings).toEqual([]);
       } finally {
         await sync.dispose();

@@ -292,6 +292,17 @@ export function apiSuite(label: string, storeUrl: () => string): void {
         }
         expect(seen).toEqual(['third', 'second', 'first']);
       }
+      const since = await admin.beta.memoryStores.list({
+        'created_at[gte]': three[1]!.created_at,
+        limit: 100,
+      });
+      expect(since.data.slice(0, 2).map((store) => store.name)).toEqual(['third', 'second']);
+      const until = await admin.beta.memoryStores.list({
+        'created_at[lte]': three[0]!.created_at,
+        limit: 100,
+      });
+      expect(until.data.map((store) => store.name)).not.toContain('second');
+      expect(until.data.map((store) => store.name)).toContain('first');
       const store = three[0]!;
       const memories = admin.beta.memoryStores.memories;
       const memory = await memories.create(store.id, { path: '/r.md', content: 'old' });
@@ -315,6 +326,33 @@ export function apiSuite(label: string, storeUrl: () => string): void {
         content_sha256: sha('old'),
       });
       expect((await memories.retrieve(memory.id, { memory_store_id: store.id })).content).toBe('old');
+    });
+
+    it('pages through memories while others are written: every memory that stays put exactly once', async () => {
+      const store = await admin.beta.memoryStores.create({ name: 'moving' });
+      const memories = admin.beta.memoryStores.memories;
+      const stable = Array.from({ length: 12 }, (_, i) => `/s/${String(i).padStart(2, '0')}.md`);
+      for (const path of stable) await memories.create(store.id, { path, content: path });
+      let writing = true;
+      const writer = (async () => {
+        for (let round = 0; writing; round++) {
+          const made = await memories.create(store.id, {
+            path: `/s/${String(round % 12).padStart(2, '0')}x${round}.md`,
+            content: '',
+          });
+          await memories.delete(made.id, { memory_store_id: store.id });
+        }
+      })();
+      const seen: string[] = [];
+      try {
+        for await (const item of memories.list(store.id, { path_prefix: '/s/', limit: 2 })) {
+          if (stable.includes(item.path)) seen.push(item.path);
+        }
+      } finally {
+        writing = false;
+        await writer;
+      }
+      expect(seen).toEqual(stable);
     });
 
     it('lists memories a page at a time, by prefix and depth', async () => {

@@ -1,7 +1,7 @@
 // The memory endpoints (API.md section 4): create, retrieve, update, list, delete, on the store's
 // records (core's identity methods): a listing with view=basic reads no content.
 import { isMemoryToolError, type MemdirStore, type MemoryRecord } from '@memdir/core';
-import { type ApiContext, reach } from './context.js';
+import { type ApiContext, reach, readFrom } from './context.js';
 import { decodeCursor, encodeCursor } from './cursors.js';
 import { ApiError, badRequest, notFound, toApiError } from './errors.js';
 import {
@@ -99,8 +99,7 @@ export async function retrieveMemory(
   query: URLSearchParams,
 ) {
   const full = viewOf(query, 'full') === 'full';
-  const { store } = await reach(context, storeId, false);
-  const record = await store.records.locate(id, { content: full });
+  const record = await readFrom(context, storeId, (store) => store.records.locate(id, { content: full }));
   if (record === null)
     throw notFound(`No memory has the id ${JSON.stringify(id.slice(0, 100))} in this store.`);
   return memoryObject(storeId, record, full);
@@ -175,30 +174,31 @@ export async function listMemories(context: ApiContext, storeId: string, query: 
   const limit = limitOf(query, view === 'full' ? 20 : 100);
   const filters = { prefix, depth };
   let cursor = decodeCursor('memories', filters, query.get('page') ?? undefined);
-  const { store } = await reach(context, storeId, false);
   const under = toolPath(prefix === '/' ? '/' : prefix.slice(0, -1));
-  const data: unknown[] = [];
-  let next: string | null = null;
-  for (let round = 0; round < MAX_ROUNDS; round++) {
-    let page: Awaited<ReturnType<MemdirStore['records']['list']>>;
-    try {
-      page = await store.records.list({ path: under, depth, cursor, limit: limit - data.length });
-    } catch (error) {
-      throw toApiError(error);
-    }
-    for (const item of page.items) {
-      if (item.kind === 'folder') {
-        data.push({ type: 'memory_prefix', path: `${apiPath(item.path)}/` });
-      } else if (view === 'full') {
-        const record = await store.records.locate(item.id, { content: true });
-        if (record !== null) data.push(memoryObject(storeId, record, true));
-      } else {
-        data.push(memoryObject(storeId, item, false));
+  return readFrom(context, storeId, async (store) => {
+    const data: unknown[] = [];
+    let next: string | null = null;
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      let page: Awaited<ReturnType<MemdirStore['records']['list']>>;
+      try {
+        page = await store.records.list({ path: under, depth, cursor, limit: limit - data.length });
+      } catch (error) {
+        throw toApiError(error);
       }
+      for (const item of page.items) {
+        if (item.kind === 'folder') {
+          data.push({ type: 'memory_prefix', path: `${apiPath(item.path)}/` });
+        } else if (view === 'full') {
+          const record = await store.records.locate(item.id, { content: true });
+          if (record !== null) data.push(memoryObject(storeId, record, true));
+        } else {
+          data.push(memoryObject(storeId, item, false));
+        }
+      }
+      next = page.next;
+      if (next === null || data.length > 0) break;
+      cursor = next;
     }
-    next = page.next;
-    if (next === null || data.length > 0) break;
-    cursor = next;
-  }
-  return { data, next_page: next === null ? null : encodeCursor('memories', filters, next) };
+    return { data, next_page: next === null ? null : encodeCursor('memories', filters, next) };
+  });
 }

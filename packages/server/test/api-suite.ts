@@ -64,7 +64,11 @@ export function apiSuite(label: string, storeUrl: () => string): void {
         created_at: expect.stringMatching(ISO),
         updated_at: created.created_at,
       });
-      expect(await admin.beta.memoryStores.retrieve(created.id)).toEqual(created);
+      // memdir's extension on retrieve: what the store's namespace holds.
+      expect(await admin.beta.memoryStores.retrieve(created.id)).toEqual({
+        ...created,
+        memdir_usage: { memories: 0, bytes: 0, versions: 0 },
+      });
       const updated = await admin.beta.memoryStores.update(created.id, {
         description: 'team notes',
         metadata: { team: null, owner: 'b' },
@@ -129,6 +133,9 @@ export function apiSuite(label: string, storeUrl: () => string): void {
         memory_version_id: expect.stringMatching(/^memver_/),
         created_at: expect.stringMatching(ISO),
         updated_at: expect.stringMatching(ISO),
+      });
+      expect((await admin.beta.memoryStores.retrieve(store.id)) as unknown).toMatchObject({
+        memdir_usage: { memories: 1, bytes: 5, versions: 1 },
       });
       expect(await memories.retrieve(created.id, { memory_store_id: store.id })).toEqual({
         ...created,
@@ -595,7 +602,10 @@ export function apiSuite(label: string, storeUrl: () => string): void {
 
       const memories = admin.beta.memoryStores.memories;
       const a = await memories.create(store.id, { path: '/a.md', content: 'one' });
+      // Times are ms: the versions after `start` are those made at least a ms later.
+      await new Promise((resolve) => setTimeout(resolve, 5));
       const start = new Date().toISOString();
+      await new Promise((resolve) => setTimeout(resolve, 5));
       await memories.update(a.id, { memory_store_id: store.id, content: 'two' });
       const b = await memories.create(store.id, { path: '/b.md', content: '' });
       expect(b.content_sha256).toBe(sha(''));

@@ -1,4 +1,5 @@
 // The store endpoints (API.md section 3): create, retrieve, update, list, archive, delete.
+import { createMemoryAdmin, storeDriver } from '@memdir/core';
 
 import { type ApiContext, entryOf, mayAdminister, mayChange, maySee } from './context.js';
 import { decodeCursor, encodeCursor } from './cursors.js';
@@ -84,8 +85,16 @@ export async function createStore(context: ApiContext, body: Record<string, unkn
   return storeObject(entry);
 }
 
+/**
+ * Retrieve, with memdir's extension `memdir_usage` (files, bytes and versions the store's namespace
+ * holds, from the backend's counters) where the driver keeps them.
+ */
 export async function retrieveStore(context: ApiContext, id: string) {
-  return storeObject(await entryOf(context, id));
+  const object = storeObject(await entryOf(context, id));
+  const driver = storeDriver(await context.backend.open(id));
+  if (driver?.usage === undefined) return object;
+  const usage = await createMemoryAdmin(driver).usage();
+  return { ...object, memdir_usage: { memories: usage.files, bytes: usage.bytes, versions: usage.versions } };
 }
 
 export async function updateStore(context: ApiContext, id: string, body: Record<string, unknown>) {

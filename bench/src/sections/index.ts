@@ -1,6 +1,7 @@
 // The sections of `pnpm bench`, in report order. A backend adds its section here (one line) and
 // keeps its code in a file of its own in this folder.
 import type { BenchArgs } from '../args.js';
+import { apiSection } from './api.js';
 import { baselineSection } from './baseline.js';
 import { copySection } from './copy.js';
 import { driverCallsSection } from './driver-calls.js';
@@ -33,5 +34,6 @@ export function benchSections(args: BenchArgs): BenchSection[] {
     identitySection(),
     baselineSection(args.baseline),
     tenantsSection(),
+    apiSection(),
   ];
 }

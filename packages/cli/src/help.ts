@@ -12,6 +12,7 @@ import { COPY_HELP, EXPORT_HELP, IMPORT_HELP } from './transfer-help.js';
 import { UI_HELP } from './ui-help.js';
 
 export const TOKEN_HELP = `Usage: memdir token add NAME --namespace NAMESPACE [--read-only] [--tokens FILE]
+       memdir token add NAME --stores [--read-only] [--tokens FILE]
        memdir token list [--tokens FILE]
        memdir token remove NAME [--tokens FILE]
 
@@ -21,14 +22,18 @@ name is what the access log shows and what the store's history records as the au
 change made with it. list shows the tokens (never the tokens themselves); remove revokes one.
 A running server reads the file again on SIGHUP (systemctl reload memdir).
 
-      --namespace NAME   the namespace every call with the token works in (required for add)
+      --namespace NAME   the namespace every call with the token works in (required for add,
+                         unless --stores); a memory store's id gives the token that one store
+      --stores           a token of the memory stores API (/v1/memory_stores) that may create,
+                         list and manage every memory store
       --read-only        changes made with the token fail with a tool error
       --tokens FILE      the tokens file (default: $MEMDIR_TOKENS, else ./memdir-tokens.json)
   -h, --help             show this help
 
 Example:
   memdir token add alice --namespace alice
-  memdir token add team-ci --namespace team --read-only`;
+  memdir token add team-ci --namespace team --read-only
+  memdir token add ops --stores`;
 
 export const MAIN_HELP = `memdir: durable storage for Claude's memory tool (memory_20250818)
 

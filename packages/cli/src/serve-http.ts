@@ -23,6 +23,7 @@ import {
   TokenTable as GrantTable,
   mcpDoor,
   mountInspector,
+  mountMemoryStores,
   SessionLabels,
   type TokenGrant,
 } from '@memdir/server';
@@ -178,7 +179,7 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
     MCP_PATH,
     mcpDoor({
       server: async (grant: TokenGrant, request: DoorContext) =>
-        createMcpServer(reportingStore(await namespaceStore(grant), request.record), {
+        createMcpServer(reportingStore(await toolStore(grant), request.record), {
           actor: { type: 'user', id: grant.name },
         }),
       limits: { maxBytes: BODY_CEILING, maxBatch: 100, maxDepth: 64 },
@@ -196,6 +197,27 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
       namespaceStore({ name: '', namespace, mode: 'read-write', sha256: '' }) as Promise<MemdirStore>,
     admin: driver?.capabilities.admin === true ? createMemoryAdmin(driver) : undefined,
   });
+
+  // The memory stores API (/v1/memory_stores) on the same stores as MCP: one store, two doors.
+  const memoryStores = mountMemoryStores(memdir, {
+    open: (namespace) =>
+      namespaceStore({ namespace, mode: 'read-write' } as TokenGrant) as Promise<MemdirStore>,
+    erase: async (namespace) => {
+      const root = storeDriver(context.healthStore);
+      if (root?.dropNamespace !== undefined) await createMemoryAdmin(root).dropNamespace(namespace);
+      const opened = stores.get(namespace);
+      stores.delete(namespace);
+      await opened?.then((store) => store.close()).catch(() => {});
+    },
+  });
+
+  // An archived memory store is read-only to the memory tool too.
+  async function toolStore(grant: TokenGrant): Promise<MemoryStore> {
+    const store = await namespaceStore(grant);
+    return (await memoryStores.archived(grant.namespace))
+      ? readOnlyStore(store, 'this memory store is archived')
+      : store;
+  }
 
   // --- the server's life ---------------------------------------------------------------------------
   const http: HttpServer = createServer(

@@ -11,6 +11,7 @@ import {
   generateToken,
   hashToken,
   readTokensFile,
+  STORES_TOKEN_NAMESPACE,
   TokensFileError,
   updateTokensFile,
   validateTokenName,
@@ -64,6 +65,7 @@ export async function runToken(args: string[], io: CliIo): Promise<number> {
 
 const TOKEN_OPTIONS = {
   namespace: { type: 'string' },
+  stores: { type: 'boolean' },
   'read-only': { type: 'boolean' },
   tokens: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -87,13 +89,21 @@ async function add(file: string, name: string | undefined, values: Values, io: C
   } catch (error) {
     throw usage(`add: ${(error as Error).message}`);
   }
-  if (values.namespace === undefined) throw usage('add: --namespace NAME is required');
-  try {
-    validateNamespace(values.namespace);
-  } catch (error) {
-    throw usage(`add: ${(error as Error).message}`);
+  if (values.stores === true && values.namespace !== undefined) {
+    throw usage('add: give --namespace NAME or --stores, not both');
   }
-  const namespace = values.namespace;
+  if (values.namespace === undefined && values.stores !== true) {
+    throw usage('add: --namespace NAME is required (or --stores, for the memory stores API)');
+  }
+  if (values.namespace !== undefined) {
+    try {
+      validateNamespace(values.namespace);
+    } catch (error) {
+      throw usage(`add: ${(error as Error).message}`);
+    }
+    if (values.namespace.startsWith('=')) throw usage('add: namespaces starting with "=" are memdir\'s own');
+  }
+  const namespace = values.namespace ?? STORES_TOKEN_NAMESPACE;
   const mode = values['read-only'] ? 'read-only' : 'read-write';
   const token = generateToken();
   await updateTokensFile(file, (current) => {
@@ -106,6 +116,7 @@ async function add(file: string, name: string | undefined, values: Values, io: C
       mode,
       sha256: hashToken(token),
       created: new Date().toISOString(),
+      ...(values.stores === true ? { stores: true as const } : {}),
     } as const;
     return { version: 1, tokens: [...current.tokens, entry] };
   });
@@ -113,7 +124,7 @@ async function add(file: string, name: string | undefined, values: Values, io: C
   await write(io.stdout, `${token}\n`);
   await write(
     io.stderr,
-    `memdir: added token ${name} (namespace ${namespace}, ${mode}) to ${file}\n` +
+    `memdir: added token ${name} (${values.stores === true ? 'every memory store' : `namespace ${namespace}`}, ${mode}) to ${file}\n` +
       'memdir: this is the only time the token is shown (the file keeps its hash); ' +
       'a running server takes it on SIGHUP\n' +
       'memdir: Claude Code: claude mcp add --transport http memdir http://HOST:8787/mcp --header "Authorization: Bearer TOKEN"\n',
@@ -141,7 +152,7 @@ async function list(file: string, io: CliIo): Promise<number> {
   const tokens = (await readTokensFile(file))?.tokens ?? [];
   const rows = [
     ['NAME', 'NAMESPACE', 'MODE', 'CREATED'],
-    ...tokens.map((t) => [t.name, t.namespace, t.mode, t.created]),
+    ...tokens.map((t) => [t.name, t.stores === true ? '(stores)' : t.namespace, t.mode, t.created]),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   const lines = rows.map((row) =>

@@ -20,7 +20,18 @@ export interface TokenEntry {
   readonly sha256: string;
   /** When it was made (ISO 8601). */
   readonly created: string;
+  /**
+   * A token of the memory stores API's administration (`memdir token add NAME --stores`): it may
+   * create, list and manage every store. Its namespace is {@link STORES_TOKEN_NAMESPACE}.
+   */
+  readonly stores?: true;
 }
+
+/**
+ * The namespace of a `--stores` token: one no store uses. Namespaces starting with "=" are memdir's
+ * own (the memory stores registry is one): no other token may name them.
+ */
+export const STORES_TOKEN_NAMESPACE = '=stores';
 
 /** The file's content. */
 export interface TokensFile {
@@ -67,7 +78,7 @@ function entryFrom(value: unknown, index: number): TokenEntry {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new TokensFileError(`${where} is not an object`);
   }
-  const { name, namespace, mode, sha256, created } = value as Record<string, unknown>;
+  const { name, namespace, mode, sha256, created, stores } = value as Record<string, unknown>;
   if (typeof name !== 'string') throw new TokensFileError(`${where} has no name`);
   try {
     validateTokenName(name);
@@ -80,13 +91,29 @@ function entryFrom(value: unknown, index: number): TokenEntry {
   } catch (error) {
     throw new TokensFileError(`token ${name}: ${(error as Error).message}`);
   }
+  if (stores !== undefined && stores !== true)
+    throw new TokensFileError(`token ${name}: stores must be true`);
+  if (stores === true ? namespace !== STORES_TOKEN_NAMESPACE : namespace.startsWith('=')) {
+    throw new TokensFileError(
+      stores === true
+        ? `token ${name}: a --stores token has namespace ${STORES_TOKEN_NAMESPACE}`
+        : `token ${name}: namespaces starting with "=" are memdir's own`,
+    );
+  }
   if (mode !== 'read-write' && mode !== 'read-only') {
     throw new TokensFileError(`token ${name}: mode must be "read-write" or "read-only"`);
   }
   if (typeof sha256 !== 'string' || !HASH_PATTERN.test(sha256)) {
     throw new TokensFileError(`token ${name}: sha256 must be 64 lowercase hex digits`);
   }
-  return { name, namespace, mode, sha256, created: typeof created === 'string' ? created : '' };
+  const entry: TokenEntry = {
+    name,
+    namespace,
+    mode,
+    sha256,
+    created: typeof created === 'string' ? created : '',
+  };
+  return stores === true ? { ...entry, stores } : entry;
 }
 
 /** Parses the text of a tokens file, checking every entry. */

@@ -506,6 +506,37 @@ describe('memdir token', () => {
     expect(await readFile(join(cwd, 'memdir-tokens.json'), 'utf8')).toBe(before);
   });
 
+  it('add --stores makes a token of the memory stores API; namespaces starting with "=" are refused', async () => {
+    const cwd = await folder();
+    const result = await runCli(['token', 'add', 'ops', '--stores', '--read-only'], { cwd });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('memdir: added token ops (every memory store, read-only) to ');
+    const parsed = JSON.parse(await readFile(join(cwd, 'memdir-tokens.json'), 'utf8')) as {
+      tokens: Array<Record<string, unknown>>;
+    };
+    expect(parsed.tokens).toEqual([
+      {
+        name: 'ops',
+        namespace: '=stores',
+        mode: 'read-only',
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        created: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        stores: true,
+      },
+    ]);
+    expect((await runCli(['token', 'list'], { cwd })).stdout).toMatch(/\nops +\(stores\) +read-only +\d{4}-/);
+    const before = await readFile(join(cwd, 'memdir-tokens.json'), 'utf8');
+    for (const [args, message] of [
+      [['carol', '--stores', '--namespace', 'a'], 'give --namespace NAME or --stores, not both'],
+      [['carol', '--namespace', '=memdir-stores'], 'namespaces starting with "=" are memdir\'s own'],
+    ] as const) {
+      const refused = await runCli(['token', 'add', ...args], { cwd });
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr, args.join(' ')).toContain(message);
+    }
+    expect(await readFile(join(cwd, 'memdir-tokens.json'), 'utf8')).toBe(before);
+  });
+
   it('five token adds at once all land', async () => {
     const cwd = await folder();
     const results = await Promise.all(

@@ -367,6 +367,19 @@ export function recordsTests(suite: Suite): void {
     expect(second.items.map(keyOf)).toEqual(['/memories/d/b.md']);
   });
 
+  test('records: create makes a new file and gives its record; never over a file, a folder or beneath a file', async () => {
+    const store = await open();
+    const record = await store.records.create('/memories/new/a.md', 'fresh');
+    expect(record).toEqual(await store.records.get('/memories/new/a.md'));
+    expect(record).toMatchObject({ kind: 'file', path: '/memories/new/a.md', sha256: sha('fresh'), size: 5 });
+    await expectError(store.records.create('/memories/new/a.md', 'again'), 'ALREADY_EXISTS');
+    await expectError(store.records.create('/memories/new', 'x'), 'PATH_CONFLICT');
+    await expectError(store.records.create('/memories/new/a.md/b.md', 'x'), 'PATH_CONFLICT');
+    await expectError(store.records.create('/memories', 'x'), 'PATH_CONFLICT');
+    expect((await store.records.get('/memories/new/a.md', { content: true }))?.content).toBe('fresh');
+    expect(await store.records.get('/memories/new')).toBeNull();
+  });
+
   test('records: the driver returns the record it wrote from write, the same as readRecord', async () => {
     if (!native) return;
     const driver = await suite.files();

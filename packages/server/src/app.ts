@@ -29,7 +29,7 @@ export interface DoorContext {
 /** A door: the handler of the requests of one path, after the shared steps. */
 export type Door = (request: Request, context: DoorContext) => Promise<Response>;
 
-/** How a door for browsers (the inspector) authenticates, besides the bearer header. */
+/** How a door is mounted: how a door for browsers (the inspector) authenticates besides the bearer header, and the shape of its refusals. */
 export interface DoorOptions {
   /** The token a request carries where a browser keeps it (a cookie), when its headers carry none. */
   token?: (request: Request) => string | undefined;
@@ -40,6 +40,11 @@ export interface DoorOptions {
    * its own changes (a CSRF token). @default false
    */
   sameOrigin?: boolean;
+  /**
+   * The response of a request the shared steps turn away (401, 429, 503) in the door's own error
+   * shape. @default MCP's JSON-RPC error
+   */
+  refusal?: (status: number, message: string, headers: Record<string, string>) => Response;
 }
 
 /** The options of `createMemdirServer`. */
@@ -212,11 +217,15 @@ export function createMemdirServer(options: MemdirServerOptions): MemdirServer {
       } else {
         routes.add(path);
       }
+      const refuse = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
+        doorOptions.refusal === undefined
+          ? jsonError(status, code, message, headers)
+          : doorOptions.refusal(status, message, headers);
       app.all(path, async (c) => {
         const record = c.get('record');
         if (draining) {
           record.refusal = 'stopping';
-          return jsonError(503, -32000, 'The server is stopping', {
+          return refuse(503, -32000, 'The server is stopping', {
             'retry-after': '1',
             connection: 'close',
           });
@@ -230,7 +239,7 @@ export function createMemdirServer(options: MemdirServerOptions): MemdirServer {
           // The same body for a missing, malformed, unknown or revoked token; the header says which.
           record.refusal = 'unauthorized';
           const metadata = new URL(RESOURCE_METADATA_PATH, c.req.url).href;
-          return jsonError(401, -32001, 'Unauthorized', {
+          return refuse(401, -32001, 'Unauthorized', {
             'www-authenticate':
               options.oauthChallenge === false ? 'Bearer' : challenge(presented !== undefined, metadata),
           });
@@ -242,15 +251,15 @@ export function createMemdirServer(options: MemdirServerOptions): MemdirServer {
           if (wait > 0) {
             metrics.rateLimited(grant.name);
             record.refusal = 'rate-limited';
-            return jsonError(429, -32000, 'Too many requests', { 'retry-after': String(wait) });
+            return refuse(429, -32000, 'Too many requests', { 'retry-after': String(wait) });
           }
           const gate = inFlight.enter(grant.name, calls);
           if (gate !== 'ok') {
             metrics.rateLimited(grant.name);
             record.refusal = 'busy';
             return gate === 'overall'
-              ? jsonError(503, -32000, 'The server is busy', { 'retry-after': '1' })
-              : jsonError(429, -32000, 'Too many requests at once', { 'retry-after': '1' });
+              ? refuse(503, -32000, 'The server is busy', { 'retry-after': '1' })
+              : refuse(429, -32000, 'Too many requests at once', { 'retry-after': '1' });
           }
           let released = false;
           return () => {

@@ -2,8 +2,18 @@
 // app.ts (the handler, its routes and doors), auth.ts (tokens), limits.ts (rate and in-flight),
 // body.ts and json-shape.ts (bounded JSON), host-check.ts (Host/Origin), metrics.ts (Prometheus),
 // access-log.ts (one bounded line per request), mcp-door.ts (stateless MCP),
-// session-labels.ts (session ids any process can check), ui/ (the inspector at /ui).
+// session-labels.ts (session ids any process can check), ui/ (the inspector at /ui), api/ (the memory
+// stores API).
 export { type AccessRecord, accessLine } from './access-log.js';
+export {
+  MEMORY_STORES_PATH,
+  type MemoryStoresBackend,
+  type MountedMemoryStores,
+  memoryStoresDoor,
+  mountMemoryStores,
+  REGISTRY_NAMESPACE,
+  SESSION_HEADER,
+} from './api/index.js';
 export {
   type AccessEntry,
   createMemdirServer,

@@ -1,5 +1,6 @@
-// The PostgreSQL of the inspector's tests: DATABASE_URL when it is set, else testcontainers or
-// scripts/services.sh (see @memdir/test-support).
+// The servers of the server package's tests, from the environment, else started (see
+// @memdir/test-support): PostgreSQL for the inspector, and Redis, PostgreSQL and S3 for the memory
+// stores API suite.
 import { serversSetup } from '@memdir/test-support';
 
-export default serversSetup(['postgres']);
+export default serversSetup(['redis', 'postgres', 's3']);

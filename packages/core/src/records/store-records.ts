@@ -89,6 +89,14 @@ export interface RecordUpdate {
 export interface MemoryRecords {
   /** The record of the file at `path`, or null when no file is there. */
   get(path: string, options?: RecordReadOptions): Promise<MemoryRecord | null>;
+  /**
+   * A new file at `path` with `content` (command `create`, one version), never over anything: a file
+   * already there is `ALREADY_EXISTS`, a folder there or a file above it `PATH_CONFLICT`.
+   * @returns its record.
+   * @throws MemoryToolError `ALREADY_EXISTS`, `PATH_CONFLICT` (named by `path`), `TOO_LARGE`,
+   *   `QUOTA_EXCEEDED`, `INVALID_INPUT` / `INVALID_PATH` for bad input.
+   */
+  create(path: string, content: string, options?: MemoryCallOptions): Promise<MemoryRecord>;
   /** The record of the file with id `id`, or null when there is none here (deleted, made up, another namespace's). */
   locate(id: string, options?: RecordReadOptions): Promise<MemoryRecord | null>;
   /** A page of records in the UTF-8 byte order of their paths. */
@@ -417,6 +425,45 @@ export function recordMethods(engine: Engine): MemoryRecords {
     }
   }
 
+  async function create(
+    path: string,
+    content: string,
+    options: MemoryCallOptions = {},
+  ): Promise<MemoryRecord> {
+    const operation = engine.operation('create', options);
+    if (typeof content !== 'string') throw badInput('content must be a string');
+    const at = engine.path(path).driver;
+    if (at === '') {
+      throw new MemoryToolError('PATH_CONFLICT', 'Cannot create /memories: it is the root folder.', {
+        path: '',
+      });
+    }
+    if (utf8Length(content) > engine.options.maxFileBytes) {
+      throw new MemoryToolError(
+        'TOO_LARGE',
+        `The content for ${toMemoryPath(at)} is larger than this store's file limit.`,
+        {
+          path: at,
+        },
+      );
+    }
+    try {
+      await operation.write(at, content, { absent: true }, ['PATH_CONFLICT', 'CONFLICT']);
+    } catch (error) {
+      if (isMemoryToolError(error) && error.code === 'CONFLICT') {
+        throw new MemoryToolError('ALREADY_EXISTS', `A file is already at ${toMemoryPath(at)}.`, {
+          path: at,
+          cause: error,
+        });
+      }
+      throw error;
+    }
+    const found = await readAt(operation, at);
+    if (!found)
+      throw new MemoryToolError('CONFLICT', `${toMemoryPath(at)} was removed meanwhile.`, { path: at });
+    return toRecord(found);
+  }
+
   async function remove(id: string, options: RecordChangeOptions = {}): Promise<MemoryRecord | null> {
     const operation = engine.operation('delete', options);
     const expectSha256 = sha256Option(options.expectSha256);
@@ -448,5 +495,5 @@ export function recordMethods(engine: Engine): MemoryRecords {
     throw refusal(new MemoryToolError('CONFLICT', 'moved meanwhile', { path: '' }), id);
   }
 
-  return { get, locate, list, update, remove };
+  return { get, create, locate, list, update, remove };
 }

@@ -239,6 +239,11 @@ SIGTERM finishes the requests in flight, then stops. One access log line per req
                                  more; default: a request with an Origin header gets 403)
       --quota-bytes N            each token's namespace holds at most N bytes (default: no quota)
       --quota-files N            each token's namespace holds at most N files (default: no quota)
+      --store-max-memories N     each memory store of the API (/v1/memory_stores) holds at most N
+                                 memories (default: 2000)
+      --store-max-bytes N        ... at most N bytes (default: 104857600, 100 MB)
+      --store-max-memory-bytes N ... and N bytes per memory (default: 102400); these are the
+                                 store namespace's quota and file limit, for the memory tool too
       --max-connections N        connections open at once; past it the longest idle one is
                                  closed (default: 512)
       --headers-timeout SECONDS  a request's headers must arrive within this (default: 10)

@@ -18,7 +18,12 @@
 // - sync-command.ts and sync-help.ts: `memdir sync`, over @memdir/sync;
 // - init-command.ts and init-help.ts: `memdir init`, memdir as Claude Code's memory in a project;
 // - completion.ts and completion-help.ts: `memdir completion bash|zsh|fish`.
-import { type MemoryStoreOptions, memoryErrorText, toMemoryToolError } from '@memdir/core';
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  type MemoryStoreOptions,
+  memoryErrorText,
+  toMemoryToolError,
+} from '@memdir/core';
 import { expectPositionals, type Options, parseOrHelp, str, unknownCommand, type Values } from './args.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { runExec } from './exec.js';
@@ -237,12 +242,29 @@ async function serveOverHttp(values: Values, io: CliIo): Promise<number> {
       throw error;
     }
   }
+  // A memory store of the API is a namespace with the store's limits as its quota and file limit
+  // (API.md, section 3): the API's writes and the memory tool's meet the same ones.
+  const { isStoreId } = await import('@memdir/server');
+  const namespaceOptions = (namespace: string): MemoryStoreOptions => {
+    if (!isStoreId(namespace)) return options;
+    const limits = config.storeLimits;
+    const least = (given: number | undefined, limit: number) => Math.min(given ?? limit, limit);
+    return {
+      ...options,
+      maxFileBytes: least(options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, limits.maxFileBytes),
+      quota: {
+        maxFiles: least(config.quota?.maxFiles, limits.maxFiles),
+        maxBytes: least(config.quota?.maxBytes, limits.maxBytes),
+      },
+    };
+  };
   return withStore(values, io, 'write', (store) =>
     serveHttp(config, {
       io,
       storeLabel: describeStore(values, io),
       healthStore: store,
-      openNamespace: (namespace) => openStore(url, { ...options, namespace }, { cwd: io.cwd }),
+      openNamespace: (namespace) =>
+        openStore(url, { ...namespaceOptions(namespace), namespace }, { cwd: io.cwd }),
     }),
   );
 }

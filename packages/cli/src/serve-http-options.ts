@@ -42,6 +42,13 @@ export interface HttpServeConfig {
    * the same step as each change; the tokens sharing a namespace share it. @default no quota
    */
   quota: { maxBytes?: number; maxFiles?: number } | undefined;
+  /**
+   * The limits of each memory store of the memory stores API (`--store-max-memories`,
+   * `--store-max-bytes`, `--store-max-memory-bytes`): its namespace's quota and file limit, for
+   * the API's writes and the memory tool's alike. @default the hosted API's: 2,000 memories,
+   * 100 MB, 102,400 bytes per memory
+   */
+  storeLimits: { maxFiles: number; maxBytes: number; maxFileBytes: number };
 }
 
 /** The address `--http` listens on when given no value. */
@@ -65,6 +72,9 @@ export const HTTP_FLAGS = {
   'write-timeout': { type: 'string' },
   'quota-bytes': { type: 'string' },
   'quota-files': { type: 'string' },
+  'store-max-memories': { type: 'string' },
+  'store-max-bytes': { type: 'string' },
+  'store-max-memory-bytes': { type: 'string' },
 } as const;
 
 /**
@@ -205,5 +215,10 @@ export function httpServeConfig(values: Record<string, unknown>, tokensFile: str
     requestTimeoutMs,
     writeTimeoutMs: positive(values, 'write-timeout', 30, 1000),
     quota: quotaOf(values, integer),
+    storeLimits: {
+      maxFiles: integer('store-max-memories', 2_000),
+      maxBytes: integer('store-max-bytes', 104_857_600),
+      maxFileBytes: integer('store-max-memory-bytes', 102_400),
+    },
   };
 }

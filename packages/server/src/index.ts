@@ -6,6 +6,7 @@
 // stores API).
 export { type AccessRecord, accessLine } from './access-log.js';
 export {
+  isStoreId,
   MEMORY_STORES_PATH,
   type MemoryStoresBackend,
   type MountedMemoryStores,

@@ -31,8 +31,8 @@ export interface ApiServer {
   stop(): Promise<void>;
 }
 
-/** Starts `memdir serve --http 127.0.0.1:0 --store URL` with an empty tokens file. */
-export async function startApiServer(store: string): Promise<ApiServer> {
+/** Starts `memdir serve --http 127.0.0.1:0 --store URL [flags]` with an empty tokens file. */
+export async function startApiServer(store: string, flags: readonly string[] = []): Promise<ApiServer> {
   const dir = await mkdtemp(join(tmpdir(), 'memdir-api-'));
   const tokensFile = join(dir, 'tokens.json');
   const add = async (name: string, flags: string[]) =>
@@ -59,6 +59,7 @@ export async function startApiServer(store: string): Promise<ApiServer> {
       '1000',
       '--burst',
       '1000',
+      ...flags,
     ],
     { cwd: dir, env: env(), stdio: ['ignore', 'ignore', 'pipe'] },
   );

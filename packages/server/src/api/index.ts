@@ -9,4 +9,5 @@ export {
   mountMemoryStores,
   SESSION_HEADER,
 } from './door.js';
+export { isStoreId } from './ids.js';
 export { REGISTRY_NAMESPACE } from './registry.js';

@@ -7,6 +7,7 @@ import { OUTPUT_HELP, STORE_OPTIONS_HELP } from './help-store.js';
 import { HISTORY_HELP } from './history-help.js';
 import { INIT_HELP } from './init-help.js';
 import { DEFAULT_HTTP_ADDRESS } from './serve-http-options.js';
+import { STORES_HELP } from './stores-help.js';
 import { SYNC_HELP } from './sync-help.js';
 import { COPY_HELP, EXPORT_HELP, IMPORT_HELP } from './transfer-help.js';
 import { UI_HELP } from './ui-help.js';
@@ -53,6 +54,7 @@ Other commands:
   serve                            serve the store to Claude Desktop, Claude Code... over MCP (stdio)
   serve --http HOST:PORT           serve it to a team over MCP's Streamable HTTP, a namespace per token
   token add NAME --namespace N     make a bearer token for serve --http (also: token list, token remove)
+  stores list|create|show|archive|delete   the memory stores API's stores on the store, no server needed
   conformance MODULE               check a custom store module with the conformance suite
   copy --from URL --to URL         copy every file of one store to another, and verify it
   export [--store URL] > F.tar     write every file of a store to a tar archive
@@ -296,5 +298,6 @@ COMMAND_HELP.import = IMPORT_HELP;
 COMMAND_HELP.sync = SYNC_HELP;
 COMMAND_HELP.init = INIT_HELP;
 COMMAND_HELP.completion = COMPLETION_HELP;
+COMMAND_HELP.stores = STORES_HELP;
 COMMAND_HELP.ui = UI_HELP;
 Object.assign(COMMAND_HELP, HISTORY_HELP, ADMIN_HELP);

@@ -17,7 +17,8 @@
 // - conformance*.ts: `memdir conformance`;
 // - sync-command.ts and sync-help.ts: `memdir sync`, over @memdir/sync;
 // - init-command.ts and init-help.ts: `memdir init`, memdir as Claude Code's memory in a project;
-// - completion.ts and completion-help.ts: `memdir completion bash|zsh|fish`.
+// - completion.ts and completion-help.ts: `memdir completion bash|zsh|fish`;
+// - stores-command.ts and stores-help.ts: `memdir stores`, the memory stores API's stores on a URL.
 import {
   DEFAULT_MAX_FILE_BYTES,
   type MemoryStoreOptions,
@@ -149,6 +150,10 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (command === 'completion') {
     const { runCompletion } = await import('./completion.js');
     return runCompletion(rest, io);
+  }
+  if (command === 'stores') {
+    const { runStores } = await import('./stores-command.js');
+    return runStores(rest, io);
   }
   if (command === 'init') {
     const { runInit } = await import('./init-command.js');

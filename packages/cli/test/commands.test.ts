@@ -34,6 +34,7 @@ const HELPED_COMMANDS = [
   'init',
   'completion',
   'ui',
+  'stores',
 ] as const;
 describe('memory commands on the default file: store', () => {
   it('create writes ./memory/memories/{path} and prints the result the model reads', async () => {

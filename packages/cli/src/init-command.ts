@@ -1,12 +1,12 @@
 // `memdir init [DIR]`: memdir as the memory of Claude Code in a project, in one command: the
 // project's `.mcp.json` gets a "memdir" server, a file: store's folder is made and kept out of git.
-// Every file is read whole before anything is written, and written in one rename, so a refusal
+// Every file is read whole before anything is written, and written in one rename (atomic-file.ts), so a refusal
 // (a malformed `.mcp.json`, another "memdir" server) changes nothing.
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { validateNamespace } from '@memdir/core';
 import { expectPositionals, type Options, parseOrHelp, str } from './args.js';
+import { writeFileAtomically } from './atomic-file.js';
 import { CliUsageError, EXIT_OK } from './errors.js';
 import { INIT_HELP } from './init-help.js';
 import { type CliIo, write } from './io.js';
@@ -128,14 +128,14 @@ export async function runInit(args: string[], io: CliIo): Promise<number> {
   if (folder?.made) await mkdir(folder.path, { recursive: true });
   if (ignoreLine !== undefined) {
     const separator = gitignore === '' || gitignore!.endsWith('\n') ? '' : '\n';
-    await writeAtomically(
+    await writeFileAtomically(
       gitignorePath,
       `${gitignore}${separator}# memdir's memory (memdir init): share memories through a store, not git\n${ignoreLine}\n`,
     );
   }
   if (mcp !== 'unchanged') {
     const next = { ...config, mcpServers: { ...servers, [SERVER]: entry } };
-    await writeAtomically(mcpPath, `${JSON.stringify(next, null, 2)}\n`);
+    await writeFileAtomically(mcpPath, `${JSON.stringify(next, null, 2)}\n`);
   }
 
   const result: InitResult = {
@@ -190,23 +190,5 @@ async function readIfExists(path: string): Promise<string | undefined> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw usage(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-}
-
-/** Writes `text` to `path` through a temporary file beside it and one rename. */
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const handle = await open(temporary, 'wx');
-  try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
   }
 }

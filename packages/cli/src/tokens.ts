@@ -3,8 +3,9 @@
 // random bytes, so a fast hash is as safe as a slow one (there is nothing to guess), and a leaked
 // file gives nobody access. The namespace comes from here, never from the client.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { open, readFile, rm, stat } from 'node:fs/promises';
 import { validateNamespace } from '@memdir/core';
+import { writeFileAtomically } from './atomic-file.js';
 
 /** What a token may do: `read-only` tokens get a tool error for every change. */
 export type TokenMode = 'read-write' | 'read-only';
@@ -167,20 +168,7 @@ export async function updateTokensFile(
   try {
     const current = (await readTokensFile(path)) ?? { version: 1, tokens: [] };
     const next = change(current);
-    const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    const handle = await open(temporary, 'wx', 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify(next, null, 2)}\n`, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
-      await rename(temporary, path);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
+    await writeFileAtomically(path, `${JSON.stringify(next, null, 2)}\n`, 0o600);
     return next;
   } finally {
     await release();

@@ -1,21 +1,11 @@
 // The limits of a memory store (API.md, section 3): `memdir serve --http --store-max-memories N
 // --store-max-bytes N --store-max-memory-bytes N` are the store namespace's quota and file limit, met
 // by the API's writes and the memory tool's alike, and refused with nothing written.
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiServer, startApiServer } from './api-server.js';
-
-async function refusal(promise: Promise<unknown>): Promise<InstanceType<typeof Anthropic.APIError>> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof Anthropic.APIError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+import { type ApiServer, refusal, startApiServer } from './api-server.js';
 
 describe('the limits of a memory store', () => {
   let server: ApiServer;

@@ -114,3 +114,14 @@ export async function startApiServer(store: string, flags: readonly string[] = [
     },
   };
 }
+
+/** The SDK's error of a request that must fail (the test fails when it succeeds or fails otherwise). */
+export async function refusal(promise: Promise<unknown>): Promise<InstanceType<typeof Anthropic.APIError>> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof Anthropic.APIError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}

@@ -8,20 +8,10 @@ import { SessionMemoryStores } from '@anthropic-ai/sdk/tools/agent-toolset/node'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiServer, startApiServer } from './api-server.js';
+import { type ApiServer, refusal, startApiServer } from './api-server.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
-
-async function refusal(promise: Promise<unknown>): Promise<InstanceType<typeof Anthropic.APIError>> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof Anthropic.APIError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 export function apiSuite(label: string, storeUrl: () => string): void {
   describe(`the memory stores API on the ${label} store`, () => {

@@ -203,8 +203,7 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
     open: (namespace) =>
       namespaceStore({ namespace, mode: 'read-write' } as TokenGrant) as Promise<MemdirStore>,
     erase: async (namespace) => {
-      const root = storeDriver(context.healthStore);
-      if (root?.dropNamespace !== undefined) await createMemoryAdmin(root).dropNamespace(namespace);
+      if (driver?.dropNamespace !== undefined) await createMemoryAdmin(driver).dropNamespace(namespace);
       const opened = stores.get(namespace);
       stores.delete(namespace);
       await opened?.then((store) => store.close()).catch(() => {});

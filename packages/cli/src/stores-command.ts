@@ -4,7 +4,7 @@
 // server validate, record and erase a store the same way.
 import { createHash, randomBytes } from 'node:crypto';
 import { createMemoryAdmin, type MemdirStore, type MemoryStore, storeDriver } from '@memdir/core';
-import { createMemdirServer, mountMemoryStores, TokenTable } from '@memdir/server';
+import { createMemdirServer, mountMemoryStores, type StoreEntry, TokenTable } from '@memdir/server';
 import { expectPositionals, type Options, parseOrHelp, str } from './args.js';
 import { canAsk, confirmed } from './confirm.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK } from './errors.js';
@@ -26,18 +26,10 @@ const OPTIONS: Options = {
 
 const VERBS = ['list', 'create', 'show', 'archive', 'delete'] as const;
 
-/** A memory store as the API answers it. */
-interface StoreObject {
-  id: string;
-  name: string;
-  description: string;
-  metadata: Record<string, string>;
-  archived_at: string | null;
-  created_at: string;
-  updated_at: string;
-  /** memdir's extension on a retrieved store. */
+/** A memory store as the API answers it: the registry's entry, with memdir's usage when retrieved. */
+type StoreObject = Omit<StoreEntry, 'deleting'> & {
   memdir_usage?: { memories: number; bytes: number; versions: number };
-}
+};
 
 function usage(message: string): CliUsageError {
   return new CliUsageError(`stores: ${message}`, { hint: 'Run "memdir stores --help" for usage.' });

@@ -14,6 +14,7 @@ export {
   mountMemoryStores,
   REGISTRY_NAMESPACE,
   SESSION_HEADER,
+  type StoreEntry,
 } from './api/index.js';
 export {
   type AccessEntry,

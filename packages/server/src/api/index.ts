@@ -10,4 +10,4 @@ export {
   SESSION_HEADER,
 } from './door.js';
 export { isStoreId } from './ids.js';
-export { REGISTRY_NAMESPACE } from './registry.js';
+export { REGISTRY_NAMESPACE, type StoreEntry } from './registry.js';

@@ -111,6 +111,13 @@ export interface MemdirServer {
   readonly metrics: Metrics;
 }
 
+/**
+ * The body's message of a refused token, the same for a missing, malformed, unknown or revoked one
+ * (the `WWW-Authenticate` header tells them apart). A client that prints the server's message, as the
+ * MCP Inspector does, tells its user what to mend.
+ */
+const UNAUTHORIZED = 'Unauthorized: the token is missing, wrong, expired or revoked';
+
 /** The protected resource metadata path (RFC 9728). */
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
@@ -239,7 +246,7 @@ export function createMemdirServer(options: MemdirServerOptions): MemdirServer {
           // The same body for a missing, malformed, unknown or revoked token; the header says which.
           record.refusal = 'unauthorized';
           const metadata = new URL(RESOURCE_METADATA_PATH, c.req.url).href;
-          return refuse(401, -32001, 'Unauthorized', {
+          return refuse(401, -32001, UNAUTHORIZED, {
             'www-authenticate':
               options.oauthChallenge === false ? 'Bearer' : challenge(presented !== undefined, metadata),
           });

@@ -230,7 +230,8 @@ describe('memdir serve --http: one server, two tokens on the filesystem store', 
     const metadata = new URL('/.well-known/oauth-protected-resource', target.url).href;
     const none = `Bearer realm="memdir", resource_metadata="${metadata}"`;
     const wrong = `Bearer realm="memdir", error="invalid_token", error_description="The token is wrong, expired or revoked", resource_metadata="${metadata}"`;
-    const body = '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Unauthorized: the token is missing, wrong, expired or revoked"},"id":null}';
+    const body =
+      '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Unauthorized: the token is missing, wrong, expired or revoked"},"id":null}';
     // No Bearer token at all (nothing, a bare token, another scheme) is a missing one.
     expect(answers).toEqual([none, wrong, wrong, none, none].map((auth) => ({ status: 401, body, auth })));
     // OAuth discovery answers, naming no authorization server, so a client reports the bad token.

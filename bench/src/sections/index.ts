@@ -27,7 +27,7 @@ export function benchSections(args: BenchArgs): BenchSection[] {
     postgresSection(),
     redisSection(),
     s3Section(),
-    serveSection(),
+    serveSection(args.baseline),
     otelSection(),
     copySection(),
     historySection(),

@@ -15,6 +15,7 @@ import { redisSection } from './redis.js';
 import { s3Section } from './s3.js';
 import type { BenchSection } from './section.js';
 import { serveSection } from './serve.js';
+import { syncSection } from './sync.js';
 import { tenantsSection } from './tenants.js';
 
 export type { BenchSection, SectionContext } from './section.js';
@@ -35,5 +36,6 @@ export function benchSections(args: BenchArgs): BenchSection[] {
     baselineSection(args.baseline),
     tenantsSection(),
     apiSection(),
+    syncSection(),
   ];
 }

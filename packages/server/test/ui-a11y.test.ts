@@ -6,6 +6,8 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newStoreId } from '../src/api/ids.js';
+import { REGISTRY_NAMESPACE, Registry } from '../src/api/registry.js';
 import { type Inspector, launchChromium, startInspector, TOKENS } from './ui-helpers.js';
 
 const NAMESPACE = 'ui-a11y';
@@ -21,6 +23,21 @@ beforeAll(async () => {
   await store.execute({ command: 'create', path: '/memories/notes/a.md', file_text: 'one\ntwo\n' }, call);
   await store.execute(
     { command: 'str_replace', path: '/memories/notes/a.md', old_str: 'two', new_str: 'three' },
+    call,
+  );
+  // A memory store of the API beside it, named in the registry: the namespaces page shows its name.
+  const id = newStoreId();
+  await new Registry(() => inspector.store(REGISTRY_NAMESPACE)).create({
+    id,
+    name: 'Support team notes',
+    description: '',
+    metadata: {},
+    archived_at: null,
+    created_at: '2026-01-02T03:04:05.000Z',
+    updated_at: '2026-01-02T03:04:05.000Z',
+  });
+  await (await inspector.store(id)).execute(
+    { command: 'create', path: '/memories/customers/acme.md', file_text: 'Prefers email.\n' },
     call,
   );
   browser = await launchChromium();
@@ -79,10 +96,20 @@ describe('the inspector is accessible', () => {
       `/ui/redact?${q({ version: versions[1]!.id })}`,
     ];
     for (const url of pages) await check(url);
+    // The history filtered by time, and a time the server refuses (its error page).
+    await check(`/ui/history?${q({ since: '2000-01-01T00:00', until: '2099-01-01T00:00' })}`);
+    await check(`/ui/history?${q({ since: 'not a time' })}`);
+    // The operator's token sees every namespace, memory stores named.
+    await context.clearCookies();
+    await page.goto(`${inspector.origin}/ui/sign-in`);
+    await page.fill('#token', TOKENS.ops);
+    await page.press('#token', 'Enter');
+    await page.waitForURL(`${inspector.origin}/ui`);
+    await check('/ui');
     await context.close();
     // MEMDIR_UI_SCREENSHOTS=1: the README's pictures of each page, at a desktop width.
     if (process.env['MEMDIR_UI_SCREENSHOTS'] === '1') await screenshots(pages);
-  });
+  }, 120_000); // sixteen pages, each checked by axe in Chromium, and their pictures when asked
 });
 
 /** Saves a picture of the sign-in page and of each of `pages` in docs/screenshots/ (for the README). */
@@ -93,7 +120,8 @@ async function screenshots(pages: readonly string[]): Promise<void> {
   const page = await context.newPage();
   await page.goto(`${inspector.origin}/ui/sign-in`);
   await page.screenshot({ path: fileURLToPath(new URL('sign-in.png', folder)) });
-  await page.fill('#token', TOKENS.alice);
+  // The operator's token: the namespaces page shows every namespace, the memory store named.
+  await page.fill('#token', TOKENS.ops);
   await page.press('#token', 'Enter');
   await page.waitForURL(`${inspector.origin}/ui`);
   const names = new Set<string>();

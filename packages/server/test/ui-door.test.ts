@@ -141,10 +141,10 @@ describe('the inspector door', () => {
     }
     const ops = await (await fetchUi('/ui', { headers: { cookie: cookie(TOKENS.ops) } })).text();
     expect(ops).toContain(
-      '<a href="/ui/tree?ns=team-a&amp;path=%2Fmemories">team-a</a></td>\n<td class="num">1</td>\n<td class="num">7 B</td>',
+      '<a href="/ui/tree?ns=team-a&amp;path=%2Fmemories">team-a</a></td>\n<td>-</td>\n<td class="num">1</td>\n<td class="num">7 B</td>',
     );
     expect(ops).toContain(
-      '<a href="/ui/tree?ns=team-b&amp;path=%2Fmemories">team-b</a></td>\n<td class="num">1</td>\n<td class="num">7 B</td>',
+      '<a href="/ui/tree?ns=team-b&amp;path=%2Fmemories">team-b</a></td>\n<td>-</td>\n<td class="num">1</td>\n<td class="num">7 B</td>',
     );
     const invalid = await fetchUi('/ui/tree?ns=not%20a%20name', { headers: { cookie: cookie(TOKENS.ops) } });
     expect(invalid.status).toBe(404);

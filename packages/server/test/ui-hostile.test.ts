@@ -5,6 +5,8 @@
 import type { MemdirStore } from '@memdir/core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newStoreId } from '../src/api/ids.js';
+import { REGISTRY_NAMESPACE, Registry } from '../src/api/registry.js';
 import { type Inspector, launchChromium, PAGE_HEADERS, startInspector, TOKENS } from './ui-helpers.js';
 
 const NAMESPACE = 'ui-hostile';
@@ -127,6 +129,36 @@ describe('hostile content in the inspector', () => {
     await visit(`${o}/ui/restore?${q({ version: versions[1]!.id })}`);
     await visit(`${o}/ui/redact?${q({ version: versions[1]!.id })}`);
     await visit(`${o}/ui/tree?${q({ path: '/memories', at: versions[0]!.id })}`);
+  });
+
+  it("shows a memory store's hostile name as text on the namespaces page", async () => {
+    // A store named through the memory stores API: the name is anyone's text, direction tricks too.
+    const id = newStoreId();
+    const name = `${PAYLOADS[0]}${PAYLOADS[1]}report\u202Etxt.exe`;
+    await new Registry(() => inspector.store(REGISTRY_NAMESPACE)).create({
+      id,
+      name,
+      description: PAYLOADS[2]!,
+      metadata: {},
+      archived_at: null,
+      created_at: '2026-01-02T03:04:05.000Z',
+      updated_at: '2026-01-02T03:04:05.000Z',
+    });
+    await (await inspector.store(id)).execute(
+      { command: 'create', path: '/memories/a.md', file_text: 'a' },
+      {},
+    );
+    // The operator's token sees every namespace, so the page lists the store.
+    await context.clearCookies();
+    await page.goto(`${inspector.origin}/ui/sign-in`);
+    await page.fill('#token', TOKENS.ops);
+    await page.press('#token', 'Enter');
+    await page.waitForURL(`${inspector.origin}/ui`);
+    const namespaces = await visit(`${inspector.origin}/ui`);
+    expect(namespaces).toContain(`${PAYLOADS[0]}${PAYLOADS[1]}reportU+202Etxt.exe (active)`);
+    expect(await page.locator('.store-name').allInnerTexts()).toEqual([
+      `${PAYLOADS[0]}${PAYLOADS[1]}reportU+202Etxt.exe`,
+    ]);
   });
 
   it('serves raw content as plain text, never sniffed, sandboxed, with the exact headers', async () => {

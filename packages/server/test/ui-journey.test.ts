@@ -4,6 +4,8 @@
 import type { MemdirStore } from '@memdir/core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newStoreId } from '../src/api/ids.js';
+import { REGISTRY_NAMESPACE, Registry } from '../src/api/registry.js';
 import {
   type Backend,
   type Inspector,
@@ -70,11 +72,19 @@ describe.each<Backend>(['fs', 'postgres'])('the inspector on %s', (backend) => {
     expect(home?.headers()).toMatchObject(PAGE_HEADERS);
     expect(await page.locator('tbody tr').count()).toBe(1);
     expect(await page.locator('tbody tr td').nth(0).innerText()).toBe(namespace);
-    expect(await page.locator('tbody tr td').nth(1).innerText()).toBe('2');
+    expect(await page.locator('tbody tr td').nth(1).innerText()).toBe('-');
+    expect(await page.locator('tbody tr td').nth(2).innerText()).toBe('2');
 
     await page.click(`a:text-is("${namespace}")`);
     expect(await page.locator('h1').innerText()).toBe('/memories');
-    expect(await page.locator('tbody').innerText()).toContain('later/');
+    // A folder row has its file count and total size (all levels down); a file row its size.
+    const row = (name: string) => page.locator('tbody tr', { has: page.locator(`a:text-is("${name}")`) });
+    expect(await row('later/').locator('td').allInnerTexts()).toEqual(['later/', '1', '5 B', '-']);
+    expect((await row('notes.md').locator('td').allInnerTexts()).slice(0, 3)).toEqual([
+      'notes.md',
+      '',
+      '16 B',
+    ]);
     await page.click('a:text-is("notes.md")');
     expect(await page.locator('h1').innerText()).toBe('/memories/notes.md');
     expect(await page.locator('pre').innerText()).toBe(
@@ -163,6 +173,125 @@ describe.each<Backend>(['fs', 'postgres'])('the inspector on %s', (backend) => {
     const listing = await page.locator('pre').innerText();
     expect(listing).toContain('/memories/notes.md');
     expect(listing).not.toContain('later');
+    await context.close();
+  });
+
+  it('folder sizes count every level down, without reading content', async () => {
+    await store.execute({ command: 'create', path: '/memories/deep/a/b/one.md', file_text: '12345' }, {});
+    await store.execute(
+      { command: 'create', path: '/memories/deep/two.md', file_text: 'x'.repeat(2000) },
+      {},
+    );
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, inspector.origin, TOKENS.alice);
+    await page.goto(`${inspector.origin}/ui/tree?ns=${namespace}&path=/memories`);
+    const deep = page.locator('tbody tr', { has: page.locator('a:text-is("deep/")') });
+    expect(await deep.locator('td').allInnerTexts()).toEqual(['deep/', '2', '2.0 KiB', '-']);
+    await page.goto(`${inspector.origin}/ui/tree?ns=${namespace}&path=/memories/deep`);
+    const a = page.locator('tbody tr', { has: page.locator('a:text-is("a/")') });
+    expect(await a.locator('td').allInnerTexts()).toEqual(['a/', '1', '5 B', '-']);
+    await store.execute({ command: 'delete', path: '/memories/deep' }, {});
+    await context.close();
+  });
+
+  it('filters the history by time with date-time fields, and refuses a bad time', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, inspector.origin, TOKENS.alice);
+    await page.goto(`${inspector.origin}/ui/history?ns=${namespace}&path=/memories/notes.md`);
+    const since = page.getByLabel('Since (UTC)');
+    const until = page.getByLabel('Until (UTC)');
+    expect(await since.getAttribute('type')).toBe('datetime-local');
+    expect(await until.getAttribute('type')).toBe('datetime-local');
+    const all = await page.locator('tbody tr').count();
+    expect(all).toBeGreaterThan(1);
+
+    // Typed with the keyboard and sent with Enter: a time after every version shows none.
+    await since.fill('2099-01-01T00:00');
+    await since.press('Enter');
+    await page.waitForURL(/since=2099-01-01T00%3A00/);
+    expect(await page.locator('main p').last().innerText()).toBe('No versions match.');
+    // Chromium shows a time on the minute without its seconds.
+    expect(await page.getByLabel('Since (UTC)').inputValue()).toBe('2099-01-01T00:00');
+
+    // Both fields at once: every version lies between 2000 and 2099; none before 2000.
+    await page.getByLabel('Since (UTC)').fill('2000-01-01T00:00');
+    await page.getByLabel('Until (UTC)').fill('2099-01-01T00:00:30');
+    await page.getByLabel('Until (UTC)').press('Enter');
+    await page.waitForURL(/until=2099-01-01T00%3A00%3A30/);
+    expect(await page.locator('tbody tr').count()).toBe(all);
+    expect(await page.getByLabel('Until (UTC)').inputValue()).toBe('2099-01-01T00:00:30');
+    await page.getByLabel('Since (UTC)').fill('');
+    await page.getByLabel('Until (UTC)').fill('2000-01-01T00:00');
+    await page.getByLabel('Until (UTC)').press('Enter');
+    await page.waitForURL(/until=2000-01-01T00%3A00$/);
+    expect(await page.locator('main p').last().innerText()).toBe('No versions match.');
+
+    // The address bar takes the forms `memdir log` takes: a time ago, an ISO 8601 time.
+    await page.goto(`${inspector.origin}/ui/history?ns=${namespace}&path=/memories/notes.md&since=1h`);
+    expect(await page.locator('tbody tr').count()).toBe(all);
+    expect(await page.getByLabel('Since (UTC)').inputValue()).toMatch(
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/,
+    );
+    await page.goto(
+      `${inspector.origin}/ui/history?ns=${namespace}&path=/memories/notes.md&until=${encodeURIComponent('2000-01-01T00:00:00Z')}`,
+    );
+    expect(await page.locator('main p').last().innerText()).toBe('No versions match.');
+
+    // A bad time is refused by the server with a sentence, and nothing is listed.
+    const bad = await page.goto(`${inspector.origin}/ui/history?ns=${namespace}&since=next%20tuesday`);
+    expect(bad?.status()).toBe(400);
+    expect(await page.locator('p.error').innerText()).toBe(
+      '"Since" must be a date and time (2026-01-31T12:00, in UTC), an ISO 8601 time (2026-01-31T12:00:00Z), a time ago (30m, 2h, 7d), now, today or yesterday; got "next tuesday". Nothing was filtered.',
+    );
+    const backwards = await page.goto(
+      `${inspector.origin}/ui/history?ns=${namespace}&since=2026-02-01T00:00&until=2026-01-01T00:00`,
+    );
+    expect(backwards?.status()).toBe(400);
+    expect(await page.locator('p.error').innerText()).toBe(
+      '"Since" is later than "Until": no version can match. Nothing was filtered.',
+    );
+    await context.close();
+  });
+
+  it("names the memory stores API's stores on the namespaces page, with their archived state", async () => {
+    const registry = new Registry(() => inspector.store(REGISTRY_NAMESPACE));
+    const made = (id: string, name: string, archived: string | null) => ({
+      id,
+      name,
+      description: '',
+      metadata: {},
+      archived_at: archived,
+      created_at: '2026-01-02T03:04:05.000Z',
+      updated_at: '2026-01-02T03:04:05.000Z',
+    });
+    const active = newStoreId();
+    const archived = newStoreId();
+    await registry.create(made(active, 'Team notes', null));
+    await registry.create(made(archived, 'Old project', '2026-02-03T04:05:06.000Z'));
+    for (const id of [active, archived]) {
+      await (await inspector.store(id)).execute(
+        { command: 'create', path: '/memories/a.md', file_text: 'a\n' },
+        {},
+      );
+    }
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, inspector.origin, TOKENS.ops);
+    const table = await page
+      .locator('tbody tr')
+      .evaluateAll((rows) =>
+        rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent ?? '')),
+      );
+    const cells = async (name: string) => (table.find((row) => row[0] === name) ?? []).slice(0, 3);
+    expect(await cells(active)).toEqual([active, 'Team notes (active)', '1']);
+    expect(await cells(archived)).toEqual([archived, 'Old project (archived 2026-02-03 04:05:06Z)', '1']);
+    expect((await cells(namespace)).slice(0, 2)).toEqual([namespace, '-']);
+    expect((await cells(REGISTRY_NAMESPACE)).slice(0, 2)).toEqual([
+      REGISTRY_NAMESPACE,
+      '(the registry of memory stores)',
+    ]);
     await context.close();
   });
 

@@ -6,6 +6,7 @@ import {
   closeSync,
   constants,
   fstatSync,
+  fsyncSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -13,9 +14,11 @@ import {
   readSync,
   renameSync,
   unlinkSync,
+  writeFileSync,
 } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fsyncFolder, STATE_DIR, stateDir, writeAtomic } from './state.js';
+import { fsyncFolder, STATE_DIR, stateDir } from './state.js';
 
 export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
@@ -153,6 +156,26 @@ export function currentSha(dir: string, rel: string, maxBytes: number): string |
  * @returns the file's size and mtime after, or null when the way there is not a plain folder.
  */
 export function writeLocal(dir: string, rel: string, text: string): { size: number; mtimeMs: number } | null {
+  const written = replaceLocal(dir, rel, text);
+  if (written !== null) {
+    fsyncFile(join(dir, rel));
+    fsyncFolder(join(dir, ...rel.split('/').slice(0, -1)));
+  }
+  return written;
+}
+
+/**
+ * Replaces DIR/rel with `text` whole (temp in the state folder, rename), without waiting for the
+ * disk: the caller makes it durable with {@link makeDurable} before any baseline names it. Still
+ * whole or absent to every reader and after a killed process; only a power loss before
+ * `makeDurable` can lose it, and then no baseline says it was there.
+ * @returns the file's size and mtime after, or null when the way there is not a plain folder.
+ */
+export function replaceLocal(
+  dir: string,
+  rel: string,
+  text: string,
+): { size: number; mtimeMs: number } | null {
   if (!prepareParents(dir, rel)) return null;
   const target = join(dir, rel);
   try {
@@ -163,13 +186,50 @@ export function writeLocal(dir: string, rel: string, text: string): { size: numb
   }
   const temps = join(stateDir(dir), 'tmp');
   mkdirSync(temps, { recursive: true });
-  const name = `d-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  writeAtomic(temps, name, text);
-  renameSync(join(temps, name), target);
-  const parent = join(dir, ...rel.split('/').slice(0, -1));
-  fsyncFolder(parent);
+  const temp = join(temps, `d-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  writeFileSync(temp, text, { flag: 'wx', mode: 0o644 });
+  renameSync(temp, target);
   const after = lstatSync(target);
   return { size: after.size, mtimeMs: after.mtimeMs };
+}
+
+function fsyncFile(path: string): void {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** fsyncs at once: a disk commits concurrent fsyncs together, where one after another each waits. */
+const FSYNC_CONCURRENCY = 16;
+
+async function fsyncPath(path: string): Promise<void> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR') return; // replaced or removed since
+    throw error;
+  }
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Makes the files DIR/rels written by {@link replaceLocal}, and their folders, durable. */
+export async function makeDurable(dir: string, rels: readonly string[]): Promise<void> {
+  const folders = new Set(rels.map((rel) => join(dir, ...rel.split('/').slice(0, -1))));
+  const paths = [...rels.map((rel) => join(dir, rel)), ...folders];
+  let next = 0;
+  const worker = async () => {
+    while (next < paths.length) await fsyncPath(paths[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(FSYNC_CONCURRENCY, paths.length) }, worker));
 }
 
 /** Removes DIR/rel (a plain file only). */

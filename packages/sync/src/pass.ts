@@ -4,7 +4,16 @@
 // baseline is saved; a pass that finds both sides equal without a baseline takes that as agreed.
 import { hostname } from 'node:os';
 import { isMemoryToolError, MAX_SEGMENT_BYTES, type MemdirStore, type MemoryRecord } from '@memdir/core';
-import { currentSha, readLocal, removeLocal, sha256Hex, walk, writeLocal } from './local.js';
+import {
+  currentSha,
+  makeDurable,
+  readLocal,
+  removeLocal,
+  replaceLocal,
+  sha256Hex,
+  walk,
+  writeLocal,
+} from './local.js';
 import { lockFolder } from './lock.js';
 import { clearTemporaries, emptyState, readState, STATE_DIR, type SyncState, writeState } from './state.js';
 import type { SyncEvent, SyncOptions, SyncSummary } from './types.js';
@@ -61,6 +70,13 @@ function conflictName(rel: string, host: string, now: number): string {
   }
   return `${folder}${kept}${tail}`;
 }
+
+/** Contents fetched ahead of the file being decided (and held in memory meanwhile). */
+const FETCH_AHEAD = 32;
+/** Changes (other than conflicts) whose baselines are saved together, at most. */
+const SAVE_EVERY = 500;
+/** ... or the most time between two saves of the baseline while changes are made. */
+const SAVE_EVERY_MS = 1000;
 
 /** How long a pass waits for another process's pass on the same folder. */
 const LOCK_WAIT_MS = 30_000;
@@ -125,8 +141,24 @@ async function pass(dir: string, store: MemdirStore, options: SyncOptions): Prom
     refusedPaths.add(rel);
     skip(rel, `its path is in ${STATE_DIR}, the sync state folder (never synced)`, record.sha256);
   }
-  const history = !readOnly && (await hasHistory(store));
-  const save = () => writeState(dir, { ...state, skipped: { ...state.skipped, ...skippedNow } });
+  // Asked only at a conflict: on some stores (S3) even a one-version page of history scans the
+  // namespace's versions, and a pass without a conflict needs no answer.
+  let history: boolean | undefined;
+  const keepsHistory = async () => {
+    history ??= !readOnly && (await hasHistory(store));
+    return history;
+  };
+  // Downloads not yet made durable: fsynced together before the baseline that names them is saved.
+  let undurable: string[] = [];
+  let unsaved = 0;
+  let savedAt = now();
+  const save = async () => {
+    await makeDurable(dir, undurable);
+    undurable = [];
+    unsaved = 0;
+    savedAt = now();
+    writeState(dir, { ...state, skipped: { ...state.skipped, ...skippedNow } });
+  };
 
   // Local hashes: a file whose size and mtime match its baseline is not read again.
   const local = new Map<string, { sha256: string; text?: string; size: number; mtimeMs: number }>();
@@ -150,12 +182,41 @@ async function pass(dir: string, store: MemdirStore, options: SyncOptions): Prom
     return read.ok && read.sha256 === entry?.sha256 ? read.text : null;
   };
 
+  // Contents are fetched a window ahead of the walk through the paths, several at once: one file's
+  // round trip to the store no longer waits for the previous file's.
+  const fetched = new Map<string, Promise<MemoryRecord | null>>();
+  let lookedAhead = 0;
+  const willDownload = (rel: string): boolean => {
+    const l = local.get(rel);
+    const r = remote.get(rel);
+    const base = state.files[rel];
+    if (r === undefined || refusedPaths.has(rel) || l?.sha256 === r.sha256) return false;
+    // Changed here (sent, or a conflict), or deleted here (a delete unless it comes back): no download.
+    if (l !== undefined) return base?.sha256 === l.sha256;
+    return base?.sha256 !== r.sha256 || readOnly || deletions === 'disabled';
+  };
+  const fetchAhead = (rels: readonly string[], from: number) => {
+    lookedAhead = Math.max(lookedAhead, from);
+    while (lookedAhead < rels.length && fetched.size < FETCH_AHEAD) {
+      const rel = rels[lookedAhead++]!;
+      if (!willDownload(rel)) continue;
+      const pending = store.records.get(remote.get(rel)!.path, { content: true });
+      pending.catch(() => {}); // awaited (and its error raised) where the file is decided
+      fetched.set(rel, pending);
+    }
+  };
+  const contentOf = (rel: string, record: MemoryRecord): Promise<MemoryRecord | null> => {
+    const pending = fetched.get(rel);
+    fetched.delete(rel);
+    return pending ?? store.records.get(record.path, { content: true });
+  };
+
   const download = async (
     rel: string,
     record: MemoryRecord,
     expectLocal: string | null,
   ): Promise<boolean> => {
-    const full = await store.records.get(record.path, { content: true });
+    const full = await contentOf(rel, record);
     if (full?.content === undefined) return false;
     // The file must still be as read: an edit made since waits for the next pass.
     const current = currentSha(dir, rel, maxBytes);
@@ -164,11 +225,12 @@ async function pass(dir: string, store: MemdirStore, options: SyncOptions): Prom
       return false;
     }
     if (current !== expectLocal) return false;
-    const written = writeLocal(dir, rel, full.content);
+    const written = replaceLocal(dir, rel, full.content);
     if (written === null) {
       skip(rel, 'a folder on its way is not a plain folder', 'path');
       return false;
     }
+    undurable.push(rel);
     state.files[rel] = { sha256: full.sha256, id: full.id, ...written };
     summary.received++;
     emit({ kind: 'received', path: rel });
@@ -176,7 +238,7 @@ async function pass(dir: string, store: MemdirStore, options: SyncOptions): Prom
   };
 
   const keepLosingLocal = async (rel: string, record: MemoryRecord, text: string): Promise<boolean> => {
-    if (history) {
+    if (await keepsHistory()) {
       // The local text becomes a version attributed to this machine, then the store's text comes back.
       const remoteText = (await store.records.get(record.path, { content: true }))?.content;
       if (remoteText === undefined || sha256Hex(remoteText) !== record.sha256) return false;
@@ -207,12 +269,15 @@ async function pass(dir: string, store: MemdirStore, options: SyncOptions): Prom
     return true;
   };
 
-  const paths = new Set([...local.keys(), ...remote.keys(), ...Object.keys(state.files)]);
-  for (const rel of [...paths].sort()) {
+  const paths = [...new Set([...local.keys(), ...remote.keys(), ...Object.keys(state.files)])].sort();
+  for (const [index, rel] of paths.entries()) {
+    if (index > 0) fetched.delete(paths[index - 1]!); // fetched, but decided otherwise
+    fetchAhead(paths, index);
     if (refusedPaths.has(rel)) continue;
     const l = local.get(rel);
     const r = remote.get(rel);
-    const before = summary.sent + summary.received + summary.deleted + summary.conflicts;
+    const before = summary.sent + summary.received + summary.deleted;
+    const conflictsBefore = summary.conflicts;
     const base = state.files[rel];
     try {
       if (l && r && l.sha256 === r.sha256) {
@@ -318,9 +383,16 @@ async function pass(dir: string, store: MemdirStore, options: SyncOptions): Prom
         skip(rel, `it cannot be written here (${error.code})`, r?.sha256 ?? `${l?.size}:${l?.mtimeMs}`);
       } else throw error;
     }
-    // A change on either side is followed by its baseline at once: a pass killed later repeats nothing.
-    if (summary.sent + summary.received + summary.deleted + summary.conflicts !== before) save();
+    // A conflict is followed by its baseline at once: a pass killed later keeps the losing text once.
+    // Other changes leave both sides equal (or both absent), which the next pass takes as agreed
+    // even without a baseline, so their baselines are saved together, a batch at a time.
+    if (summary.conflicts !== conflictsBefore) await save();
+    else if (summary.sent + summary.received + summary.deleted !== before) {
+      unsaved++;
+      if (unsaved >= SAVE_EVERY || now() - savedAt >= SAVE_EVERY_MS) await save();
+    }
   }
+  await makeDurable(dir, undurable);
   state.skipped = skippedNow;
   writeState(dir, state);
   summary.durationMs = now() - started;

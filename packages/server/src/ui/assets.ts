@@ -40,6 +40,7 @@ pre { font: 14px/1.45 ui-monospace, monospace; background: var(--tint); padding:
 .hidden-char { font: 12px ui-monospace, monospace; color: var(--danger); border: 1px solid var(--danger);
   padding: 0 2px; margin: 0 1px; }
 .meta { color: var(--muted); overflow-wrap: anywhere; }
+.store-name { overflow-wrap: anywhere; }
 code { overflow-wrap: anywhere; }
 .error { color: var(--danger); font-weight: 600; }
 .notice { padding: .5rem .75rem; border-left: 4px solid var(--accent); background: var(--tint); }

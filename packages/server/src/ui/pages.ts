@@ -1,10 +1,14 @@
 // The pages that read: namespaces with usage, a folder, a file (as the model sees it, and raw), the
 // history of a file or a namespace (with filters), one version, and a diff of two versions.
 import type { MemoryVersion, NamespaceUsage, VersionOperation } from '@memdir/core';
+import { REGISTRY_NAMESPACE } from '../api/registry.js';
 import { type PageContext, PageError } from './context.js';
 import { sideBySideDiff, unifiedDiff } from './diff-view.js';
+import { type FolderSize, folderSizes } from './folder-sizes.js';
 import { type Html, html, shown } from './html.js';
 import { CSP, href, page, securityHeaders } from './layout.js';
+import { type StoreLabel, storeLabels } from './memory-stores.js';
+import { fieldTime, filterTime } from './time-filter.js';
 
 /** Files on one page of a folder. */
 export const TREE_PAGE = 100;
@@ -52,6 +56,18 @@ function crumbs(namespace: string, path: string): Html {
   return html`<nav class="crumbs" aria-label="Folders">${links}</nav>`;
 }
 
+/** A memory store's name (its user's or model's text, shown as such) and state, or '-'. */
+function storeCell(namespace: string, label: StoreLabel | undefined): Html | string {
+  if (namespace === REGISTRY_NAMESPACE)
+    return html`<span class="meta">(the registry of memory stores)</span>`;
+  if (label === undefined) return '-';
+  const state =
+    label.state === 'archived' && label.archivedAt !== null
+      ? `archived ${time(label.archivedAt)}`
+      : label.state;
+  return html`<span class="store-name">${shown(label.name)}</span> <span class="meta">(${state})</span>`;
+}
+
 async function namespaces(context: PageContext): Promise<Response> {
   const { grant, options } = context;
   let names: readonly string[] = [grant.namespace];
@@ -61,12 +77,16 @@ async function namespaces(context: PageContext): Promise<Response> {
     names = listed.namespaces;
     next = listed.next;
   }
-  const usages: Array<NamespaceUsage | undefined> = await Promise.all(
-    names.map((name) => options.admin?.usage(name)),
-  );
+  const [usages, labels] = await Promise.all([
+    Promise.all(names.map((name) => options.admin?.usage(name))) as Promise<
+      Array<NamespaceUsage | undefined>
+    >,
+    storeLabels(options, names),
+  ]);
   const rows = names.map(
     (name, index) => html`<tr>
 <td class="path"><a href="${href('tree', { ns: name, path: '/memories' })}">${shown(name)}</a></td>
+<td>${storeCell(name, labels.get(name))}</td>
 <td class="num">${usages[index]?.files ?? '-'}</td>
 <td class="num">${usages[index] === undefined ? '-' : bytes(usages[index]!.bytes)}</td>
 <td class="num">${usages[index]?.versions ?? '-'}</td>
@@ -76,11 +96,20 @@ async function namespaces(context: PageContext): Promise<Response> {
   );
   const body = html`<h1>Namespaces</h1>
 <div class="scroll" tabindex="0"><table>
-<thead><tr><th scope="col">Namespace</th><th scope="col" class="num">Files</th><th scope="col" class="num">Bytes</th><th scope="col" class="num">Versions</th><th scope="col">Last change</th><th scope="col">History</th></tr></thead>
+<thead><tr><th scope="col">Namespace</th><th scope="col">Memory store</th><th scope="col" class="num">Files</th><th scope="col" class="num">Bytes</th><th scope="col" class="num">Versions</th><th scope="col">Last change</th><th scope="col">History</th></tr></thead>
 <tbody>${rows}</tbody>
 </table></div>
 ${next === null ? '' : html`<p><a href="${href('', { cursor: next })}">Next namespaces</a></p>`}`;
   return page('Namespaces', body, context.viewer);
+}
+
+/** A folder row's file count and total size ("at least" when its scan stopped at the bound). */
+function folderCells(size: FolderSize | undefined): Html {
+  if (size === undefined) return html`<td class="num">-</td><td class="num">-</td>`;
+  const files = size.files.toLocaleString('en');
+  return size.complete
+    ? html`<td class="num">${files}</td><td class="num">${bytes(size.bytes)}</td>`
+    : html`<td class="num">at least ${files}</td><td class="num">at least ${bytes(size.bytes)}</td>`;
 }
 
 async function tree(context: PageContext): Promise<Response> {
@@ -102,10 +131,14 @@ async function tree(context: PageContext): Promise<Response> {
     limit: TREE_PAGE,
     cursor: parameter(context, 'cursor'),
   });
+  const sizes = await folderSizes(
+    store,
+    listed.items.filter((item) => item.kind === 'folder').map((item) => item.path),
+  );
   const rows = listed.items.map((item) =>
     item.kind === 'folder'
-      ? html`<tr><td class="path"><a href="${href('tree', { ns: namespace, path: item.path })}">${shown(item.path.slice(path.length + 1))}/</a></td><td class="num">folder</td><td>-</td></tr>`
-      : html`<tr><td class="path"><a href="${href('file', { ns: namespace, path: item.path })}">${shown(item.path.slice(path.length + 1))}</a></td><td class="num">${bytes(item.size)}</td><td>${time(item.changedAt)}</td></tr>`,
+      ? html`<tr><td class="path"><a href="${href('tree', { ns: namespace, path: item.path })}">${shown(item.path.slice(path.length + 1))}/</a></td>${folderCells(sizes.get(item.path))}<td>-</td></tr>`
+      : html`<tr><td class="path"><a href="${href('file', { ns: namespace, path: item.path })}">${shown(item.path.slice(path.length + 1))}</a></td><td class="num"></td><td class="num">${bytes(item.size)}</td><td>${time(item.changedAt)}</td></tr>`,
   );
   const body = html`${crumbs(namespace, path)}<h1>${shown(path)}</h1>
 <p><a href="${href('history', { ns: namespace })}">History of ${shown(namespace)}</a> · <a href="${href('search', { ns: namespace })}">Search paths</a></p>
@@ -118,7 +151,7 @@ ${
   rows.length === 0
     ? html`<p>This folder is empty.</p>`
     : html`<div class="scroll" tabindex="0"><table>
-<thead><tr><th scope="col">Name</th><th scope="col" class="num">Size</th><th scope="col">Changed</th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col" class="num">Files</th><th scope="col" class="num">Size</th><th scope="col">Changed</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`
 }
 ${listed.next === null ? '' : html`<p><a href="${href('tree', { ns: namespace, path, cursor: listed.next })}">Next page</a></p>`}`;
@@ -162,8 +195,11 @@ async function history(context: PageContext): Promise<Response> {
   const path = parameter(context, 'path');
   const actor = parameter(context, 'actor');
   const operation = parameter(context, 'operation');
-  const since = parameter(context, 'since');
-  const until = parameter(context, 'until');
+  const since = filterTime('Since', parameter(context, 'since'));
+  const until = filterTime('Until', parameter(context, 'until'));
+  if (since !== undefined && until !== undefined && since > until) {
+    throw new PageError(400, '"Since" is later than "Until": no version can match. Nothing was filtered.');
+  }
   if (operation !== undefined && !OPERATIONS.includes(operation as VersionOperation)) {
     throw new PageError(400, `The operation must be one of ${OPERATIONS.join(', ')}.`);
   }
@@ -198,15 +234,16 @@ ${changes && version.redactedAt === null ? html` <a href="${href('redact', { ns:
   const options = OPERATIONS.map(
     (name) => html`<option value="${name}"${name === operation ? html` selected` : ''}>${name}</option>`,
   );
-  const query = { ns: namespace, path, actor, operation, since, until };
+  const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+  const query = { ns: namespace, path, actor, operation, since: iso(since), until: iso(until) };
   const body = html`${path === undefined ? '' : crumbs(namespace, path.slice(0, path.lastIndexOf('/')))}
 <h1>History of ${path === undefined ? html`namespace ${shown(namespace)}` : html`<span class="path">${shown(path)}</span>`}</h1>
 <form class="filters" method="get" action="${href('history')}">
 <input type="hidden" name="ns" value="${namespace}">${path === undefined ? '' : html`<input type="hidden" name="path" value="${path}">`}
 <label>Actor id <input type="text" name="actor" value="${actor ?? ''}"></label>
 <label>Operation <select name="operation"><option value="">any</option>${options}</select></label>
-<label>Since <input type="text" name="since" value="${since ?? ''}" placeholder="2026-01-31T12:00:00Z"></label>
-<label>Until <input type="text" name="until" value="${until ?? ''}" placeholder="2026-01-31T18:00:00Z"></label>
+<label>Since (UTC) <input type="datetime-local" name="since" step="1" value="${fieldTime(since)}"></label>
+<label>Until (UTC) <input type="datetime-local" name="until" step="1" value="${fieldTime(until)}"></label>
 <button type="submit">Filter</button>
 </form>
 ${

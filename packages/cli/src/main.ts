@@ -26,12 +26,14 @@ import {
   toMemoryToolError,
 } from '@memdir/core';
 import { expectPositionals, type Options, parseOrHelp, str, unknownCommand, type Values } from './args.js';
+import { type SettingSource, sourceOf } from './config.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { runExec } from './exec.js';
 import { stackOf, storeUrlsOf } from './failure-report.js';
 import { COMMAND_HELP, MAIN_HELP } from './help.js';
 import { type CliIo, processIo, write } from './io.js';
 import { HTTP_FLAGS, httpServeConfig, withDefaultHttpAddress } from './serve-http-options.js';
+import type { Setting } from './settings.js';
 import {
   describeStore,
   executeAndPrint,
@@ -147,6 +149,10 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     const { runToken } = await import('./token-command.js');
     return runToken(rest, io);
   }
+  if (command === 'config') {
+    const { runConfig } = await import('./config-command.js');
+    return runConfig(rest, io);
+  }
   if (command === 'completion') {
     const { runCompletion } = await import('./completion.js');
     return runCompletion(rest, io);
@@ -184,7 +190,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     io,
   );
   if (parsed === undefined) return EXIT_OK;
-  const { values, positionals } = parsed;
+  const { values, positionals, sources } = parsed;
 
   if (command === 'exec') {
     expectPositionals(command, positionals, 0, 0);
@@ -192,8 +198,9 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   }
   if (command === 'serve') {
     expectPositionals(command, positionals, 0, 0);
-    if (values.http !== undefined) return serveOverHttp(values, io);
-    const httpOnly = Object.keys(HTTP_FLAGS).find((flag) => values[flag] !== undefined);
+    if (values.http !== undefined) return serveOverHttp(values, sources, io);
+    // An HTTP setting of the environment or the config file is for serve --http: stdio ignores it.
+    const httpOnly = Object.keys(HTTP_FLAGS).find((flag) => sourceOf(sources, flag)?.from === 'flag');
     if (httpOnly !== undefined) throw new CliUsageError(`serve: --${httpOnly} goes with --http HOST:PORT`);
     const { serveStdio } = await import('./serve.js');
     return withStore(values, io, 'write', (store) => serveStdio(store, io, describeStore(values, io)));
@@ -214,9 +221,18 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
  * `memdir serve --http HOST:PORT`: each token of the tokens file opens its own namespace of the
  * store, so the namespace comes from the tokens file, never from the command line or the client.
  */
-async function serveOverHttp(values: Values, io: CliIo): Promise<number> {
+async function serveOverHttp(
+  values: Values,
+  sources: ReadonlyMap<Setting, SettingSource>,
+  io: CliIo,
+): Promise<number> {
+  const namespaceSource = sourceOf(sources, 'namespace');
   if (str(values, 'namespace') !== undefined) {
-    throw new CliUsageError('serve: --namespace does not go with --http: each token has its own namespace', {
+    const given =
+      namespaceSource === undefined || namespaceSource.from === 'flag'
+        ? '--namespace'
+        : `the namespace of ${namespaceSource.from === 'env' ? `$${namespaceSource.variable}` : namespaceSource.path}`;
+    throw new CliUsageError(`serve: ${given} does not go with --http: each token has its own namespace`, {
       hint: 'Give a token its namespace with: memdir token add NAME --namespace NAMESPACE',
     });
   }
@@ -317,6 +333,7 @@ const VALUE_FLAGS = new Set([
   '--max-view-chars',
   '--tokens',
   '--actor',
+  '--config',
 ]);
 
 function commandIndex(argv: readonly string[]): number {

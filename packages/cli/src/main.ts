@@ -4,10 +4,13 @@
 //
 // Where the rest is:
 // - a command line's words: args.ts (parsing), errors.ts (usage errors, exit codes), io.ts (the
-//   process's streams), help.ts and the *-help.ts files (every command's help);
-// - what the store commands share: store-command.ts (store flags and options, the store opened and
-//   closed), failure-report.ts (a failure as the model and the operator read it), store-url.ts and
-//   store-url-shown.ts (store URLs, adapters, what of a URL may be shown), verbose.ts, terminal.ts;
+//   process's streams), help.ts and the *-help.ts files (every command's help), suggest.ts;
+// - settings: config.ts (flag, else MEMDIR_<NAME>, else the config file: parseOrHelp calls it),
+//   settings.ts (which flags are settings), config-file.ts (memdir.toml), config-command.ts;
+// - what the store commands share: store-command.ts (store options, the store opened and closed),
+//   store-flags.ts (the store flags), failure-report.ts (a failure as the model and the operator
+//   read it), store-url.ts and store-url-shown.ts (store URLs, adapters, what of a URL may be shown; open-store.ts makes the
+//   first an entry of its own, memdir/open-store), verbose.ts, terminal.ts;
 // - the memory commands: tool-input.ts (view, create, ... from flags), exec.ts (JSON lines);
 // - history and admin: history-command.ts, unified-diff.ts (jsdiff's hunks, drawn), admin-command.ts, table.ts;
 // - copy, export and import: transfer.ts, transfer-history.ts, progress.ts, memory.ts, and the tar

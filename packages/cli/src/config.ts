@@ -5,7 +5,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { type ConfigFile, loadConfigFile } from './config-file.js';
 import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
-import { envName, type FlagValue, fromEnv, SETTINGS, type Setting } from './settings.js';
+import { envName, type FlagValue, fileKey, fromEnv, SETTINGS, type Setting } from './settings.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -32,6 +32,24 @@ export function sourceOf(
 ): SettingSource | undefined {
   for (const [setting, source] of sources) if (setting.name === name) return source;
   return undefined;
+}
+
+/**
+ * `error` with a line saying where the setting it blames came from, when not from the command line:
+ * "serve: --http expects HOST:PORT" of a value the file gave names a flag nobody typed.
+ */
+export function namingSources(error: unknown, sources: ReadonlyMap<Setting, SettingSource>): unknown {
+  if (!(error instanceof CliUsageError)) return error;
+  for (const [setting, source] of sources) {
+    if (source.from === 'flag' || !new RegExp(`--${setting.name}(?![\\w-])`).test(error.message)) continue;
+    const where = source.from === 'env' ? `$${source.variable}` : `${source.path} (${fileKey(setting)})`;
+    const line = `--${setting.name} was given by ${where}.`;
+    return new CliUsageError(error.message, {
+      hint: error.hint === undefined ? line : `${line}\n${error.hint}`,
+      cause: error.cause,
+    });
+  }
+  return error;
 }
 
 /** The settings a command takes: those whose flag of its name is the setting's very definition. */

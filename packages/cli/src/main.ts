@@ -29,7 +29,7 @@ import {
   toMemoryToolError,
 } from '@memdir/core';
 import { expectPositionals, type Options, parseOrHelp, str, unknownCommand, type Values } from './args.js';
-import { type SettingSource, sourceOf } from './config.js';
+import { namingSources, type SettingSource, sourceOf } from './config.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { runExec } from './exec.js';
 import { stackOf, storeUrlsOf } from './failure-report.js';
@@ -194,7 +194,23 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   );
   if (parsed === undefined) return EXIT_OK;
   const { values, positionals, sources } = parsed;
+  try {
+    return await runCommand(command, values, positionals, sources, args, io);
+  } catch (error) {
+    // A value that is wrong where the environment or the config file gave it says so.
+    throw namingSources(error, sources);
+  }
+}
 
+/** A command of this file, with its flags parsed and its settings filled in. */
+async function runCommand(
+  command: string,
+  values: Values,
+  positionals: string[],
+  sources: ReadonlyMap<Setting, SettingSource>,
+  args: string[],
+  io: CliIo,
+): Promise<number> {
   if (command === 'exec') {
     expectPositionals(command, positionals, 0, 0);
     return withStore(values, io, 'write', (store) => runExec(store, io));

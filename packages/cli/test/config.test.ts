@@ -324,10 +324,31 @@ describe('memdir serve configured by the file alone', () => {
     const cwd = await project('store = "memory:"\nnamespace = "team"\n[serve]\nhttp = "127.0.0.1:0"\n');
     expect((await memdir(cwd, ['serve'])).stderr).toBe(
       `memdir: serve: the namespace of ${join(cwd, 'memdir.toml')} does not go with --http: each token has its own namespace\n` +
+        `--http was given by ${join(cwd, 'memdir.toml')} (serve.http).\n` +
         'Give a token its namespace with: memdir token add NAME --namespace NAMESPACE\n',
     );
     expect((await memdir(cwd, ['serve'], { MEMDIR_NAMESPACE: 'x' })).stderr).toMatch(
       /^memdir: serve: the namespace of \$MEMDIR_NAMESPACE does not go with --http/,
+    );
+  });
+});
+
+describe('a value the flag check refuses says where it came from', () => {
+  it("the file or the variable that gave it, after the flag's own message", async () => {
+    const cwd = await project('[serve]\nhttp = "nowhere"\n');
+    expect(await memdir(cwd, ['serve'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'memdir: serve: --http expects HOST:PORT (e.g. 127.0.0.1:8787, 0.0.0.0:8787, [::1]:8787), got "nowhere"\n' +
+        `--http was given by ${join(cwd, 'memdir.toml')} (serve.http).\n`,
+    });
+    const origin = await memdir(await project(), ['serve', '--http', '127.0.0.1:0'], {
+      MEMDIR_ALLOWED_ORIGIN: 'https://a.example/',
+    });
+    expect(origin.code).toBe(2);
+    expect(origin.stderr).toMatch(
+      /^memdir: serve: --allowed-origin expects an origin .*\n--allowed-origin was given by \$MEMDIR_ALLOWED_ORIGIN\.\n$/,
     );
   });
 });

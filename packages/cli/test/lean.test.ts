@@ -1,8 +1,10 @@
 // memdir installs without a test runner: @memdir/conformance (with the vitest and fast-check it runs
-// on) is an optional peer dependency that only `memdir conformance` loads. These tests run the built CLI from a folder laid out as npm would
-// install it (memdir, @memdir/core, @memdir/fs and memdir's own dependencies, nothing else), outside
-// the workspace, so nothing can find the workspace's vitest. (pnpm check:packages does the same from
-// the packed tarballs with a real npm install, and measures its size.)
+// on) is an optional peer dependency that only `memdir conformance` loads. These tests run the
+// built CLI from a folder laid out as npm would install it (memdir, @memdir/core, @memdir/fs and
+// memdir's own dependencies, nothing else), outside the workspace, so nothing can find the
+// workspace's vitest. (pnpm check:packages does the same from the packed tarballs with a real npm
+// install, and measures its size.) memdir/open-store runs from an install holding only memdir,
+// @memdir/core and @memdir/fs: its modules import nothing else.
 import { cp, mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

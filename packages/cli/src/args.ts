@@ -1,8 +1,13 @@
 // The command line's words: flags parsed strictly, positional arguments counted, usage errors
 // that name the command and how to get its help.
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { CONFIG_OPTION, resolveSettings, type SettingSource } from './config.js';
 import { CliUsageError } from './errors.js';
 import { type CliIo, write } from './io.js';
+import type { Setting } from './settings.js';
+import { nearest } from './suggest.js';
+
+export { nearest };
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -50,36 +55,21 @@ export function usageOf(command: string, error: Error & { code?: string }, optio
   return new CliUsageError(`${command}: ${error.message}`, { hint: help });
 }
 
-/** The edit distance of two words (insertions, deletions, substitutions, and swaps of neighbours). */
-function distance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = best;
-    }
-  }
-  return rows[a.length]![b.length]!;
-}
-
-/** The candidate nearest to `word` (at most 2 edits, 1 for words of 4 letters or fewer), if any. */
-export function nearest(word: string, candidates: readonly string[]): string | undefined {
-  const limit = word.replace(/^-+/, '').length <= 4 ? 1 : 2;
-  let found: { candidate: string; edits: number } | undefined;
-  for (const candidate of candidates) {
-    const edits = distance(word, candidate);
-    if (edits <= limit && (found === undefined || edits < found.edits)) found = { candidate, edits };
-  }
-  return found?.candidate;
+/** A command line parsed, with the settings filled in. */
+export interface ParsedCommand {
+  values: Values;
+  positionals: string[];
+  /** Where each setting the command took came from. */
+  sources: Map<Setting, SettingSource>;
+  /** The config file read, if any. */
+  configFile: string | undefined;
 }
 
 /**
- * Parses `args` for `command` as `parse` does. On `--help` it prints `help` and gives undefined:
- * the command is done.
+ * Parses `args` for `command` as `parse` does, then fills in each setting the command takes and
+ * was not given from the environment, else the config file (config.ts; every command takes
+ * `--config FILE`). On `--help` it prints `help` and gives undefined: the command is done.
+ * `sources` says where each setting's value came from.
  */
 export async function parseOrHelp(
   command: string,
@@ -88,11 +78,14 @@ export async function parseOrHelp(
   help: string | undefined,
   io: CliIo,
   allowPositionals = true,
-): Promise<{ values: Values; positionals: string[] } | undefined> {
-  const parsed = parse(command, args, options, allowPositionals);
-  if (!parsed.values.help) return parsed;
-  await write(io.stdout, `${help}\n`);
-  return undefined;
+): Promise<ParsedCommand | undefined> {
+  const parsed = parse(command, args, { config: CONFIG_OPTION, ...options }, allowPositionals);
+  if (parsed.values.help) {
+    await write(io.stdout, `${help}\n`);
+    return undefined;
+  }
+  const { values, sources, file } = await resolveSettings(parsed.values, options, io);
+  return { values, positionals: parsed.positionals, sources, configFile: file?.path };
 }
 
 /** Fails with a usage error unless `min` to `max` positional arguments were given. */

@@ -54,13 +54,13 @@ export function completionScript(shell: Shell): string {
   local cur=\${COMP_WORDS[COMP_CWORD]} command='' flags='' i
   for (( i = 1; i < COMP_CWORD; i++ )); do
     case \${COMP_WORDS[i]} in
-      --store|-s|--namespace) (( i++ )) ;;
+      --store|-s|--namespace|--config) (( i++ )) ;;
       -*) ;;
       *) command=\${COMP_WORDS[i]}; break ;;
     esac
   done
   if [[ -z $command ]]; then
-    if [[ $cur == -* ]]; then COMPREPLY=( $(compgen -W '--help --version --store --namespace' -- "$cur") )
+    if [[ $cur == -* ]]; then COMPREPLY=( $(compgen -W '--help --version --store --namespace --config' -- "$cur") )
     else COMPREPLY=( $(compgen -W '${commands}' -- "$cur") ); fi
     return
   fi

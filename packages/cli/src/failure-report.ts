@@ -2,6 +2,7 @@
 // store's own words; the store URLs of the run, whose secrets are scrubbed from every message; and
 // the stack MEMDIR_DEBUG asks for. main.ts and every command that calls a store print through here.
 import { memoryErrorText, toMemoryToolError } from '@memdir/core';
+import { configuredStoreUrl } from './config-file.js';
 import { EXIT_FAILED, operatorCause } from './errors.js';
 import { type CliIo, write } from './io.js';
 import { scrubSecrets } from './store-url.js';
@@ -26,16 +27,23 @@ export async function reportToolError(error: unknown, args: readonly string[], i
   return EXIT_FAILED;
 }
 
-/** Every store URL a run may use: the values of --store, --from and --to, and $MEMDIR_STORE. */
+/**
+ * Every store URL a run may use: the values of --store, --from and --to, $MEMDIR_STORE, and the
+ * config file's store.
+ */
 export function storeUrlsOf(argv: readonly string[], io: CliIo): string[] {
   const urls = [io.env.MEMDIR_STORE ?? ''];
+  let configFlag: string | undefined;
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index]!;
+    if (arg === '--config') configFlag = argv[index + 1];
+    else if (arg.startsWith('--config=')) configFlag = arg.slice('--config='.length);
     const inline = /^--(?:store|from|to)=(.*)$/s.exec(arg);
     if (inline) urls.push(inline[1]!);
     else if (['--store', '-s', '--from', '--to'].includes(arg)) urls.push(argv[index + 1] ?? '');
     else if (arg.startsWith('-s') && arg.length > 2) urls.push(arg.slice(2));
   }
+  urls.push(configuredStoreUrl(configFlag, io) ?? '');
   return urls;
 }
 

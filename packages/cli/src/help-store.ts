@@ -2,7 +2,8 @@
 
 /** The store options, as `memdir --help` and each store command's help list them. */
 export const STORE_OPTIONS_HELP = `Store options (every command but conformance):
-  -s, --store URL          where the memory lives (default: $MEMDIR_STORE, else file:./memory)
+  -s, --store URL          where the memory lives (default: $MEMDIR_STORE, else the config
+                             file's store, else file:./memory)
                              file:./memory      a folder (files under ./memory/memories/)
                              file:///abs/path   an absolute folder
                              memory:            this process's memory (for exec and serve)
@@ -15,7 +16,11 @@ export const STORE_OPTIONS_HELP = `Store options (every command but conformance)
       --verbose            print what the store reports (connections, retries, lock waits) on stderr
       --actor ID           who the changes are made by, as memdir log shows it (default:
                              user:<login>@<host>; TYPE:ID for session:, api: or service:)
-  -h, --help               show this help`;
+      --config FILE        the config file (default: $MEMDIR_CONFIG, else ./memdir.toml, else
+                             $XDG_CONFIG_HOME/memdir/config.toml)
+  -h, --help               show this help
+  Each of these is also MEMDIR_<NAME> (MEMDIR_MAX_FILE_BYTES) and a key of the config file;
+  a flag wins over the environment, the environment over the file ("memdir config --help").`;
 
 /** What a memory command prints, and its exit codes. */
 export const OUTPUT_HELP = `Output: the result text, exactly as the model reads it, then a newline, on stdout (exit 0).

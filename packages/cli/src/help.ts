@@ -3,6 +3,7 @@
 // the parts every store command's help shares.
 import { ADMIN_HELP } from './admin-help.js';
 import { COMPLETION_HELP } from './completion-help.js';
+import { CONFIG_HELP } from './config-help.js';
 import { OUTPUT_HELP, STORE_OPTIONS_HELP } from './help-store.js';
 import { HISTORY_HELP } from './history-help.js';
 import { INIT_HELP } from './init-help.js';
@@ -28,7 +29,8 @@ A running server reads the file again on SIGHUP (systemctl reload memdir).
       --stores           a token of the memory stores API (/v1/memory_stores) that may create,
                          list and manage every memory store
       --read-only        changes made with the token fail with a tool error
-      --tokens FILE      the tokens file (default: $MEMDIR_TOKENS, else ./memdir-tokens.json)
+      --tokens FILE      the tokens file (default: $MEMDIR_TOKENS, else the config file's
+                         [serve] tokens, else ./memdir-tokens.json)
   -h, --help             show this help
 
 Example:
@@ -63,6 +65,7 @@ Other commands:
   ui [--store URL]                 browse the store, its history and diffs in a browser (loopback)
   migrate --store URL              set up a server store's tables before a deploy (postgres://)
   completion bash|zsh|fish         print a script that completes memdir's commands and flags
+  config                           show the settings and where each comes from (memdir.toml, env)
   help [COMMAND]                   show the help of a command
 
 History (stores that keep one):
@@ -252,6 +255,9 @@ SIGTERM finishes the requests in flight, then stops. One access log line per req
       --request-timeout SECONDS  a whole request must arrive within this (default: 120)
       --write-timeout SECONDS    cut a connection whose response does not move for this long,
                                  as when the client does not read it (default: 30)
+  Each of these is also MEMDIR_<NAME> (MEMDIR_RATE=50) and a key of the config file's [serve]
+  table (rate = 50), so a server can be configured by a file or the environment alone: "http"
+  there makes "memdir serve" serve over HTTP ("memdir config --help").
 
 ${STORE_OPTIONS_HELP}
   (--namespace is not taken with --http: each token has its namespace.)
@@ -298,6 +304,7 @@ COMMAND_HELP.import = IMPORT_HELP;
 COMMAND_HELP.sync = SYNC_HELP;
 COMMAND_HELP.init = INIT_HELP;
 COMMAND_HELP.completion = COMPLETION_HELP;
+COMMAND_HELP.config = CONFIG_HELP;
 COMMAND_HELP.stores = STORES_HELP;
 COMMAND_HELP.ui = UI_HELP;
 Object.assign(COMMAND_HELP, HISTORY_HELP, ADMIN_HELP);

@@ -4,10 +4,13 @@
 //
 // Where the rest is:
 // - a command line's words: args.ts (parsing), errors.ts (usage errors, exit codes), io.ts (the
-//   process's streams), help.ts and the *-help.ts files (every command's help);
-// - what the store commands share: store-command.ts (store flags and options, the store opened and
-//   closed), failure-report.ts (a failure as the model and the operator read it), store-url.ts and
-//   store-url-shown.ts (store URLs, adapters, what of a URL may be shown), verbose.ts, terminal.ts;
+//   process's streams), help.ts and the *-help.ts files (every command's help), suggest.ts;
+// - settings: config.ts (flag, else MEMDIR_<NAME>, else the config file: parseOrHelp calls it),
+//   settings.ts (which flags are settings), config-file.ts (memdir.toml), config-command.ts;
+// - what the store commands share: store-command.ts (store options, the store opened and closed),
+//   store-flags.ts (the store flags), failure-report.ts (a failure as the model and the operator
+//   read it), store-url.ts and store-url-shown.ts (store URLs, adapters, what of a URL may be shown; open-store.ts makes the
+//   first an entry of its own, memdir/open-store), verbose.ts, terminal.ts;
 // - the memory commands: tool-input.ts (view, create, ... from flags), exec.ts (JSON lines);
 // - history and admin: history-command.ts, unified-diff.ts (jsdiff's hunks, drawn), admin-command.ts, table.ts;
 // - copy, export and import: transfer.ts, transfer-history.ts, progress.ts, memory.ts, and the tar
@@ -26,12 +29,14 @@ import {
   toMemoryToolError,
 } from '@memdir/core';
 import { expectPositionals, type Options, parseOrHelp, str, unknownCommand, type Values } from './args.js';
+import { namingSources, type SettingSource, sourceOf } from './config.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
 import { runExec } from './exec.js';
 import { stackOf, storeUrlsOf } from './failure-report.js';
 import { COMMAND_HELP, MAIN_HELP } from './help.js';
 import { type CliIo, processIo, write } from './io.js';
 import { HTTP_FLAGS, httpServeConfig, withDefaultHttpAddress } from './serve-http-options.js';
+import type { Setting } from './settings.js';
 import {
   describeStore,
   executeAndPrint,
@@ -147,6 +152,10 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     const { runToken } = await import('./token-command.js');
     return runToken(rest, io);
   }
+  if (command === 'config') {
+    const { runConfig } = await import('./config-command.js');
+    return runConfig(rest, io);
+  }
   if (command === 'completion') {
     const { runCompletion } = await import('./completion.js');
     return runCompletion(rest, io);
@@ -184,16 +193,33 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     io,
   );
   if (parsed === undefined) return EXIT_OK;
-  const { values, positionals } = parsed;
+  const { values, positionals, sources } = parsed;
+  try {
+    return await runCommand(command, values, positionals, sources, args, io);
+  } catch (error) {
+    // A value that is wrong where the environment or the config file gave it says so.
+    throw namingSources(error, sources);
+  }
+}
 
+/** A command of this file, with its flags parsed and its settings filled in. */
+async function runCommand(
+  command: string,
+  values: Values,
+  positionals: string[],
+  sources: ReadonlyMap<Setting, SettingSource>,
+  args: string[],
+  io: CliIo,
+): Promise<number> {
   if (command === 'exec') {
     expectPositionals(command, positionals, 0, 0);
     return withStore(values, io, 'write', (store) => runExec(store, io));
   }
   if (command === 'serve') {
     expectPositionals(command, positionals, 0, 0);
-    if (values.http !== undefined) return serveOverHttp(values, io);
-    const httpOnly = Object.keys(HTTP_FLAGS).find((flag) => values[flag] !== undefined);
+    if (values.http !== undefined) return serveOverHttp(values, sources, io);
+    // An HTTP setting of the environment or the config file is for serve --http: stdio ignores it.
+    const httpOnly = Object.keys(HTTP_FLAGS).find((flag) => sourceOf(sources, flag)?.from === 'flag');
     if (httpOnly !== undefined) throw new CliUsageError(`serve: --${httpOnly} goes with --http HOST:PORT`);
     const { serveStdio } = await import('./serve.js');
     return withStore(values, io, 'write', (store) => serveStdio(store, io, describeStore(values, io)));
@@ -214,9 +240,18 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
  * `memdir serve --http HOST:PORT`: each token of the tokens file opens its own namespace of the
  * store, so the namespace comes from the tokens file, never from the command line or the client.
  */
-async function serveOverHttp(values: Values, io: CliIo): Promise<number> {
+async function serveOverHttp(
+  values: Values,
+  sources: ReadonlyMap<Setting, SettingSource>,
+  io: CliIo,
+): Promise<number> {
+  const namespaceSource = sourceOf(sources, 'namespace');
   if (str(values, 'namespace') !== undefined) {
-    throw new CliUsageError('serve: --namespace does not go with --http: each token has its own namespace', {
+    const given =
+      namespaceSource === undefined || namespaceSource.from === 'flag'
+        ? '--namespace'
+        : `the namespace of ${namespaceSource.from === 'env' ? `$${namespaceSource.variable}` : namespaceSource.path}`;
+    throw new CliUsageError(`serve: ${given} does not go with --http: each token has its own namespace`, {
       hint: 'Give a token its namespace with: memdir token add NAME --namespace NAMESPACE',
     });
   }
@@ -317,6 +352,7 @@ const VALUE_FLAGS = new Set([
   '--max-view-chars',
   '--tokens',
   '--actor',
+  '--config',
 ]);
 
 function commandIndex(argv: readonly string[]): number {

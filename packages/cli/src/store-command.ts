@@ -8,26 +8,16 @@ import {
   validateNamespace,
 } from '@memdir/core';
 import { cliActor } from './actor.js';
-import { type Options, positiveInteger, str, type Values } from './args.js';
+import { positiveInteger, str, type Values } from './args.js';
 import { CliUsageError, EXIT_OK } from './errors.js';
 import { reportToolError } from './failure-report.js';
 import { type CliIo, write } from './io.js';
+import { STORE_OPTIONS } from './store-flags.js';
 import { checkFileStore, DEFAULT_STORE_URL, openStore, probeStore, redactStoreUrl } from './store-url.js';
 import { escapeControls, isTerminal } from './terminal.js';
 import { stderrLogger } from './verbose.js';
 
-/** The store options every store command takes. */
-export const STORE_OPTIONS = {
-  store: { type: 'string', short: 's' },
-  namespace: { type: 'string' },
-  overwrite: { type: 'boolean' },
-  'no-overwrite': { type: 'boolean' },
-  'max-file-bytes': { type: 'string' },
-  'max-view-chars': { type: 'string' },
-  verbose: { type: 'boolean' },
-  actor: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} satisfies Options;
+export { STORE_OPTIONS };
 
 /** The store options given on the command line. */
 export function storeOptions(values: Values, io: CliIo): MemoryStoreOptions {

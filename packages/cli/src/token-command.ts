@@ -3,9 +3,11 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { validateNamespace } from '@memdir/core';
 import { type Options, usageOf } from './args.js';
+import { CONFIG_OPTION, resolveSettings } from './config.js';
 import { CliUsageError, EXIT_OK } from './errors.js';
 import { TOKEN_HELP } from './help.js';
 import { type CliIo, write } from './io.js';
+import { HTTP_FLAGS } from './serve-http-options.js';
 import {
   DEFAULT_TOKENS_FILE,
   generateToken,
@@ -35,11 +37,13 @@ export async function runToken(args: string[], io: CliIo): Promise<number> {
   } catch (error) {
     throw usageOf('token', error as Error & { code?: string }, TOKEN_OPTIONS);
   }
-  const { values, positionals } = parsed;
-  if (values.help) {
+  const { positionals } = parsed;
+  if (parsed.values.help) {
     await write(io.stdout, `${TOKEN_HELP}\n`);
     return EXIT_OK;
   }
+  // The tokens file may come from $MEMDIR_TOKENS or the config file's [serve] tokens, as serve's.
+  const values = (await resolveSettings(parsed.values, TOKEN_OPTIONS, io)).values as typeof parsed.values;
   const [verb, name, ...extra] = positionals;
   if (extra.length > 0) throw usage(`unexpected argument ${JSON.stringify(extra[0])}`);
   const file = tokensFilePath(values.tokens, io);
@@ -67,7 +71,8 @@ const TOKEN_OPTIONS = {
   namespace: { type: 'string' },
   stores: { type: 'boolean' },
   'read-only': { type: 'boolean' },
-  tokens: { type: 'string' },
+  tokens: HTTP_FLAGS.tokens,
+  config: CONFIG_OPTION,
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Options;
 

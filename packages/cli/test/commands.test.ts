@@ -35,6 +35,7 @@ const HELPED_COMMANDS = [
   'completion',
   'ui',
   'stores',
+  'config',
 ] as const;
 describe('memory commands on the default file: store', () => {
   it('create writes ./memory/memories/{path} and prints the result the model reads', async () => {

@@ -20,12 +20,16 @@ export interface HttpServerProcess {
   stop(): Promise<number | string>;
 }
 
-/** Starts `memdir serve --http 127.0.0.1:0 ...args` in `cwd` and waits until it listens. */
+/**
+ * Starts `memdir serve --http 127.0.0.1:0 ...args` in `cwd` and waits until it listens. With
+ * `address: false`, `memdir serve ...args`: the address comes from the config file or environment.
+ */
 export async function startHttpServer(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string> } = {},
+  options: { cwd?: string; env?: Record<string, string>; address?: boolean } = {},
 ): Promise<HttpServerProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--http', '127.0.0.1:0', ...args], {
+  const address = options.address === false ? [] : ['--http', '127.0.0.1:0'];
+  const child = spawn(process.execPath, [BIN, 'serve', ...address, ...args], {
     cwd: options.cwd,
     env: cliEnv(options.env),
     stdio: ['ignore', 'pipe', 'pipe'],

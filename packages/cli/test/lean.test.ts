@@ -1,9 +1,11 @@
 // memdir installs without a test runner: @memdir/conformance (with the vitest and fast-check it runs
-// on) is an optional peer dependency that only `memdir conformance` loads. These tests run the built CLI from a folder laid out as npm would
-// install it (memdir, @memdir/core, @memdir/fs and memdir's own dependencies, nothing else), outside
-// the workspace, so nothing can find the workspace's vitest. (pnpm check:packages does the same from
-// the packed tarballs with a real npm install, and measures its size.)
-import { cp, mkdir, realpath, symlink } from 'node:fs/promises';
+// on) is an optional peer dependency that only `memdir conformance` loads. These tests run the
+// built CLI from a folder laid out as npm would install it (memdir, @memdir/core, @memdir/fs and
+// memdir's own dependencies, nothing else), outside the workspace, so nothing can find the
+// workspace's vitest. (pnpm check:packages does the same from the packed tarballs with a real npm
+// install, and measures its size.) memdir/open-store runs from an install holding only memdir,
+// @memdir/core and @memdir/fs: its modules import nothing else.
+import { cp, mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,5 +106,52 @@ describe('memdir without vitest and fast-check', () => {
     const result = await memdir(['conformance', '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Usage: memdir conformance MODULE/);
+  });
+});
+
+describe("memdir/open-store without the CLI's dependencies", () => {
+  let bare: { path: string; remove: () => Promise<void> };
+
+  beforeAll(async () => {
+    // memdir, @memdir/core and @memdir/fs, and none of memdir's other dependencies (the MCP SDK,
+    // Hono, zod, diff, smol-toml, @memdir/server, @memdir/sync): an import of any fails.
+    bare = await tempFolder();
+    const modules = join(bare.path, 'node_modules');
+    await copyPackage(join(PACKAGES, 'cli'), join(modules, 'memdir'));
+    await copyPackage(join(PACKAGES, 'core'), join(modules, '@memdir', 'core'));
+    await copyPackage(join(PACKAGES, 'fs'), join(modules, '@memdir', 'fs'));
+  });
+
+  afterAll(async () => {
+    await bare?.remove();
+  });
+
+  it('opens file: and memory: stores with only memdir, @memdir/core and @memdir/fs installed', async () => {
+    const script = join(bare.path, 'open.mjs');
+    await writeFile(
+      script,
+      [
+        "import { openStore } from 'memdir/open-store';",
+        "for (const url of ['memory:', 'file:./memory']) {",
+        '  const store = await openStore(url, {});',
+        "  await store.execute({ command: 'create', path: '/memories/a.md', file_text: 'hi' });",
+        "  console.log(await store.execute({ command: 'view', path: '/memories/a.md' }));",
+        '  await store.close();',
+        '}',
+      ].join('\n'),
+    );
+    const view = "Here's the content of /memories/a.md with line numbers:\n     1\thi\n";
+    expect(await runCli([], { cwd: bare.path, bin: script })).toEqual({
+      code: 0,
+      stdout: `${view}${view}`,
+      stderr: '',
+    });
+    // The CLI's own entry does need what is missing: the install lacks it, for the check above to mean anything.
+    const cli = await runCli(['view'], {
+      cwd: bare.path,
+      bin: join(bare.path, 'node_modules', 'memdir', 'dist', 'bin.js'),
+    });
+    expect(cli.code).not.toBe(0);
+    expect(cli.stderr).toContain('ERR_MODULE_NOT_FOUND');
   });
 });

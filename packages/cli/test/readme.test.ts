@@ -1,8 +1,9 @@
 // The README's first example is a shell session: each `memdir ...` line, run with the built CLI in a
 // fresh folder, must print exactly the `# ` lines below it (none: nothing). `npm ...` lines are the
-// install step and are skipped.
+// install step and are skipped. The `open-store` example (memdir/open-store in an application) runs
+// as written and prints what its comments say.
 import { describe, expect, it } from 'vitest';
-import { readmeExample, shellTranscript } from '../../../scripts/readme-example.mjs';
+import { readmeExample, runReadmeExample, shellTranscript } from '../../../scripts/readme-example.mjs';
 import { runCli, tempFolder } from './helpers.js';
 
 describe('README example', () => {
@@ -24,5 +25,20 @@ describe('README example', () => {
     } finally {
       await folder.remove();
     }
+  });
+});
+
+describe('README example: openStore for applications', () => {
+  it('opens the store of a URL with memdir/open-store and prints what its comments say', async () => {
+    const run = await runReadmeExample({
+      readme: new URL('../README.md', import.meta.url),
+      packageDir: new URL('..', import.meta.url),
+      name: 'open-store',
+      env: { MEMDIR_STORE: 'file:./memory' },
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.example.expectedOutput).toBeDefined();
+    expect(run.stdout).toBe(run.example.expectedOutput);
   });
 });

@@ -71,6 +71,15 @@ const S3: SchemeParameters = {
   hideUser: true,
 };
 
+const MEMORY_STORES: SchemeParameters = {
+  adapter: '@memdir/memory-stores',
+  shown: [],
+  secret: [],
+  urls: [],
+  // The key never belongs in the URL (the adapter refuses it); whatever stands there is hidden.
+  hideUser: true,
+};
+
 /** The parameters of the first-party schemes. Another scheme's parameters are all hidden, none refused. */
 const FIRST_PARTY_PARAMETERS: Readonly<Record<string, SchemeParameters>> = {
   redis: REDIS,
@@ -78,6 +87,8 @@ const FIRST_PARTY_PARAMETERS: Readonly<Record<string, SchemeParameters>> = {
   postgres: POSTGRES,
   postgresql: POSTGRES,
   s3: S3,
+  'memstore+https': MEMORY_STORES,
+  'memstore+http': MEMORY_STORES,
 };
 
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;

@@ -51,15 +51,17 @@ export const isTooLarge = (refusal: ApiRefusal | undefined): boolean =>
 
 /**
  * How long to wait before sending again a request the API turned away without doing anything
- * (429, 503, 529): its `retry-after` (seconds, at most 5), else 50 ms doubling up to 1 s. Undefined
- * for any other answer.
+ * (429, 503, 529): its `retry-after` (seconds, at most 5) or else 50 ms doubling up to 1 s, times a
+ * random factor from 0.25 to 1, so that requests turned away together do not all come back
+ * together. Undefined for any other answer.
  */
 export function turnedAway(error: unknown, attempt: number): number | undefined {
   const status = refusalOf(error)?.status;
   if (status !== 429 && status !== 503 && status !== 529) return undefined;
   const after = Number((error as InstanceType<typeof Anthropic.APIError>).headers?.get('retry-after'));
-  if (Number.isFinite(after) && after > 0) return Math.min(after, 5) * 1000;
-  return Math.min(1000, 50 * 2 ** attempt);
+  const wait =
+    Number.isFinite(after) && after > 0 ? Math.min(after, 5) * 1000 : Math.min(1000, 50 * 2 ** attempt);
+  return Math.round(wait * (0.25 + 0.75 * Math.random()));
 }
 
 /**
@@ -85,8 +87,9 @@ export function apiFailure(error: unknown, change: boolean): MemoryToolError {
     });
   }
   const said = `the memory stores API answered ${refusal.status}${refusal.type === '' ? '' : ` ${refusal.type}`}`;
+  // The cause says the same in plain words: it is what the CLI prints for an operator.
   const failure = (detail: string, reason: Parameters<typeof backendFailure>[0]['reason']) =>
-    backendFailure({ detail, reason, outcome: 'not-applied', cause });
+    backendFailure({ detail, reason, outcome: 'not-applied', cause: new Error(detail) });
   const { status, code } = refusal;
   if (code === 'QUOTA_EXCEEDED') {
     return failure('the memory store is full (its limit of memories or bytes)', 'misconfigured');

@@ -91,11 +91,18 @@ describe('memdir copy between PostgreSQL and a memory stores API', () => {
       keyEnv(),
     );
     expect(back.code, back.stderr).toBe(0);
-    for (const [path, text] of Object.entries(FILES)) {
-      const read = await memdir(['view', path, '--raw', '--store', postgresUrl, '--namespace', 'back']);
-      expect(read.code, read.stderr).toBe(0);
-      expect(read.stdout).toBe(text);
+    // What view shows of each file (its content, line by line) is the same in both namespaces.
+    for (const path of Object.keys(FILES)) {
+      const original = await memdir(['view', path, '--store', postgresUrl, '--namespace', 'from']);
+      const copied = await memdir(['view', path, '--store', postgresUrl, '--namespace', 'back']);
+      expect(copied.code, copied.stderr).toBe(0);
+      expect(copied.stdout).toBe(original.stdout);
     }
+    expect(
+      (await memdir(['view', '/memories/notes/a.md', '--store', postgresUrl, '--namespace', 'back'])).stdout,
+    ).toBe(
+      "Here's the content of /memories/notes/a.md with line numbers:\n     1\talpha\n     2\tbeta\n     3\t\n",
+    );
   });
 });
 
@@ -131,8 +138,8 @@ describe('the six commands through a memstore+http:// URL', () => {
     const id = await server.newStore('archived');
     await server.client.beta.memoryStores.memories.create(id, { path: '/kept.md', content: 'kept' });
     await server.client.beta.memoryStores.archive(id);
-    const view = await memdir(['view', '/memories/kept.md', '--raw', '--store', server.url(id)], keyEnv());
-    expect(view.stdout).toBe('kept');
+    const view = await memdir(['view', '/memories/kept.md', '--store', server.url(id)], keyEnv());
+    expect(view.stdout).toBe("Here's the content of /memories/kept.md with line numbers:\n     1\tkept\n");
     const change = await memdir(
       ['create', '/memories/new.md', '--text', 'x', '--store', server.url(id)],
       keyEnv(),
@@ -158,7 +165,7 @@ describe('the key is never printed', () => {
   it('a key in the URL is refused, with the variable to use, and not shown', async () => {
     const id = await server.newStore('url-key');
     const origin = new URL(server.origin);
-    for (const userinfo of [`${secret}@`, `user:${secret}@`]) {
+    for (const userinfo of [`${secret}@`, `alice:${secret}@`]) {
       const url = `memstore+http://${userinfo}${origin.host}/${id}`;
       const run = await memdir(['view', '--store', url], keyEnv());
       expect(run.code).toBe(2);

@@ -328,7 +328,12 @@ export function checkStoreUrl(url: string, options: { checkParameters: boolean }
       const guess = PLAIN_NAME.test(name) ? nearest(name, known) : undefined;
       throw new CliUsageError(
         `Invalid store URL ${shown}: unknown parameter ${named}${guess === undefined ? '' : ` (did you mean ${guess}?)`}`,
-        { hint: `${scheme}:// URLs (${rules.adapter}) take the parameters ${known.join(', ')}.` },
+        {
+          hint:
+            known.length === 0
+              ? `${scheme}:// URLs (${rules.adapter}) take no parameters.`
+              : `${scheme}:// URLs (${rules.adapter}) take the parameters ${known.join(', ')}.`,
+        },
       );
     }
     if (seen.has(name))

@@ -61,7 +61,7 @@ afterAll(async () => {
 
 const keyEnv = () => ({ MEMDIR_MEMORY_STORES_KEY: server.key });
 
-describe('memdir copy between PostgreSQL and a memory stores API', () => {
+describe('memdir copy between PostgreSQL and a memory stores API', { timeout: 120_000 }, () => {
   it('copies every file into the API store, then back into PostgreSQL, byte for byte', async () => {
     for (const [path, text] of Object.entries(FILES)) {
       const made = await memdir(
@@ -106,7 +106,7 @@ describe('memdir copy between PostgreSQL and a memory stores API', () => {
   });
 });
 
-describe('the six commands through a memstore+http:// URL', () => {
+describe('the six commands through a memstore+http:// URL', { timeout: 120_000 }, () => {
   it('create, view, str_replace, insert, rename and delete act on the API store', async () => {
     const id = await server.newStore('commands');
     const store = ['--store', server.url(id)];
@@ -149,7 +149,7 @@ describe('the six commands through a memstore+http:// URL', () => {
   });
 });
 
-describe('the key is never printed', () => {
+describe('the key is never printed', { timeout: 120_000 }, () => {
   const secret = 'sk-memdir-test-SECRET-0123456789';
 
   it('a wrong key: exit 2, the API refused it, and the key shows nowhere', async () => {
@@ -173,6 +173,16 @@ describe('the key is never printed', () => {
       expect(run.stderr).toContain('MEMDIR_MEMORY_STORES_KEY');
       expect(run.stdout + run.stderr).not.toContain(secret);
     }
+  });
+
+  it('a key as a query parameter is refused before anything is sent, and not shown', async () => {
+    const id = await server.newStore('query-key');
+    const run = await memdir(['view', '--store', `${server.url(id)}?key=${secret}`], keyEnv());
+    expect(run).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `memdir: Invalid store URL ${server.url(id)}?key=***: unknown parameter "key"\nmemstore+http:// URLs (@memdir/memory-stores) take no parameters.\n`,
+    });
   });
 
   it('no key: exit 2, naming the variables', async () => {

@@ -57,7 +57,7 @@ async function storeFiles(id: string): Promise<Record<string, string>> {
   return found;
 }
 
-describe('memdir sync through a memory stores API', () => {
+describe('memdir sync through a memory stores API', { timeout: 120_000 }, () => {
   it('edits in two folders and through the API converge in both folders and the store', async () => {
     const id = await server.newStore('sync-edits');
     const a = folder();

@@ -44,6 +44,9 @@ import {
 /** What is at a path, as a listing of its folder shows it. */
 type Found = { kind: 'file'; memory: ApiMemory } | { kind: 'directory' } | null;
 
+/** The most memory ids a driver remembers by path; past it, it forgets them all and learns again. */
+const MAX_KNOWN_IDS = 10_000;
+
 /** How many times a create that meets a file, then finds it gone, starts again. */
 const WRITE_ATTEMPTS = 5;
 
@@ -117,7 +120,7 @@ export class MemoryStoresDriver extends AbstractMemoryDriver {
       let inTheWay: string | undefined;
       try {
         const memory = await this.#api.create(apiPath(path), content, options);
-        this.#ids.set(path, memory.id);
+        this.#learn(path, memory.id);
         return { version: versionOf(memory) };
       } catch (error) {
         const refusal = refusalOf(error);
@@ -148,7 +151,7 @@ export class MemoryStoresDriver extends AbstractMemoryDriver {
       const result = await this.#listPage(apiFolder(dir), 0, page, options);
       for (const item of result.data) {
         if (item.type !== 'memory') continue;
-        this.#ids.set(driverPath(item.path), item.id);
+        this.#learn(driverPath(item.path), item.id);
         yield { path: driverPath(item.path), size: item.content_size_bytes };
       }
       page = result.next;
@@ -182,6 +185,12 @@ export class MemoryStoresDriver extends AbstractMemoryDriver {
     }
   }
 
+  /** Remembers that memory `id` is at `path` (checked again before it is used). */
+  #learn(path: string, id: string): void {
+    if (this.#ids.size >= MAX_KNOWN_IDS) this.#ids.clear();
+    this.#ids.set(path, id);
+  }
+
   async close(): Promise<void> {
     // The SDK's client holds no connection of its own (it uses the global fetch).
     this.#ids.clear();
@@ -192,7 +201,7 @@ export class MemoryStoresDriver extends AbstractMemoryDriver {
     try {
       await this.#api.update(id, { path: apiPath(to) }, undefined, options);
       this.#ids.delete(from);
-      this.#ids.set(to, id);
+      this.#learn(to, id);
     } catch (error) {
       const refusal = refusalOf(error);
       if (isNotFound(refusal)) throw refuseNotFound(from);
@@ -227,7 +236,12 @@ export class MemoryStoresDriver extends AbstractMemoryDriver {
     const { conflictingPath, conflictingId } = refusal;
     if (conflictingPath?.startsWith('/')) {
       const other = driverPath(conflictingPath);
-      if (other === path) return { kind: 'same', id: conflictingId };
+      if (other === path) {
+        // An API that names the path but not the memory: look its id up.
+        if (conflictingId !== undefined) return { kind: 'same', id: conflictingId };
+        const found = await this.#find(path, false, options);
+        return { kind: 'same', id: found?.kind === 'file' ? found.memory.id : undefined };
+      }
       if (path.startsWith(`${other}/`)) return { kind: 'ancestor', path: other };
       return { kind: 'beneath', path };
     }
@@ -264,7 +278,7 @@ export class MemoryStoresDriver extends AbstractMemoryDriver {
       const result = await this.#listPage(folder, 1, page, options);
       for (const item of result.data) {
         if (item.type === 'memory' && item.path === asFile) {
-          this.#ids.set(path, item.id);
+          this.#learn(path, item.id);
           if (!content) return { kind: 'file', memory: item };
           const memory = await this.#retrieve(item.id, true, options);
           // Deleted or moved between the listing and the read: as if it was never listed.

@@ -8,6 +8,8 @@ export const STORE_OPTIONS_HELP = `Store options (every command but conformance)
                              file:///abs/path   an absolute folder
                              memory:            this process's memory (for exec and serve)
                              redis://, postgres://, s3://  with @memdir/redis, /postgres, /s3 installed
+                             memstore+https://HOST/memstore_ID  a memory stores API, with
+                               @memdir/memory-stores (key: $MEMDIR_MEMORY_STORES_KEY)
       --namespace NAME     keep to this namespace of the store
       --no-overwrite       make create fail on an existing file (default: create overwrites)
       --overwrite          let create replace an existing file (the default)

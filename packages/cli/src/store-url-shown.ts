@@ -71,6 +71,15 @@ const S3: SchemeParameters = {
   hideUser: true,
 };
 
+const MEMORY_STORES: SchemeParameters = {
+  adapter: '@memdir/memory-stores',
+  shown: [],
+  secret: [],
+  urls: [],
+  // The key never belongs in the URL (the adapter refuses it); whatever stands there is hidden.
+  hideUser: true,
+};
+
 /** The parameters of the first-party schemes. Another scheme's parameters are all hidden, none refused. */
 const FIRST_PARTY_PARAMETERS: Readonly<Record<string, SchemeParameters>> = {
   redis: REDIS,
@@ -78,6 +87,8 @@ const FIRST_PARTY_PARAMETERS: Readonly<Record<string, SchemeParameters>> = {
   postgres: POSTGRES,
   postgresql: POSTGRES,
   s3: S3,
+  'memstore+https': MEMORY_STORES,
+  'memstore+http': MEMORY_STORES,
 };
 
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
@@ -317,7 +328,12 @@ export function checkStoreUrl(url: string, options: { checkParameters: boolean }
       const guess = PLAIN_NAME.test(name) ? nearest(name, known) : undefined;
       throw new CliUsageError(
         `Invalid store URL ${shown}: unknown parameter ${named}${guess === undefined ? '' : ` (did you mean ${guess}?)`}`,
-        { hint: `${scheme}:// URLs (${rules.adapter}) take the parameters ${known.join(', ')}.` },
+        {
+          hint:
+            known.length === 0
+              ? `${scheme}:// URLs (${rules.adapter}) take no parameters.`
+              : `${scheme}:// URLs (${rules.adapter}) take the parameters ${known.join(', ')}.`,
+        },
       );
     }
     if (seen.has(name))

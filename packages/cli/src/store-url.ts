@@ -44,6 +44,8 @@ const FIRST_PARTY_ADAPTERS: Readonly<Record<string, string>> = {
   postgres: '@memdir/postgres',
   postgresql: '@memdir/postgres',
   s3: '@memdir/s3',
+  'memstore+https': '@memdir/memory-stores',
+  'memstore+http': '@memdir/memory-stores',
 };
 
 const SCHEME_PATTERN = /^([A-Za-z][A-Za-z0-9+.-]*):/;

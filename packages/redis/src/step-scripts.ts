@@ -3,8 +3,8 @@
 // 20,000 files holds the single-threaded Redis for most of a second, every other namespace
 // waiting): its change script checks everything, as before, and writes a journal into the
 // namespace's totals (`mv` in KEYS[7]) instead of moving anything; then STEP, run again and again,
-// moves or deletes up to FOLDER_STEP_ENTRIES entries at a time and, once none is left beneath the
-// folder, finishes (the folder's own entries, its parents, sizes, pruning, the receipt) and removes
+// moves or deletes batches of entries for about STEP_BUDGET_US of server time at a time and, once
+// none is left beneath the folder, finishes (the folder's own entries, its parents, sizes, pruning, the receipt) and removes
 // the journal. Other namespaces run between the steps.
 //
 // All or nothing: while the journal is there, every script of the namespace (reads included, see
@@ -15,11 +15,20 @@
 // change (the journal holds everything it needs: paths, operation id, time, history block). Each
 // step is one atomic script that starts from what is left beneath the folder, so any number of
 // processes may run steps at once.
-import { CHANGE_PRELUDE, FOLDER_STEP_ENTRIES } from './change-prelude.js';
+import { CHANGE_PRELUDE } from './change-prelude.js';
 import { script } from './scripts.js';
 
 /**
- * One step of the namespace's stepped move or delete. No ARGV. Returns 'more' while entries are
+ * Redis time (µs) after which a step stops taking more batches of STEP_BATCH entries: a step
+ * holds the server for about this long (one batch more at most), whatever the machine's load.
+ */
+export const STEP_BUDGET_US = 2_000;
+
+/** Entries a step handles between two looks at the clock (about 40 µs each on a quiet server). */
+const STEP_BATCH = 16;
+
+/**
+ * One step of the namespace's stepped move or delete: batches until its time is used up. No ARGV. Returns 'more' while entries are
  * left, 'done' once the change is finished (or when no journal is there: another step finished it).
  */
 export const STEP = script(
@@ -90,23 +99,36 @@ local function remove_members(members, old, values, sizes)
 end
 
 -- The next entries beneath the folder: those left are always the first of its two ranges.
-local members = {}
-for _, range in ipairs(subtree('', j.from)) do
-  local left = ${FOLDER_STEP_ENTRIES} - #members
-  if left > 0 then
-    for _, m in ipairs(redis.call('ZRANGEBYLEX', I, range[1], range[2], 'LIMIT', 0, left)) do
-      members[#members + 1] = m
+local function next_members()
+  local members = {}
+  for _, range in ipairs(subtree('', j.from)) do
+    local left = ${STEP_BATCH} - #members
+    if left > 0 then
+      for _, m in ipairs(redis.call('ZRANGEBYLEX', I, range[1], range[2], 'LIMIT', 0, left)) do
+        members[#members + 1] = m
+      end
     end
   end
+  return members
 end
-if #members > 0 then
+
+local function clock_us()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+
+-- Batches until the step's time is used up.
+local started = clock_us()
+local members = next_members()
+while #members > 0 do
   local old = {}
   for i, m in ipairs(members) do old[i] = path_of(m) end
   local values = redis.call('HMGET', V, unpack(old))
   local sizes = redis.call('HMGET', S, unpack(old))
   if j.kind == 'move' then move_members(members, old, values, sizes)
   else remove_members(members, old, values, sizes) end
-  return 'more'
+  if clock_us() - started >= ${STEP_BUDGET_US} then return 'more' end
+  members = next_members()
 end
 
 -- Nothing left beneath the folder: the folder itself, its parents, sizes and receipt.

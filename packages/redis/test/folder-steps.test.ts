@@ -120,7 +120,7 @@ describe.each(servers)('on %s', (_name, connect, urlOf) => {
       await store.execute({ command: 'delete', path: '/memories/gone' });
       const driver = createRedisDriver({ client, keyPrefix: prefix });
       expect(await filesOf(driver)).toEqual(new Map([['/memories/kept.md', 'kept\n']]));
-      expect(await driver.usage()).toMatchObject({ files: 1, bytes: 5 });
+      expect(await driver.usage!()).toMatchObject({ files: 1, bytes: 5 });
       const page = await store.history({ limit: 1_000, operations: ['deleted'] });
       expect(page.versions).toHaveLength(contents.size);
       await expectHistoryMatches(store, new Map([['/memories/kept.md', 'kept\n']]));

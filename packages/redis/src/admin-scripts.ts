@@ -29,9 +29,10 @@ return { redis.call('HLEN', V), bytes, redis.call('ZCARD', O), redis.call('HGET'
 
 /**
  * `dropNamespace`, one batch on the namespace's own keys. ARGV: batch, the namespace's registry
- * members. Not held by a folder move under way (step-scripts.ts): erasure wins. Removes files as a delete would (so that what is left after any batch is a consistent
+ * members. Removes files as a delete would (so that what is left after any batch is a consistent
  * namespace), then versions, then, once neither is left, the namespace's registration and every
- * other key. Returns {items removed, 1 when nothing is left}.
+ * other key. Returns {items removed, 1 when nothing is left}. It does not wait for a folder move
+ * under way (step-scripts.ts): erasure wins, and the move's journal goes with the totals.
  */
 export const DROP = script(
   'drop',

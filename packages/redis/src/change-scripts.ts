@@ -1,8 +1,9 @@
-// The change scripts: write, remove and move, each one atomic step (a move or delete of a folder
-// with more than FOLDER_STEP_ENTRIES entries: a journal, then bounded steps, step-scripts.ts) that checks everything before
+// The change scripts: write, remove and move, each one atomic step that checks everything before
 // its first write, records its operation id with its outcome (replays answer from it), refuses to
 // apply past its fence, keeps the namespace's totals (KEYS[7]) with which it judges the quota, and
-// records a version of every file it changes when history is on (see change-prelude.ts).
+// records a version of every file it changes when history is on (see change-prelude.ts). A move or
+// delete of a folder of more than FOLDER_STEP_ENTRIES entries checks everything in its step too,
+// then writes a journal, and bounded steps do the rest (step-scripts.ts).
 import { CHANGE_PRELUDE, FOLDER_STEP_ENTRIES } from './change-prelude.js';
 import { script } from './scripts.js';
 

@@ -4,17 +4,18 @@
 // waiting): its change script checks everything, as before, and writes a journal into the
 // namespace's totals (`mv` in KEYS[7]) instead of moving anything; then STEP, run again and again,
 // moves or deletes batches of entries for about STEP_BUDGET_US of server time at a time and, once
-// none is left beneath the folder, finishes (the folder's own entries, its parents, sizes, pruning, the receipt) and removes
-// the journal. Other namespaces run between the steps.
+// none is left beneath the folder, finishes (the folder's own entries, its parents, sizes, pruning,
+// the receipt) and removes the journal. Other namespaces run between the steps.
 //
 // All or nothing: while the journal is there, every script of the namespace (reads included, see
-// MOVING_GUARD in scripts.ts) refuses with MOVING_REPLY (change-prelude.ts) before it reads anything, and the driver
-// that gets that refusal runs the steps itself until the journal is gone, then sends its call again
-// (calls.ts). So no reader sees a half-moved folder, and no writer changes one; a process killed
-// half-way leaves the journal, and the next call on the namespace, from any process, finishes the
-// change (the journal holds everything it needs: paths, operation id, time, history block). Each
-// step is one atomic script that starts from what is left beneath the folder, so any number of
-// processes may run steps at once.
+// MOVING_GUARD in scripts.ts) refuses with MOVING_REPLY (change-prelude.ts) before it reads
+// anything, and the driver that gets that refusal runs the steps itself until the journal is gone,
+// then sends its call again (calls.ts). So no reader sees a half-moved folder and no writer changes
+// one; a process killed half-way leaves the journal, and the next call on the namespace, from any
+// process, finishes the change (the journal holds everything it needs: paths, operation id, time,
+// history block). Each step is one atomic script that starts from what is left beneath the folder,
+// so any number of processes may run steps at once. Erasing the namespace (DROP) does not wait: the
+// journal goes with the totals.
 import { CHANGE_PRELUDE } from './change-prelude.js';
 import { script } from './scripts.js';
 
@@ -28,8 +29,9 @@ export const STEP_BUDGET_US = 2_000;
 const STEP_BATCH = 16;
 
 /**
- * One step of the namespace's stepped move or delete: batches until its time is used up. No ARGV. Returns 'more' while entries are
- * left, 'done' once the change is finished (or when no journal is there: another step finished it).
+ * One step of the namespace's stepped move or delete: batches until its time is used up. No ARGV.
+ * Returns 'more' while entries are left, 'done' once the change is finished (or when no journal is
+ * there: another step finished it).
  */
 export const STEP = script(
   'folder-step',

@@ -430,7 +430,14 @@ async function neighbourDuringRename(
   opened: MemoryStore[],
   context: SectionContext,
 ): Promise<string[]> {
-  const mover = createRedisStore({ url, keyPrefix: prefix, namespace: 'mover', maxSubtreeEntries: 21_000 });
+  // The renames get a minute each: on a loaded machine one takes longer than the default 5 s.
+  const mover = createRedisStore({
+    url,
+    keyPrefix: prefix,
+    namespace: 'mover',
+    maxSubtreeEntries: 21_000,
+    timeoutMs: 60_000,
+  });
   const quiet = createRedisStore({ url, keyPrefix: prefix, namespace: 'quiet' });
   opened.push(mover, quiet);
   context.log('[redis] writing a folder of 20,000 files (and a small namespace beside it)');

@@ -31,7 +31,8 @@ return { redis.call('HLEN', V), bytes, redis.call('ZCARD', O), redis.call('HGET'
  * `dropNamespace`, one batch on the namespace's own keys. ARGV: batch, the namespace's registry
  * members. Removes files as a delete would (so that what is left after any batch is a consistent
  * namespace), then versions, then, once neither is left, the namespace's registration and every
- * other key. Returns {items removed, 1 when nothing is left}.
+ * other key. Returns {items removed, 1 when nothing is left}. It does not wait for a folder move
+ * under way (step-scripts.ts): erasure wins, and the move's journal goes with the totals.
  */
 export const DROP = script(
   'drop',
@@ -58,6 +59,8 @@ if redis.call('EXISTS', V) == 1 or redis.call('EXISTS', O) == 1 then return { re
 settle_registration(h.members)
 return { removed + redis.call('DEL', F, I, S, R, Q, T, N, P, E, K, D), 1 }
 `,
+  '',
+  false, // erasure goes on even while a folder move is under way (its journal goes with the totals)
 );
 
 /**

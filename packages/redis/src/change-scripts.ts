@@ -1,8 +1,10 @@
 // The change scripts: write, remove and move, each one atomic step that checks everything before
 // its first write, records its operation id with its outcome (replays answer from it), refuses to
 // apply past its fence, keeps the namespace's totals (KEYS[7]) with which it judges the quota, and
-// records a version of every file it changes when history is on (see change-prelude.ts).
-import { CHANGE_PRELUDE } from './change-prelude.js';
+// records a version of every file it changes when history is on (see change-prelude.ts). A move or
+// delete of a folder of more than FOLDER_STEP_ENTRIES entries checks everything in its step too,
+// then writes a journal, and bounded steps do the rest (step-scripts.ts).
+import { CHANGE_PRELUDE, FOLDER_STEP_ENTRIES } from './change-prelude.js';
 import { script } from './scripts.js';
 
 /**
@@ -71,7 +73,8 @@ return { 'ok', outcome, 'new', made, #content }
 
 /**
  * `remove`. ARGV: path, op, fence, most entries, then the history block (5 on). Returns 1, 0
- * (nothing there), or {'E', code, x}.
+ * (nothing there), {'steps'} (a large folder: its journal is written, the steps do the rest), or
+ * {'E', code, x}.
  */
 export const REMOVE = script(
   'remove',
@@ -123,6 +126,11 @@ elseif redis.call('ZSCORE', I, '\1' .. m) then
   if n > tonumber(ARGV[4]) then return { 'E', 'TOO_MANY', n } end
   total_bytes()
   weight = tonumber(redis.call('HGET', S, path) or '0')
+  if n > ${FOLDER_STEP_ENTRIES} then
+    -- Too many for one script: the journal, then the steps (step-scripts.ts).
+    redis.call('HSET', T, 'mv', cmsgpack.pack({ kind = 'remove', from = path, op = op, h = h, weight = weight }))
+    return { 'steps' }
+  end
   local paths = {}
   for _, entry in ipairs(members_beneath('', path)) do paths[#paths + 1] = path_of(entry) end
   local keys, files = {}, {}
@@ -167,8 +175,8 @@ return 1
 );
 
 /**
- * `move`. ARGV: from, to, op, fence, most entries, then the history block (6 on). Returns {'ok'}
- * or {'E', code, x}.
+ * `move`. ARGV: from, to, op, fence, most entries, then the history block (6 on). Returns {'ok'},
+ * {'steps'} (a large folder: its journal is written, the steps do the rest), or {'E', code, x}.
  */
 export const MOVE = script(
   'move',
@@ -208,9 +216,17 @@ if file then
   redis.call('ZADD', I, 0, tm)
 else
   local n = count_beneath(from)
+  local cut = #from + 1
   if n > tonumber(ARGV[5]) then return { 'E', 'TOO_MANY', n } end
   weight = tonumber(redis.call('HGET', S, from) or '0')
-  local cut = #from + 1
+  if n > ${FOLDER_STEP_ENTRIES} then
+    -- Too many for one script: the journal, then the steps (step-scripts.ts). The steps would
+    -- never end with the target beneath the folder, which the contract rules out anyway.
+    if string.sub(to, 1, cut) == from .. '/' then return { 'E', 'PATH_CONFLICT', from } end
+    redis.call('HSET', T, 'mv', cmsgpack.pack({ kind = 'move', from = from, to = to, op = op, h = h,
+      weight = weight, registered = totals.registered }))
+    return { 'steps' }
+  end
   local entries = members_beneath('', from)
   local directories = members_beneath('\1', from)
   local old, moved, moved_dirs = {}, {}, {}

@@ -1,6 +1,7 @@
 // The change methods of the Redis driver: write, edit, remove and move, each one change script
 // (change-scripts.ts, edit-script.ts) sent with its fence (calls.ts), one round trip; an edit the
-// script cannot apply is applied here and written with a compare-and-swap (edits.ts).
+// script cannot apply is applied here and written with a compare-and-swap (edits.ts), and a move
+// or delete of a large folder goes on in bounded steps (step-scripts.ts).
 import { randomBytes } from 'node:crypto';
 import type {
   DriverChangeOptions,
@@ -167,6 +168,11 @@ export async function remove(
       options,
     );
     if (!Array.isArray(reply)) return (reply as unknown) === 1;
+    if (reply[0] === 'steps') {
+      // A large folder: its journal is written, the steps remove it (step-scripts.ts).
+      await calls.finishSteps(options);
+      return true;
+    }
     const [, code, subject, current] = reply;
     if (code !== 'NEEDSHA') throw calls.refusal(reply, path);
     // The file was last changed by an edit on the server: its hash is computed here, and the
@@ -196,5 +202,7 @@ export async function move(
     ],
     options,
   );
-  if (reply[0] !== 'ok') throw calls.refusal(reply, from);
+  // A large folder: its journal is written, the steps move it (step-scripts.ts).
+  if (reply[0] === 'steps') await calls.finishSteps(options);
+  else if (reply[0] !== 'ok') throw calls.refusal(reply, from);
 }

@@ -3,7 +3,7 @@
 // change fails as "may or may not have been saved" unless Redis itself said that it did not run it.
 import { type BackendFailureReason, MemoryToolError } from '@memdir/core';
 import { backendFailure, historyOutOfIds, outcomeUnknown, storeUnavailable } from '@memdir/core/driver';
-import { OUT_OF_IDS_REPLY } from './change-prelude.js';
+import { MOVING_REPLY, OUT_OF_IDS_REPLY } from './change-prelude.js';
 
 /** Replies by which Redis refuses a command before running it: the words for each, and why. */
 const REFUSALS: ReadonlyArray<readonly [prefix: string, detail: string, reason: BackendFailureReason]> = [
@@ -46,6 +46,7 @@ export function redisFailure(error: unknown, change: boolean): MemoryToolError {
   if (reply !== undefined) {
     // Raised before the change's first write: nothing was applied.
     if (reply.startsWith(OUT_OF_IDS_REPLY)) return historyOutOfIds();
+    if (reply.startsWith(MOVING_REPLY)) return moveUnderWay(error);
     for (const [prefix, detail, reason] of REFUSALS) {
       if (reply.startsWith(prefix)) return storeUnavailable(detail, error, reason);
     }
@@ -72,6 +73,29 @@ function connectionFailure(error: Error): [string, BackendFailureReason] {
     return ['the connection to Redis is closed', 'closed'];
   }
   return ['the connection to Redis was lost', 'unavailable'];
+}
+
+/** The errors of {@link moveUnderWay}: the calls that met a folder move under way. */
+const UNDER_WAY = new WeakSet<Error>();
+
+/**
+ * A call refused, before it read anything, because a large folder move or delete is under way in
+ * its namespace (step-scripts.ts). The driver finishes that change and sends the call again
+ * (calls.ts), so this reaches a caller only when finishing it failed.
+ */
+export function moveUnderWay(cause: unknown): MemoryToolError {
+  const error = storeUnavailable(
+    'a large folder move or delete in this memory store is being finished; try again in a moment',
+    cause,
+    'busy',
+  );
+  UNDER_WAY.add(error);
+  return error;
+}
+
+/** Whether `error` is a call refused by {@link moveUnderWay}. */
+export function isMoveUnderWay(error: unknown): boolean {
+  return error instanceof Error && UNDER_WAY.has(error);
 }
 
 /** A change that reached Redis after its fence: Redis did not apply it. */

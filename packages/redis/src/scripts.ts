@@ -33,7 +33,7 @@
 // have been saved. The namespace's totals (KEYS[7]: its bytes; its files are the fields of KEYS[2])
 // are kept by every change, which judges the quota against them in the same step.
 import { createHash } from 'node:crypto';
-import { CHANGE_PRELUDE } from './change-prelude.js';
+import { CHANGE_PRELUDE, MOVING_REPLY } from './change-prelude.js';
 import { preludeFor } from './lua-prelude.js';
 
 /** A script and its SHA-1, for EVALSHA. */
@@ -47,14 +47,25 @@ export interface Script {
  * A script of the given `#!lua` flags: the shared prelude, then `body`. A body that starts with
  * the change prelude (`${CHANGE_PRELUDE}` on its first line) has both; either way only the prelude
  * functions the body calls are kept (lua-prelude.ts). `head`, when given, runs before the prelude:
- * a fast path that must make no function (it may use KEYS and ARGV only).
+ * a fast path that must make no function (it may use KEYS and ARGV only). Every such script is on
+ * the keys of one namespace (KEYS[1] its contents) and starts with MOVING_GUARD, unless `guarded`
+ * is false (the steps themselves, and the erasure of a namespace).
  */
-export function script(name: string, flags: string, body: string, head = ''): Script {
+export function script(name: string, flags: string, body: string, head = '', guarded = true): Script {
   const changes = body.startsWith(`\n${CHANGE_PRELUDE}`);
   const prelude = changes ? `${PRELUDE}\n${CHANGE_PRELUDE}` : PRELUDE;
   const rest = changes ? body.slice(CHANGE_PRELUDE.length + 1) : body;
-  return rawScript(name, flags, `${head}${preludeFor(prelude, rest)}\n${rest}`);
+  const guard = guarded ? MOVING_GUARD : '';
+  return rawScript(name, flags, `${guard}${head}${preludeFor(prelude, rest)}\n${rest}`);
 }
+
+/**
+ * The first line of every script of a namespace: while a folder move or delete is under way in
+ * steps (its journal `mv` in the namespace's totals, step-scripts.ts), refuse before reading
+ * anything, so that nothing sees or changes the folder half-way; the driver then runs the steps
+ * and sends the call again (calls.ts). One HEXISTS: an ordinary call stays one round trip.
+ */
+const MOVING_GUARD = `if redis.call('HEXISTS', string.sub(KEYS[1], 1, -3) .. ':t', 'mv') == 1 then return redis.error_reply('${MOVING_REPLY} a folder move or delete is under way in this namespace') end\n`;
 
 /** A script of the given `#!lua` flags and source, without the prelude. */
 export function rawScript(name: string, flags: string, body: string): Script {

@@ -11,6 +11,9 @@ export interface FaultProxy {
   dropNextResponse(pick: (method: string, path: string) => boolean): void;
   /** How many responses were dropped so far. */
   dropped(): number;
+  /** The requests forwarded since the last `clear()`, as `METHOD /path?query`. */
+  requests(): string[];
+  clear(): void;
   close(): Promise<void>;
 }
 
@@ -21,7 +24,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     throw new Error(`the fault proxy forwards to http only, not ${upstream.protocol}`);
   let pick: ((method: string, path: string) => boolean) | undefined;
   let dropped = 0;
+  let requests: string[] = [];
   const server = createServer((incoming: IncomingMessage, outgoing) => {
+    requests.push(`${incoming.method} ${incoming.url}`);
     const drop = pick?.(incoming.method ?? 'GET', incoming.url ?? '/') === true;
     if (drop) pick = undefined;
     const forwarded = httpRequest(
@@ -57,6 +62,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       pick = next;
     },
     dropped: () => dropped,
+    requests: () => [...requests],
+    clear() {
+      requests = [];
+    },
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

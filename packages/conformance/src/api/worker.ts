@@ -162,6 +162,42 @@ export function workerTests(kit: ApiKit): void {
     });
   });
 
+  it('worker: a sync that finds nothing changed reads basic listings only and moves no content', async () => {
+    const store = await kit.createStore('quiet');
+    const memories = kit.admin().beta.memoryStores.memories;
+    const count = 150;
+    for (let index = 0; index < count; index++) {
+      await memories.create(store.id, {
+        path: `/m/${String(index).padStart(3, '0')}.md`,
+        content: `memory ${index}`,
+      });
+    }
+    const proxy = await startFaultProxy(kit.connection().baseUrl);
+    try {
+      await withMirror(
+        kit,
+        store.id,
+        async ({ root, syncNow, warnings }) => {
+          expect(await readFile(join(root, 'm/149.md'), 'utf8')).toBe('memory 149');
+          await syncNow();
+          proxy.clear();
+          await syncNow();
+          const requests = proxy.requests();
+          // Listing pages of `view=basic` (no content), nothing else: no retrieve, no full page, no write.
+          expect(requests.length).toBeGreaterThanOrEqual(2);
+          for (const request of requests) {
+            expect(request).toMatch(new RegExp(`^GET /v1/memory_stores/${store.id}/memories\\?`));
+            expect(new URLSearchParams(request.slice(request.indexOf('?') + 1)).get('view')).not.toBe('full');
+          }
+          expect(warnings).toEqual([]);
+        },
+        proxy.origin,
+      );
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('worker: an upload whose response is lost on the way is settled on the next sync, with no second version', async () => {
     const store = await kit.createStore('lost');
     const { memories, memoryVersions } = kit.admin().beta.memoryStores;

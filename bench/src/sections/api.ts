@@ -10,6 +10,7 @@ import { createMemdirServer, mountMemoryStores, TokenTable } from '@memdir/serve
 import { startServers } from '@memdir/test-support';
 import pg from 'pg';
 import { compare } from '../interleave.js';
+import { doorRows } from './api-doors.js';
 import type { BenchSection, SectionContext } from './section.js';
 
 const MEMORIES = 2_000;
@@ -105,7 +106,7 @@ async function measure(context: SectionContext, label: string, setup: Awaited<Re
   return `| ${label} | ${(result.api.p50 / 1000).toFixed(1)} | ${(result.records.p50 / 1000).toFixed(1)} | ${ratio.toFixed(2)}x | ${ratio <= 2 ? 'PASS' : 'ABOVE'} |`;
 }
 
-async function postgres(context: SectionContext): Promise<string> {
+async function postgres(context: SectionContext): Promise<{ listing: string; doors: string[] }> {
   const servers = await startServers(['postgres'], { log: context.log });
   const schema = `memdir_bench_api_${process.pid}`;
   const pool = new pg.Pool({ connectionString: servers.env['DATABASE_URL']!, max: 4 });
@@ -116,7 +117,13 @@ async function postgres(context: SectionContext): Promise<string> {
     await root.setup();
     context.log('[api] PostgreSQL: seeding 2,000 memories');
     setup = await setUp(root, (namespace) => createPostgresStore({ pool, schema, namespace }));
-    return await measure(context, 'PostgreSQL', setup);
+    const listing = await measure(context, 'PostgreSQL', setup);
+    const url = new URL(servers.env['DATABASE_URL']!);
+    url.searchParams.set('schema', `${schema}_doors`);
+    const doors = await doorRows(context, 'PostgreSQL', url.href).finally(() =>
+      pool.query(`DROP SCHEMA IF EXISTS "${schema}_doors" CASCADE`).catch(() => {}),
+    );
+    return { listing, doors };
   } finally {
     await setup?.close().catch(() => {});
     await root.close().catch(() => {});
@@ -126,7 +133,7 @@ async function postgres(context: SectionContext): Promise<string> {
   }
 }
 
-async function redis(context: SectionContext): Promise<string> {
+async function redis(context: SectionContext): Promise<{ listing: string; doors: string[] }> {
   const servers = await startServers(['redis'], { log: context.log });
   const url = servers.env['REDIS_URL']!;
   const keyPrefix = `memdir-bench-api-${process.pid}:`;
@@ -135,7 +142,9 @@ async function redis(context: SectionContext): Promise<string> {
   try {
     context.log('[api] Redis: seeding 2,000 memories');
     setup = await setUp(root, (namespace) => createRedisStore({ url, keyPrefix, namespace }));
-    return await measure(context, 'Redis', setup);
+    const listing = await measure(context, 'Redis', setup);
+    const doors = await doorRows(context, 'Redis', `${url}?keyPrefix=${keyPrefix}doors:`);
+    return { listing, doors };
   } finally {
     await setup?.close().catch(() => {});
     await root.close().catch(() => {});
@@ -153,9 +162,9 @@ export function apiSection(): BenchSection {
   return {
     id: 'api',
     summary:
-      'the memory stores API: 2,000 memories listed, 20 pages of 100, against the driver record listing',
+      'the memory stores API: 2,000 memories listed, 20 pages of 100, against the driver record listing; a create and an update against the memory tool over MCP',
     async run(context) {
-      const rows = [await postgres(context), await redis(context)];
+      const results = [await postgres(context), await redis(context)];
       return [
         '## The memory stores API',
         '',
@@ -163,7 +172,13 @@ export function apiSection(): BenchSection {
         '',
         '| store | API p50 (ms) | records p50 (ms) | ratio | goal: at most 2x |',
         '|---|---:|---:|---:|---|',
-        ...rows,
+        ...results.map((result) => result.listing),
+        '',
+        'A create (8 lines) and an update of one memory through the API against the same change through the memory tool over MCP (`create`, `str_replace`), on one `memdir serve --http` process, HTTP and all; ms per call, interleaved.',
+        '',
+        '| store | change | API p50 (ms) | memory tool p50 (ms) | ratio | goal: at most 1.5x |',
+        '|---|---|---:|---:|---:|---|',
+        ...results.flatMap((result) => result.doors),
         '',
       ].join('\n');
     },

@@ -58,6 +58,7 @@ Other commands:
   token add NAME --namespace N     make a bearer token for serve --http (also: token list, token remove)
   stores list|create|show|archive|delete   the memory stores API's stores on the store, no server needed
   conformance MODULE               check a custom store module with the conformance suite
+  conformance --api URL            check a memory stores API (memdir serve --http or another) with its kit
   copy --from URL --to URL         copy every file of one store to another, and verify it
   export [--store URL] > F.tar     write every file of a store to a tar archive
   import [--store URL] < F.tar     check an archive made by export, then write its files
@@ -271,6 +272,7 @@ Claude Desktop:  {"mcpServers":{"memdir":{"command":"npx","args":["-y","memdir",
   token: TOKEN_HELP,
 
   conformance: `Usage: memdir conformance MODULE [options]
+       memdir conformance --api URL [--token TOKEN] [--memdir] [options]
 
 Runs memdir's conformance suite (every string and error of the spec, hostile paths, namespaces,
 concurrency, a differential property test against the in-memory store) on your store, with no
@@ -284,6 +286,16 @@ exports (as named exports, or as properties of its default export):
   name                           optional: the name in the report
 A default export that is a function is taken as createStore.
 
+With --api, it runs the conformance kit of Anthropic's memory stores API (/v1/memory_stores) instead,
+with Anthropic's SDK (@anthropic-ai/sdk 1.17.0), against the server at URL (the SDK's baseURL, e.g.
+http://127.0.0.1:8080). It creates, changes and deletes stores of its own, and deletes every store it
+made at the end.
+      --api URL            the API's base URL
+      --token TOKEN        a token that may create and delete memory stores (default: the
+                           MEMDIR_API_TOKEN environment variable, which keeps it out of the
+                           process list; never printed)
+      --memdir             the server is memdir: also check memdir's extensions and exact messages
+
   -n, --name NAME          the name in the report (default: the module's name, else its file name)
       --property-runs N    runs of the property test (default: the suite's)
       --timeout MS         timeout of each test in milliseconds (default: the suite's)
@@ -291,10 +303,12 @@ A default export that is a function is taken as createStore.
       --verbose            list every test, not only the failing ones
   -h, --help               show this help
 
-Exit code: 0 when every test passed, 1 when one failed, 2 when the module could not be loaded.
+Exit code: 0 when every test passed, 1 when one failed, 2 when the module (or the API) could not
+be tested.
 
 Example:
-  memdir conformance ./my-store.ts --property-runs 50`,
+  memdir conformance ./my-store.ts --property-runs 50
+  MEMDIR_API_TOKEN=... memdir conformance --api http://127.0.0.1:8080 --memdir`,
 };
 
 COMMAND_HELP['str-replace'] = COMMAND_HELP.str_replace!;

@@ -36,7 +36,7 @@ describe('the limits of a memory store', () => {
       type: 'error',
       error: {
         type: 'invalid_request_error',
-        message: "The content for /memories/large.md is larger than this store's file limit.",
+        message: "The content for /large.md is larger than this store's file limit.",
         details: { error_code: 'TOO_LARGE' },
       },
     });
@@ -47,7 +47,7 @@ describe('the limits of a memory store', () => {
     expect(bytes.error).toMatchObject({
       error: {
         message:
-          'The memory directory is full: saving /memories/b.md would use 16 of 15 bytes. Delete or shorten files in /memories first.',
+          'The memory directory is full: saving /b.md would use 16 of 15 bytes. Delete or shorten files in the store first.',
         details: { error_code: 'QUOTA_EXCEEDED' },
       },
     });
@@ -57,7 +57,7 @@ describe('the limits of a memory store', () => {
     expect(files.status).toBe(400);
     expect(files.error).toMatchObject({
       error: {
-        message: 'The memory directory is full: it holds 2 of 2 files. Delete files in /memories first.',
+        message: 'The memory directory is full: it holds 2 of 2 files. Delete files in the store first.',
         details: { error_code: 'QUOTA_EXCEEDED' },
       },
     });

@@ -36,6 +36,8 @@ export interface ConformanceReport {
   /** Errors outside any test: the module did not load, a hook failed, an unhandled rejection. */
   errors: ConformanceProblem[];
   durationMs: number;
+  /** What was tested: a store module (the default) or a memory stores API (`--api`). */
+  kind?: 'store' | 'api';
 }
 
 /** The parts of vitest's serialized errors this report reads. */
@@ -220,16 +222,19 @@ export function formatReport(report: ConformanceReport, verbose: boolean): strin
   }
   for (const error of report.errors) out.push(`ERROR ${error.message}`, ...indent(error.detail), '');
   const total = report.passed + report.failed + report.skipped;
-  if (report.name !== undefined) out.push(`Store: ${report.name}`);
+  const api = report.kind === 'api';
+  if (report.name !== undefined) out.push(`${api ? 'API' : 'Store'}: ${report.name}`);
   const counts = [`${report.passed} passed`, `${report.failed} failed`];
   if (report.skipped > 0) counts.push(`${report.skipped} skipped`);
   out.push(`Tests: ${counts.join(', ')} (${total}) in ${(report.durationMs / 1000).toFixed(1)}s`);
+  const subject = api ? 'the API' : 'the store';
+  const standard = api ? "Anthropic's memory stores API" : 'the memdir protocol';
   out.push(
     report.errors.length > 0 && total === 0
-      ? 'Result: the store module could not be tested.'
+      ? `Result: ${api ? 'the API' : 'the store module'} could not be tested.`
       : report.failed > 0 || report.errors.length > 0
-        ? 'Result: FAIL, the store does not conform to the memdir protocol.'
-        : 'Result: PASS, the store conforms to the memdir protocol.',
+        ? `Result: FAIL, ${subject} does not conform to ${standard}.`
+        : `Result: PASS, ${subject} conforms to ${standard}.`,
   );
   return `${out.join('\n')}\n`;
 }

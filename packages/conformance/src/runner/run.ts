@@ -9,6 +9,7 @@ import type { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Reporter, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
+import { runApiConformance } from './api.js';
 import { type RunnerCommand, type RunnerIo, STANDALONE } from './command.js';
 import {
   type ConformanceFailure,
@@ -75,6 +76,40 @@ export async function runConformance(
     await write(io.stdout, `${command.help}\n`);
     return EXIT_OK;
   }
+  if (values.api !== undefined) {
+    if (positionals.length > 0) {
+      throw new ConformanceUsageError('conformance: give a store module or --api URL, not both', {
+        hint: `Run "${command.name} --help" for usage.`,
+      });
+    }
+    if (values['property-runs'] !== undefined) {
+      throw new ConformanceUsageError('conformance: --property-runs is for a store module, not --api');
+    }
+    checkFilter(values.filter);
+    const tools = locateConformanceTools(command);
+    const flags = {
+      api: values.api,
+      token: values.token,
+      name: values.name,
+      memdir: values.memdir === true,
+      timeout: positiveInteger('timeout', values.timeout),
+      filter: values.filter,
+      verbose: values.verbose === true,
+    };
+    return runApiConformance(flags, io, command, process.env, (source, provide, filter) =>
+      runTestFile(source, { cwd: io.cwd, modulePath: join(io.cwd, 'api') }, filter, io, {
+        tools,
+        command,
+        progress: true,
+        provide,
+      }),
+    );
+  }
+  if (values.token !== undefined || values.memdir !== undefined) {
+    throw new ConformanceUsageError(
+      `conformance: --${values.token !== undefined ? 'token' : 'memdir'} goes with --api URL`,
+    );
+  }
   if (positionals.length !== 1) {
     throw new ConformanceUsageError(
       positionals.length === 0
@@ -93,15 +128,7 @@ export async function runConformance(
     propertyRuns: positiveInteger('property-runs', values['property-runs']),
     timeout: positiveInteger('timeout', values.timeout),
   };
-  if (values.filter !== undefined) {
-    try {
-      new RegExp(values.filter);
-    } catch (error) {
-      throw new ConformanceUsageError(
-        `conformance: --filter is not a valid regular expression: ${(error as Error).message}`,
-      );
-    }
-  }
+  checkFilter(values.filter);
   const tools = locateConformanceTools(command);
 
   await write(io.stdout, `${command.name}: testing ${modulePath}\n`);
@@ -109,6 +136,17 @@ export async function runConformance(
   await write(io.stdout, formatReport(report, values.verbose === true));
   if (report.errors.length > 0 && report.passed + report.failed === 0) return EXIT_USAGE;
   return report.failed > 0 || report.errors.length > 0 ? EXIT_FAILED : EXIT_OK;
+}
+
+function checkFilter(filter: string | undefined): void {
+  if (filter === undefined) return;
+  try {
+    new RegExp(filter);
+  } catch (error) {
+    throw new ConformanceUsageError(
+      `conformance: --filter is not a valid regular expression: ${(error as Error).message}`,
+    );
+  }
 }
 
 /** A sentence for what `parseArgs` refused, in place of its own text (uneven quotes, advice about `--`). */
@@ -132,6 +170,9 @@ function parseConformanceArgs(args: string[]) {
       timeout: { type: 'string' },
       filter: { type: 'string', short: 't' },
       verbose: { type: 'boolean' },
+      api: { type: 'string' },
+      token: { type: 'string' },
+      memdir: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -174,7 +215,23 @@ export async function runSuite(
 ): Promise<ConformanceReport> {
   const command = options.command ?? STANDALONE;
   const tools = options.tools ?? locateConformanceTools(command);
-  const context: ReportContext = { cwd: io.cwd, modulePath };
+  const source = testFileSource(modulePath, settings, tools, command);
+  return runTestFile(source, { cwd: io.cwd, modulePath }, filter, io, { ...options, tools, command });
+}
+
+/**
+ * Runs vitest on a generated test file `source` and collects the results (what {@link runSuite} and
+ * the API mode share). `provide` reaches the test file through vitest's `inject`, never through a
+ * file: the API's token is not written to disk.
+ */
+export async function runTestFile(
+  source: string,
+  context: ReportContext,
+  filter: string | undefined,
+  io: RunnerIo,
+  options: RunSuiteOptions & { tools: ConformanceTools; provide?: Record<string, string> },
+): Promise<ConformanceReport> {
+  const command = options.command ?? STANDALONE;
   const started = Date.now();
   const folder = await mkdtemp(join(tmpdir(), 'memdir-conformance-'));
   let vitest: Vitest | undefined;
@@ -207,12 +264,12 @@ export async function runSuite(
 
   try {
     const testFile = join(folder, 'conformance.test.mjs');
-    await writeFile(testFile, testFileSource(modulePath, settings, tools, command));
+    await writeFile(testFile, source);
 
     const modules: TestModule[] = [];
     const runErrors: SerializedErrorLike[] = [];
     const { startVitest } = (await import(
-      pathToFileURL(tools.vitestNode).href
+      pathToFileURL(options.tools.vitestNode).href
     )) as typeof import('vitest/node');
     const reporter: Reporter = {
       onInit(instance) {
@@ -241,6 +298,7 @@ export async function runSuite(
         config: false,
         watch: false,
         include: ['conformance.test.mjs'],
+        ...(options.provide === undefined ? {} : { provide: options.provide }),
         ...(filter === undefined ? {} : { testNamePattern: filter }),
         reporters: [reporter],
       },

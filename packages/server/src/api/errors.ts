@@ -59,19 +59,32 @@ const BACKEND: Record<string, [number, ApiErrorType, string]> = {
 };
 
 /**
+ * Core's message in the API's paths: core words its texts for the memory tool, whose paths start
+ * with `/memories`; the API's `/a.md` is the tool's `/memories/a.md`. Only a `/memories` that starts a
+ * word is the tool's root (a folder named memories inside the store is `/memories/memories/...` there).
+ */
+export function inApiPaths(message: string): string {
+  return message
+    .replace(/(^|[\s"'(])\/memories\//g, '$1/')
+    .replace(/(^|[\s"'(])\/memories(?=$|[\s"'),.:;])/g, '$1the store');
+}
+
+/**
  * `error` as the API sends it. A MemoryToolError keeps its message (core's operator texts, which
- * name only paths of the store the caller reaches) except a backend failure, which gets a fixed one.
+ * name only paths of the store the caller reaches), in the API's paths, except a backend failure,
+ * which gets a fixed one.
  */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (!isMemoryToolError(error)) return new ApiError(500, 'api_error', 'The server failed unexpectedly.');
   const code = error.code;
+  const message = inApiPaths(error.message);
   const details = { details: { error_code: code } };
   switch (code) {
     case 'NOT_FOUND':
-      return new ApiError(404, 'not_found_error', error.message, { fields: details });
+      return new ApiError(404, 'not_found_error', message, { fields: details });
     case 'CONFLICT':
-      return new ApiError(409, 'memory_precondition_failed_error', error.message, { fields: details });
+      return new ApiError(409, 'memory_precondition_failed_error', message, { fields: details });
     case 'READ_ONLY':
       return new ApiError(403, 'permission_error', 'This token may only read.', { fields: details });
     case 'BACKEND': {
@@ -83,7 +96,7 @@ export function toApiError(error: unknown): ApiError {
       });
     }
     default:
-      return new ApiError(400, 'invalid_request_error', error.message, { fields: details });
+      return new ApiError(400, 'invalid_request_error', message, { fields: details });
   }
 }
 

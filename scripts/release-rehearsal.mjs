@@ -17,8 +17,9 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { BIN, freshProject, indent, publishedPackages, ROOT, readJson, runAsync } from './npm-project.mjs';
@@ -91,6 +92,71 @@ function exampleImports(code) {
   return [...new Set(names)];
 }
 
+/** The workspace's own CLI (built), which serves the memory stores API for @memdir/memory-stores. */
+const CLI = join(ROOT, 'packages', 'cli', 'dist', 'bin.js');
+
+/**
+ * What the example of @memdir/memory-stores needs: a memory stores API. A `memdir serve --http` of
+ * this workspace on a throwaway file store, with an administration token and one store made through
+ * `memdir stores create`; resolves with the example's environment and a stop function.
+ */
+async function memoryStoresServer() {
+  const dir = await mkdtemp(join(tmpdir(), 'memdir-rehearsal-api-'));
+  folders.push(dir);
+  const store = `file:${join(dir, 'store')}`;
+  const tokens = join(dir, 'tokens.json');
+  const added = await runAsync(process.execPath, [
+    CLI,
+    'token',
+    'add',
+    'rehearsal',
+    '--stores',
+    '--tokens',
+    tokens,
+  ]);
+  const made = await runAsync(process.execPath, [
+    CLI,
+    'stores',
+    'create',
+    'rehearsal',
+    '--store',
+    store,
+    '--json',
+  ]);
+  if (added.code !== 0 || made.code !== 0) {
+    throw new Error(`could not set up a memory stores API for the example:\n${added.output}\n${made.output}`);
+  }
+  const server = spawn(
+    process.execPath,
+    [CLI, 'serve', '--http', '127.0.0.1:0', '--store', store, '--tokens', tokens],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let stderr = '';
+  const origin = await new Promise((resolve, reject) => {
+    server.stderr.setEncoding('utf8').on('data', (chunk) => {
+      if (stderr.length < 100_000) stderr += chunk;
+      const match = /over MCP on (http:\/\/[^/\s]+)\/mcp/.exec(stderr);
+      if (match) resolve(match[1]);
+    });
+    server.once('exit', (code) => reject(new Error(`memdir serve --http exited (${code}):\n${stderr}`)));
+  });
+  return {
+    env: {
+      MEMDIR_MEMORY_STORES_KEY: added.stdout.trim(),
+      MEMORY_STORES_BASE_URL: origin,
+      MEMORY_STORE_ID: JSON.parse(made.stdout).id,
+    },
+    async stop() {
+      if (server.exitCode !== null || server.signalCode !== null) return;
+      const exited = once(server, 'exit');
+      server.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 /** One package from the local registry, alone with @memdir/core, and its README example run. */
 async function installAndRun(pkg, registry) {
   const since = Date.now();
@@ -159,7 +225,13 @@ async function installAndRun(pkg, registry) {
       );
     } else {
       await writeFile(join(project.dir, 'example.mjs'), outputText);
-      const run = await runAsync(process.execPath, ['example.mjs'], { cwd: project.dir, deadlineMs: 60_000 });
+      // The memory stores driver's example talks to a memory stores API: this workspace's server.
+      const api = pkg.manifest.name === '@memdir/memory-stores' ? await memoryStoresServer() : undefined;
+      const run = await runAsync(process.execPath, ['example.mjs'], {
+        cwd: project.dir,
+        deadlineMs: 60_000,
+        env: { ...process.env, ...api?.env },
+      }).finally(() => api?.stop());
       record(
         `${pkg.manifest.name}: its README example prints what its comments say`,
         run.code === 0 && example.expectedOutput !== undefined && run.stdout === example.expectedOutput,

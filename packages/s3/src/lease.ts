@@ -221,6 +221,8 @@ export class Lease {
 export interface Acquired {
   readonly lease: Lease;
   readonly unfinished: readonly Journal[];
+  /** True when another store held the lease at the first try: it changed the namespace meanwhile. */
+  readonly contested: boolean;
 }
 
 /** Who waits for the lease: whether anyone still does, and the call that bounds the next request. */
@@ -269,7 +271,11 @@ export async function acquireLease(
     slowest = Math.max(slowest, Date.now() - sentAt);
     if (typeof etag === 'string') {
       if (waited) call.log.debug('lease taken after a wait', { waitedMs: Date.now() - started });
-      return { lease: new Lease(backend, key, etag, body, call, sentAt), unfinished: [] };
+      return {
+        lease: new Lease(backend, key, etag, body, call, sentAt),
+        unfinished: [],
+        contested: round > 0,
+      };
     }
     if (Date.now() >= recheckAt) {
       const seen = await bucket.getWithDate(key, call);
@@ -277,7 +283,11 @@ export async function acquireLease(
       const held = parseBody(seen.object.bytes);
       if (held.owner === owner && held.op === journal.op) {
         // Our own PUT landed, and its second sending found it there.
-        return { lease: new Lease(backend, key, seen.object.etag, body, call, sentAt), unfinished: [] };
+        return {
+          lease: new Lease(backend, key, seen.object.etag, body, call, sentAt),
+          unfinished: [],
+          contested: round > 0,
+        };
       }
       const now = Date.now();
       const abandoned = backend.abandoned.get(key);
@@ -306,7 +316,11 @@ export async function acquireLease(
               unfinished: unfinished.length,
             },
           );
-          return { lease: new Lease(backend, key, taken, takeover, call, takenAt), unfinished };
+          return {
+            lease: new Lease(backend, key, taken, takeover, call, takenAt),
+            unfinished,
+            contested: true,
+          };
         }
         continue; // another store took it over first
       }

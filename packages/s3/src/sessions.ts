@@ -49,6 +49,16 @@ export interface StructuralChange<T> {
  */
 export type Recover = (lease: Lease, unfinished: readonly Journal[], call: Call) => Promise<void>;
 
+/** What the backend does around the lease for the rest of the namespace's state. */
+export interface LeaseHooks {
+  readonly recover: Recover;
+  /**
+   * Called when the lease was taken after another store held it: what this process knew of the
+   * namespace (its next version id) may be out of date.
+   */
+  readonly takenAfterWait: () => void;
+}
+
 interface Entry {
   readonly change: StructuralChange<unknown>;
   resolve(value: unknown): void;
@@ -65,7 +75,7 @@ const MAX_BATCH = 32;
 
 export class LeaseQueue {
   readonly #space: SharedSpace;
-  readonly #recover: Recover;
+  readonly #hooks: LeaseHooks;
   #waiting: Entry[] = [];
   /** True while `#serve` runs (set and cleared synchronously, so no change is ever left waiting). */
   #serving = false;
@@ -73,9 +83,9 @@ export class LeaseQueue {
   /** Set when a session ended while changes still waited: the next acquisition lets others in first. */
   #yielded = false;
 
-  constructor(space: SharedSpace, recover: Recover) {
+  constructor(space: SharedSpace, hooks: LeaseHooks) {
     this.#space = space;
-    this.#recover = recover;
+    this.#hooks = hooks;
   }
 
   /** Runs `change` under the namespace's lease, with the others of this process that are waiting. */
@@ -137,12 +147,13 @@ export class LeaseQueue {
   }
 
   /** Serves the queue under one acquisition of the lease, then releases it (or leaves it, abandoned). */
-  async #session({ lease, unfinished }: Acquired): Promise<void> {
+  async #session({ lease, unfinished, contested }: Acquired): Promise<void> {
     const started = Date.now();
     let served = 0;
+    if (contested) this.#hooks.takenAfterWait();
     if (unfinished.length > 0) {
       try {
-        await this.#recover(lease, unfinished, lease.call);
+        await this.#hooks.recover(lease, unfinished, lease.call);
         await lease.record([], lease.call);
       } catch (error) {
         lease.abandon();

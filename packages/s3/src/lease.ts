@@ -228,6 +228,8 @@ export interface Acquired {
 /** Who waits for the lease: whether anyone still does, and the call that bounds the next request. */
 export interface Waiter {
   wanted(): boolean;
+  /** Called between tries while another store holds the lease (not awaited: it must not throw). */
+  meanwhile?(): void;
   /** The call of those waiting now (its deadline is the latest of theirs). */
   call(): Call;
 }
@@ -332,6 +334,7 @@ export async function acquireLease(
     // Given up while the command can still say why (another store is busy), rather than at its
     // deadline, where it could only say that time ran out.
     const margin = Math.max(MIN_MARGIN_MS, 3 * slowest);
+    waiter.meanwhile?.();
     if (!waiter.wanted() || Date.now() + pause + margin >= Math.min(giveUpAt, call.deadline)) {
       throw storeUnavailable('another store is making changes to this memory', undefined, 'busy');
     }

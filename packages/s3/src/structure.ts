@@ -196,19 +196,24 @@ export async function createPath(
   const { backend, keys } = space;
   const { leases, totals } = backend.namespace(keys);
   const size = utf8Length(content);
-  if (quota) {
-    // A new file that cannot fit is refused before it queues for the lease (when the namespace is
-    // full, racing creates do not wait their turn only to be refused then). A path that holds a
-    // file adds none: it is judged under the lease by what it replaces.
-    const breach = await totals.noRoom({ bytes: size, files: 1 }, quota, call);
+  /**
+   * A new file that cannot fit is refused before it queues for the lease, and again while it waits
+   * (when the namespace fills, racing creates do not wait their turn only to be refused then). A
+   * path that holds a file adds none: it is judged under the lease by what it replaces.
+   */
+  const refuseEarly = async (fresh: boolean) => {
+    if (!quota) return;
+    const breach = await totals.noRoom({ bytes: size, files: 1 }, quota, call, fresh);
     if (breach && !isLiveFile(await backend.bucket.head(keys.file(path), call))) {
       throw refuseQuota(path, breach);
     }
-  }
+  };
+  await refuseEarly(false);
   return leases.submit({
     journal: { kind: 'write', op, path },
     call,
     creates: path,
+    recheck: quota ? () => refuseEarly(true) : undefined,
     run: async (held) => {
       const found = await inspect(space, path, call, {
         lookups: held.lookups,

@@ -99,12 +99,12 @@ export class Totals {
 
   /**
    * Whether the totals leave no room for `change`, judged before it queues for the lease: on the
-   * totals this process last saw (no request), and only when those leave none, on the totals read
-   * again (one GET). A change found to have no room would have been refused a moment later; one
+   * totals this process last saw (no request; with `fresh`, read again), and only when those leave
+   * none, on the totals read again (one GET, shared by the changes that ask at once). A change found to have no room would have been refused a moment later; one
    * found to have room is still judged by its reservation.
    * @returns what the change would pass, or null when it fits.
    */
-  async noRoom(change: Counts, quota: DriverQuota, call: Call): Promise<QuotaBreach | null> {
+  async noRoom(change: Counts, quota: DriverQuota, call: Call, fresh = false): Promise<QuotaBreach | null> {
     const judge = (counts: Counts) =>
       judgeQuota(quota, {
         bytes: counts.bytes,
@@ -112,7 +112,8 @@ export class Totals {
         addedBytes: change.bytes,
         newFile: change.files > 0,
       });
-    if (!judge(await this.current(call))) return null;
+    const breach = judge(await this.current(call, fresh));
+    if (breach === null || fresh) return breach;
     return judge(await this.current(call, true));
   }
 

@@ -199,14 +199,15 @@ export async function createPath(
   /**
    * A new file that cannot fit is refused before it queues for the lease, and again while it waits
    * (when the namespace fills, racing creates do not wait their turn only to be refused then). A
-   * path that holds a file adds none: it is judged under the lease by what it replaces.
+   * path that holds a file adds none, and one that is refused for its place answers that first
+   * (QUOTA_EXCEEDED comes last): both are judged under the lease.
    */
   const refuseEarly = async (fresh: boolean) => {
     if (!quota) return;
     const breach = await totals.noRoom({ bytes: size, files: 1 }, quota, call, fresh);
-    if (breach && !isLiveFile(await backend.bucket.head(keys.file(path), call))) {
-      throw refuseQuota(path, breach);
-    }
+    if (breach === null) return;
+    const found = await inspect(space, path, call);
+    if (found.fileAbove === undefined && !found.occupied && !found.file) throw refuseQuota(path, breach);
   };
   await refuseEarly(false);
   return leases.submit({

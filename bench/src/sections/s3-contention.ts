@@ -153,11 +153,13 @@ async function editsAndQuota(
   const lines: string[] = [];
   const who = Array.from({ length: PROCESSES }, (_, index) => String.fromCharCode(97 + index));
   for (const history of [true, false]) {
+    // History is on by default; `history: true` is no option (false, or its retention).
+    const options = history ? {} : { history: false };
     log(
       `[s3] ${PROCESSES} processes x 250 concurrent inserts into one file, history ${history ? 'on' : 'off'}`,
     );
     const namespace = `inserts-${history ? 'h' : 'n'}`;
-    const seedInput = input(namespace, [create('/memories/log.md', '# log')], 1, { history });
+    const seedInput = input(namespace, [create('/memories/log.md', '# log')], 1, options);
     await runWorkers([seedInput]);
     const outcomes = (
       await runWorkers(
@@ -166,7 +168,7 @@ async function editsAndQuota(
             namespace,
             Array.from({ length: 250 }, (_, index) => insert(name, index)),
             250,
-            { history },
+            options,
           ),
         ),
       )

@@ -1,6 +1,8 @@
 // The S3 store under contention (issue 17): several processes changing the structure of one
-// namespace at once, which the namespace's lease serialises. Each process is a real one
-// (s3-worker.ts), started and warmed before a common "go".
+// namespace at once, which the namespace's lease serialises; and (issue 34) 4 processes x 250
+// concurrent inserts into one file with history on and off, and 4 processes racing to fill a
+// quota with new files. Each process is a real one (s3-worker.ts), started and warmed before a
+// common "go".
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
@@ -68,7 +70,12 @@ export async function contention(
     '| measure | result | goal | verdict |',
     '|---|---|---|---|',
   ];
-  const input = (namespace: string, commands: unknown[], concurrency: number, extra: object = {}) => ({
+  const input = (
+    namespace: string,
+    commands: unknown[],
+    concurrency: number,
+    extra: object = {},
+  ): WorkerInput => ({
     clientConfig,
     store: { ...store, namespace, ...extra },
     commands,
@@ -123,5 +130,75 @@ export async function contention(
       `| ${PROCESSES} x ${count} ${label} | ${rate.toFixed(1)} creates/s (${tally(outcomes)}) | ${goal ? '>= 40 creates/s' : 'reported'} | ${goal ? (rate >= 40 ? 'PASS' : 'MISSED') : '-'} |`,
     );
   }
+  lines.push(...(await editsAndQuota(input, log)));
+  return lines;
+}
+
+const insert = (who: string, index: number) => ({
+  command: 'insert',
+  path: '/memories/log.md',
+  insert_line: 1,
+  insert_text: `${who}-${index}`,
+});
+
+/**
+ * Issue 34: 4 processes x 250 concurrent inserts into one file (with history: one version object
+ * each, written before its commit), and 4 processes racing to fill a quota with new files, all
+ * with the default 5 s deadline.
+ */
+async function editsAndQuota(
+  input: (namespace: string, commands: unknown[], concurrency: number, extra?: object) => WorkerInput,
+  log: (line: string) => void,
+): Promise<string[]> {
+  const lines: string[] = [];
+  const who = Array.from({ length: PROCESSES }, (_, index) => String.fromCharCode(97 + index));
+  for (const history of [true, false]) {
+    // History is on by default; `history: true` is no option (false, or its retention).
+    const options = history ? {} : { history: false };
+    log(
+      `[s3] ${PROCESSES} processes x 250 concurrent inserts into one file, history ${history ? 'on' : 'off'}`,
+    );
+    const namespace = `inserts-${history ? 'h' : 'n'}`;
+    const seedInput = input(namespace, [create('/memories/log.md', '# log')], 1, options);
+    await runWorkers([seedInput]);
+    const outcomes = (
+      await runWorkers(
+        who.map((name) =>
+          input(
+            namespace,
+            Array.from({ length: 250 }, (_, index) => insert(name, index)),
+            250,
+            options,
+          ),
+        ),
+      )
+    ).flat();
+    const confirmed = outcomes.filter((o) => o.outcome === 'ok').length;
+    const slowest = Math.max(...outcomes.map((o) => o.end - o.start));
+    lines.push(
+      `| ${PROCESSES} x 250 concurrent inserts into one file, history ${history ? 'on (default)' : 'off'} | ${tally(outcomes)}; slowest ${slowest} ms, all in ${span(outcomes)} ms | all 1,000 confirmed within the 5 s deadline | ${confirmed === 1_000 ? 'PASS' : 'MISSED'} |`,
+    );
+  }
+  log(`[s3] ${PROCESSES} processes x 25 new files racing to fill a quota of 30 files`);
+  const quota = { maxBytes: 1e6, maxFiles: 30 };
+  const race = (
+    await runWorkers(
+      who.map((name) =>
+        input(
+          'quota-race',
+          Array.from({ length: 25 }, (_, index) =>
+            create(`/memories/${name}/f${index}.md`, `${name}${index}`),
+          ),
+          25,
+          { quota },
+        ),
+      ),
+    )
+  ).flat();
+  const made = race.filter((o) => o.outcome === 'ok').length;
+  const answered = race.every((o) => o.outcome === 'ok' || o.outcome === 'QUOTA_EXCEEDED');
+  lines.push(
+    `| ${PROCESSES} x 25 new files racing to fill a quota of 30 files (history on) | ${tally(race)}; slowest ${Math.max(...race.map((o) => o.end - o.start))} ms | only ok and QUOTA_EXCEEDED, 30 made, within the 5 s deadline | ${answered && made === 30 ? 'PASS' : 'MISSED'} |`,
+  );
   return lines;
 }

@@ -70,11 +70,17 @@ export class Backend implements SpaceBackend {
     let state = this.#namespaces.get(keys.base);
     if (!state) {
       const space: Space = { backend: this, keys };
+      const history = new HistoryState();
       state = {
-        leases: new LeaseQueue(space, (lease, unfinished, call) => recover(space, lease, unfinished, call)),
+        leases: new LeaseQueue(space, {
+          recover: (lease, unfinished, call) => recover(space, lease, unfinished, call),
+          // Another store held the lease: it may have written versions since this process's last.
+          takenAfterWait: () => history.forgetNext(),
+        }),
         edits: new EditQueue((path, batch) => commitEdits(space, path, batch), MAX_EDIT_GROUP),
         totals: new Totals(space),
-        history: new HistoryState(),
+        history,
+        editRaces: new Map(),
       };
       this.#namespaces.set(keys.base, state);
     }

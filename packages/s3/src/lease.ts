@@ -221,11 +221,15 @@ export class Lease {
 export interface Acquired {
   readonly lease: Lease;
   readonly unfinished: readonly Journal[];
+  /** True when another store held the lease at the first try: it changed the namespace meanwhile. */
+  readonly contested: boolean;
 }
 
 /** Who waits for the lease: whether anyone still does, and the call that bounds the next request. */
 export interface Waiter {
   wanted(): boolean;
+  /** Called between tries while another store holds the lease (not awaited: it must not throw). */
+  meanwhile?(): void;
   /** The call of those waiting now (its deadline is the latest of theirs). */
   call(): Call;
 }
@@ -269,7 +273,11 @@ export async function acquireLease(
     slowest = Math.max(slowest, Date.now() - sentAt);
     if (typeof etag === 'string') {
       if (waited) call.log.debug('lease taken after a wait', { waitedMs: Date.now() - started });
-      return { lease: new Lease(backend, key, etag, body, call, sentAt), unfinished: [] };
+      return {
+        lease: new Lease(backend, key, etag, body, call, sentAt),
+        unfinished: [],
+        contested: round > 0,
+      };
     }
     if (Date.now() >= recheckAt) {
       const seen = await bucket.getWithDate(key, call);
@@ -277,7 +285,11 @@ export async function acquireLease(
       const held = parseBody(seen.object.bytes);
       if (held.owner === owner && held.op === journal.op) {
         // Our own PUT landed, and its second sending found it there.
-        return { lease: new Lease(backend, key, seen.object.etag, body, call, sentAt), unfinished: [] };
+        return {
+          lease: new Lease(backend, key, seen.object.etag, body, call, sentAt),
+          unfinished: [],
+          contested: round > 0,
+        };
       }
       const now = Date.now();
       const abandoned = backend.abandoned.get(key);
@@ -306,7 +318,11 @@ export async function acquireLease(
               unfinished: unfinished.length,
             },
           );
-          return { lease: new Lease(backend, key, taken, takeover, call, takenAt), unfinished };
+          return {
+            lease: new Lease(backend, key, taken, takeover, call, takenAt),
+            unfinished,
+            contested: true,
+          };
         }
         continue; // another store took it over first
       }
@@ -318,6 +334,7 @@ export async function acquireLease(
     // Given up while the command can still say why (another store is busy), rather than at its
     // deadline, where it could only say that time ran out.
     const margin = Math.max(MIN_MARGIN_MS, 3 * slowest);
+    waiter.meanwhile?.();
     if (!waiter.wanted() || Date.now() + pause + margin >= Math.min(giveUpAt, call.deadline)) {
       throw storeUnavailable('another store is making changes to this memory', undefined, 'busy');
     }

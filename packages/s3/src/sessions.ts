@@ -40,6 +40,12 @@ export interface StructuralChange<T> {
    */
   readonly creates?: string | undefined;
   run(held: Held): Promise<T>;
+  /**
+   * Judged again from time to time while the change waits for a lease another store holds: a
+   * refusal it throws answers the change at once (a new file that no longer fits the quota does
+   * not wait its turn only to be refused then).
+   */
+  recheck?(): Promise<void>;
 }
 
 /**
@@ -48,6 +54,16 @@ export interface StructuralChange<T> {
  * whole state, of which this queue is a part.
  */
 export type Recover = (lease: Lease, unfinished: readonly Journal[], call: Call) => Promise<void>;
+
+/** What the backend does around the lease for the rest of the namespace's state. */
+export interface LeaseHooks {
+  readonly recover: Recover;
+  /**
+   * Called when the lease was taken after another store held it: what this process knew of the
+   * namespace (its next version id) may be out of date.
+   */
+  readonly takenAfterWait: () => void;
+}
 
 interface Entry {
   readonly change: StructuralChange<unknown>;
@@ -62,20 +78,25 @@ interface Entry {
 const MAX_HOLD_MS = 500;
 /** Changes run side by side under one lease, at most. */
 const MAX_BATCH = 32;
+/** How often the changes waiting for a lease another store holds are judged again, at most. */
+const RECHECK_MS = 250;
 
 export class LeaseQueue {
   readonly #space: SharedSpace;
-  readonly #recover: Recover;
+  readonly #hooks: LeaseHooks;
   #waiting: Entry[] = [];
   /** True while `#serve` runs (set and cleared synchronously, so no change is ever left waiting). */
   #serving = false;
   #current: Promise<void> = Promise.resolve();
   /** Set when a session ended while changes still waited: the next acquisition lets others in first. */
   #yielded = false;
+  /** When the waiting changes were last judged again, and whether that is under way. */
+  #rechecked = 0;
+  #rechecking = false;
 
-  constructor(space: SharedSpace, recover: Recover) {
+  constructor(space: SharedSpace, hooks: LeaseHooks) {
     this.#space = space;
-    this.#recover = recover;
+    this.#hooks = hooks;
   }
 
   /** Runs `change` under the namespace's lease, with the others of this process that are waiting. */
@@ -124,6 +145,7 @@ export class LeaseQueue {
           acquired = await acquireLease(backend, keys.lease, this.#waiting[0]!.change.journal, {
             wanted: () => this.#prune().length > 0,
             call: () => Call.shared(this.#waiting.map((entry) => entry.change.call)),
+            meanwhile: () => this.#recheck(),
           });
         } catch (error) {
           for (const entry of this.#waiting.splice(0)) entry.reject(error);
@@ -136,13 +158,42 @@ export class LeaseQueue {
     }
   }
 
+  /**
+   * Judges the waiting changes again (those that can be), at most every {@link RECHECK_MS} and one
+   * round at a time: a change whose check now refuses it leaves the queue with that refusal.
+   */
+  #recheck(): void {
+    if (this.#rechecking || Date.now() - this.#rechecked < RECHECK_MS) return;
+    const checked = this.#waiting.filter((entry) => entry.change.recheck !== undefined);
+    if (checked.length === 0) return;
+    this.#rechecking = true;
+    void Promise.all(
+      checked.map((entry) =>
+        entry.change.recheck!().then(
+          () => {},
+          (error: unknown) => {
+            const index = this.#waiting.indexOf(entry);
+            // Taken into a batch meanwhile: the change is judged where it runs.
+            if (index === -1) return;
+            this.#waiting.splice(index, 1);
+            entry.reject(error);
+          },
+        ),
+      ),
+    ).finally(() => {
+      this.#rechecking = false;
+      this.#rechecked = Date.now();
+    });
+  }
+
   /** Serves the queue under one acquisition of the lease, then releases it (or leaves it, abandoned). */
-  async #session({ lease, unfinished }: Acquired): Promise<void> {
+  async #session({ lease, unfinished, contested }: Acquired): Promise<void> {
     const started = Date.now();
     let served = 0;
+    if (contested) this.#hooks.takenAfterWait();
     if (unfinished.length > 0) {
       try {
-        await this.#recover(lease, unfinished, lease.call);
+        await this.#hooks.recover(lease, unfinished, lease.call);
         await lease.record([], lease.call);
       } catch (error) {
         lease.abandon();

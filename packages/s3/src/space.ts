@@ -18,6 +18,8 @@ export interface NamespaceState {
   readonly totals: Totals;
   /** The namespace's history as this process knows it (history/state.ts). */
   readonly history: HistoryState;
+  /** When an edit group of each file (by key) last lost a race to another writer (edits.ts). */
+  readonly editRaces: Map<string, number>;
 }
 
 /** A backend (backend.ts): what its namespaces share, and the state of each. */

@@ -10,7 +10,13 @@
 // copied; if that write fails, the file changed, and it is copied again. Where the server honours a
 // conditional DELETE (AWS), the delete itself does that. Tombstones read as "no file here".
 import type { ChangeRecord, DriverQuota, DriverVersion } from '@memdir/core';
-import { outcomeUnknown, refuseConflict, refusePathConflict, utf8Length } from '@memdir/core/driver';
+import {
+  outcomeUnknown,
+  refuseConflict,
+  refusePathConflict,
+  refuseQuota,
+  utf8Length,
+} from '@memdir/core/driver';
 import { PAGE_SIZE } from './bucket.js';
 import type { Call } from './call.js';
 import { discardVersions } from './history/record.js';
@@ -179,7 +185,7 @@ export async function parentAt(space: Space, key: string, etag: string, call: Ca
  * write lands.
  * @returns the new version.
  */
-export function createPath(
+export async function createPath(
   space: Space,
   path: string,
   content: string,
@@ -189,10 +195,26 @@ export function createPath(
   const { op, call, quota } = context;
   const { backend, keys } = space;
   const { leases, totals } = backend.namespace(keys);
+  const size = utf8Length(content);
+  /**
+   * A new file that cannot fit is refused before it queues for the lease, and again while it waits
+   * (when the namespace fills, racing creates do not wait their turn only to be refused then). A
+   * path that holds a file adds none, and one that is refused for its place answers that first
+   * (QUOTA_EXCEEDED comes last): both are judged under the lease.
+   */
+  const refuseEarly = async (fresh: boolean) => {
+    if (!quota) return;
+    const breach = await totals.noRoom({ bytes: size, files: 1 }, quota, call, fresh);
+    if (breach === null) return;
+    const found = await inspect(space, path, call);
+    if (found.fileAbove === undefined && !found.occupied && !found.file) throw refuseQuota(path, breach);
+  };
+  await refuseEarly(false);
   return leases.submit({
     journal: { kind: 'write', op, path },
     call,
     creates: path,
+    recheck: quota ? () => refuseEarly(true) : undefined,
     run: async (held) => {
       const found = await inspect(space, path, call, {
         lookups: held.lookups,
@@ -201,7 +223,6 @@ export function createPath(
       if (found.fileAbove !== undefined) throw refusePathConflict(found.fileAbove);
       if (found.occupied) throw refusePathConflict(path);
       if (found.file && mustBeAbsent) throw refuseConflict(path);
-      const size = utf8Length(content);
       // With a quota, what the totals hold for this write before each PUT, and what it did.
       let reserved = { bytes: 0, files: 0 };
       let made = { bytes: 0, files: 0 };

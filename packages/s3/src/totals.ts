@@ -12,7 +12,7 @@
 // ids the totals carry in their metadata, so nothing counts twice. Reservations of one process that
 // arrive together go in one write (the kit's EditQueue, as for the edits of a file).
 import { randomUUID } from 'node:crypto';
-import type { DriverChangeOptions, DriverQuota } from '@memdir/core';
+import type { DriverChangeOptions, DriverQuota, QuotaBreach } from '@memdir/core';
 import { type EditBatch, EditQueue, judgeQuota, refuseQuota, sleep } from '@memdir/core/driver';
 import { Call } from './call.js';
 import { isListedTombstone, listObjects } from './listing.js';
@@ -60,6 +60,8 @@ function serialise(counts: Counts): string {
 export class Totals {
   readonly #space: SharedSpace;
   #seen: Seen | undefined;
+  /** The read of the totals under way, if any. */
+  #reading: Promise<Seen> | undefined;
   readonly #queue: EditQueue;
 
   constructor(space: SharedSpace) {
@@ -72,7 +74,12 @@ export class Totals {
    * the namespace's files and created.
    */
   async current(call: Call, fresh = false): Promise<Counts> {
-    return (!fresh && this.#seen) || (await this.#read(call));
+    if (!fresh && this.#seen) return this.#seen;
+    // The changes that ask at once share one read (and one count of a namespace that has none).
+    this.#reading ??= this.#read(call).finally(() => {
+      this.#reading = undefined;
+    });
+    return this.#reading;
   }
 
   /** Forgets the totals as last seen: the next change reads them (they may be gone). */
@@ -88,6 +95,26 @@ export class Totals {
   async reserve(path: string, change: Counts, quota: DriverQuota, call: Call): Promise<void> {
     if (change.bytes === 0 && change.files === 0) return;
     await this.#update({ path, change, quota, call, op: randomUUID(), deadline: call.deadline });
+  }
+
+  /**
+   * Whether the totals leave no room for `change`, judged before it queues for the lease: on the
+   * totals this process last saw (no request; with `fresh`, read again), and only when those leave
+   * none, on the totals read again (one GET, shared by the changes that ask at once). A change found to have no room would have been refused a moment later; one
+   * found to have room is still judged by its reservation.
+   * @returns what the change would pass, or null when it fits.
+   */
+  async noRoom(change: Counts, quota: DriverQuota, call: Call, fresh = false): Promise<QuotaBreach | null> {
+    const judge = (counts: Counts) =>
+      judgeQuota(quota, {
+        bytes: counts.bytes,
+        files: counts.files,
+        addedBytes: change.bytes,
+        newFile: change.files > 0,
+      });
+    const breach = judge(await this.current(call, fresh));
+    if (breach === null || fresh) return breach;
+    return judge(await this.current(call, true));
   }
 
   /**

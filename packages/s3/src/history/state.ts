@@ -26,6 +26,14 @@ export class HistoryState {
       });
     return this.#refreshing;
   }
+  /**
+   * Forgets the next sequence number (unless a refresh is under way): the next claim learns it
+   * from the namespace's newest key (one listing) rather than try ids other stores took since.
+   */
+  forgetNext(): void {
+    if (this.#refreshing === undefined) this.next = undefined;
+  }
+
   readonly #headers = new Map<string, { etag: string | undefined; header: VersionHeader }>();
 
   remember(key: string, etag: string | undefined, header: VersionHeader): void {

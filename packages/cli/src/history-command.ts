@@ -1,7 +1,13 @@
 // `memdir log`, `show`, `diff`, `restore`, `redact` and `view --at`: the store's history (core's
 // `store.history()`, `version()`, `restore()`, `redact()`, `asOf()`) for the operator, on any store
 // whose driver keeps one. The model's protocol has no history command; these are the CLI's own.
-import type { MemdirStore, MemoryStore, MemoryVersion, MemoryVersionWithContent } from '@memdir/core';
+import {
+  type MemdirStore,
+  type MemoryStore,
+  type MemoryVersion,
+  type MemoryVersionWithContent,
+  parseTimeWord,
+} from '@memdir/core';
 import { expectPositionals, type Options, parseOrHelp, positiveInteger, str, type Values } from './args.js';
 import { canAsk, confirmed } from './confirm.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK } from './errors.js';
@@ -150,30 +156,13 @@ function withHistory(
   });
 }
 
-/** Units of a time ago (`30m`, `2h`, `7d`), in ms. */
-const AGO_UNITS: Record<string, number> = {
-  s: 1_000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-  w: 604_800_000,
-};
-
 /**
  * A time a person typed: ISO 8601, a time ago (`90s`, `30m`, `2h`, `7d`, `2w`), `now`, or `today`
  * and `yesterday` (the start of that day on this machine's clock).
  */
 export function parseTime(value: string, now = Date.now()): number | undefined {
-  const word = value.trim().toLowerCase();
-  if (word === 'now') return now;
-  if (word === 'today' || word === 'yesterday') {
-    const day = new Date(now);
-    day.setHours(0, 0, 0, 0);
-    if (word === 'yesterday') day.setDate(day.getDate() - 1);
-    return day.getTime();
-  }
-  const ago = /^(\d{1,9})\s*([smhdw])$/.exec(word);
-  if (ago) return now - Number(ago[1]) * AGO_UNITS[ago[2]!]!;
+  const word = parseTimeWord(value, { now, day: 'local' });
+  if (word !== undefined) return word;
   const ms = Date.parse(value);
   return Number.isFinite(ms) ? ms : undefined;
 }

@@ -36,6 +36,7 @@ export type {
 } from './errors.js';
 export { isMemoryToolError, MemoryToolError } from './errors.js';
 export type { MemoryHistory } from './history/store-history.js';
+export { parseTimeWord, type TimeWordOptions } from './history/time-words.js';
 export {
   DEFAULT_HISTORY_LIMIT,
   type HistoryPage,

@@ -1,7 +1,8 @@
 // @memdir/test-support: the real servers the tests of the adapters and the bench run against, and
 // tools to trouble them. servers.ts gets the servers (the environment, testcontainers in
 // containers.ts, or scripts/services.sh through services-script.ts) and vitest-setup.ts wraps it
-// for vitest; env.ts reads where they are; private-servers.ts starts a test's own; fault-proxy.ts,
+// for vitest; env.ts reads where they are; private-servers.ts starts a test's own; memdir-server.ts a
+// real `memdir serve --http` (the workspace's CLI); fault-proxy.ts,
 // round-trip-counter.ts and cluster.ts trouble, count and fail them over; wave3-session.ts is the
 // session the adapters' wave 3 upgrade fixtures were written with. Private to the workspace.
 export { type ClusterFailoverOptions, type ClusterNode, clusterFailover, clusterNodes } from './cluster.js';
@@ -14,6 +15,13 @@ export {
   type TrafficStats,
 } from './fault-proxy.js';
 export { type Impostor, startImpostor } from './impostor.js';
+export {
+  MEMDIR_BIN,
+  type MemdirServer,
+  type MemdirServerOptions,
+  memdirChildEnv,
+  startMemdirServer,
+} from './memdir-server.js';
 export { type Endpoint, freePort } from './net.js';
 export {
   type PrivatePostgresOptions,

@@ -2,31 +2,16 @@
 // as UTC, the zone every time in the inspector is shown in), or types into the address bar: an ISO
 // 8601 time, a time ago (`30m`, `2h`, `7d`), `now`, `today` or `yesterday` (as `memdir log` takes
 // them). Anything else is refused with a sentence naming the field, before the store is asked.
+import { parseTimeWord } from '@memdir/core';
 import { PageError } from './context.js';
-
-/** Units of a time ago, in ms. */
-const AGO_UNITS: Record<string, number> = {
-  s: 1_000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-  w: 604_800_000,
-};
 
 /** A date, a date and time (`T` or a space between), with an optional zone (none: UTC). */
 const ISO_TIME = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** `value` in ms, or undefined when it is no time this filter takes. */
 export function parseFilterTime(value: string, now = Date.now()): number | undefined {
-  const word = value.trim().toLowerCase();
-  if (word === 'now') return now;
-  if (word === 'today' || word === 'yesterday') {
-    const day = new Date(now);
-    day.setUTCHours(0, 0, 0, 0);
-    return day.getTime() - (word === 'yesterday' ? AGO_UNITS['d']! : 0);
-  }
-  const ago = /^(\d{1,9})\s*([smhdw])$/.exec(word);
-  if (ago) return now - Number(ago[1]) * AGO_UNITS[ago[2]!]!;
+  const word = parseTimeWord(value, { now, day: 'utc' });
+  if (word !== undefined) return word;
   const iso = ISO_TIME.exec(value.trim().toUpperCase());
   if (!iso) return undefined;
   const [, date, clock, zone] = iso;

@@ -20,6 +20,8 @@
 // - conformance*.ts: `memdir conformance`;
 // - sync-command.ts and sync-help.ts: `memdir sync`, over @memdir/sync;
 // - init-command.ts and init-help.ts: `memdir init`, memdir as Claude Code's memory in a project;
+// - demo-command.ts, demo-session.ts (the scripted session), demo-format.ts and demo-help.ts:
+//   `memdir demo`, a session of Claude played offline;
 // - completion.ts and completion-help.ts: `memdir completion bash|zsh|fish`;
 // - stores-command.ts and stores-help.ts: `memdir stores`, the memory stores API's stores on a URL.
 import {
@@ -167,6 +169,10 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (command === 'init') {
     const { runInit } = await import('./init-command.js');
     return runInit(rest, io);
+  }
+  if (command === 'demo') {
+    const { runDemo } = await import('./demo-command.js');
+    return runDemo(rest, io);
   }
   if (command === 'ui') {
     const { runUi } = await import('./ui-command.js');

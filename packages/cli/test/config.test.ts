@@ -5,6 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { databaseUrl } from '@memdir/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SYNC_FLAGS, UI_FLAGS } from '../src/command-flags.js';
 import { settingsOf } from '../src/config.js';
 import { readConfigText } from '../src/config-file.js';
 import { HTTP_FLAGS } from '../src/serve-http-options.js';
@@ -154,7 +155,9 @@ describe('precedence: the flag, else MEMDIR_<NAME>, else memdir.toml', () => {
     expect(names({ ...STORE_OPTIONS, actor: { type: 'string' } })).not.toContain('actor');
     expect(names({ ...STORE_OPTIONS })).toContain('actor');
     expect(names({ store: STORE_OPTIONS.store, overwrite: STORE_OPTIONS.overwrite })).toEqual(['store']);
-    expect(names({ ...STORE_OPTIONS, ...HTTP_FLAGS })).toEqual(SETTINGS.map((setting) => setting.name));
+    expect(names({ ...STORE_OPTIONS, ...HTTP_FLAGS, ...UI_FLAGS, ...SYNC_FLAGS })).toEqual(
+      SETTINGS.map((setting) => setting.name),
+    );
   });
 });
 

@@ -6,7 +6,8 @@
 // - a command line's words: args.ts (parsing), errors.ts (usage errors, exit codes), io.ts (the
 //   process's streams), help.ts and the *-help.ts files (every command's help), suggest.ts;
 // - settings: config.ts (flag, else MEMDIR_<NAME>, else the config file: parseOrHelp calls it),
-//   settings.ts (which flags are settings), config-file.ts (memdir.toml), config-command.ts;
+//   settings.ts (which flags are settings; command-flags.ts holds those of ui and sync),
+//   config-file.ts (memdir.toml), config-command.ts;
 // - what the store commands share: store-command.ts (store options, the store opened and closed),
 //   store-flags.ts (the store flags), failure-report.ts (a failure as the model and the operator
 //   read it), store-url.ts and store-url-shown.ts (store URLs, adapters, what of a URL may be shown; open-store.ts makes the

@@ -71,7 +71,7 @@ export interface DemoFrame {
 export function formatDemo(entries: readonly DemoEntry[], frame: DemoFrame, look = PLAIN_LOOK): string {
   const header = [
     paint(look, 'bold', "memdir demo: a scripted session of Claude's memory tool (memory_20250818), offline"),
-    `Store: ${frame.store}`,
+    `Store: ${look.escape ? escapeControls(frame.store) : frame.store}`,
     paint(
       look,
       'dim',

@@ -10,14 +10,16 @@
 //    project outside the workspace (only `@memdir/*` from the local registry; clients and other
 //    dependencies from the usual one), with the install line of its README, and its README's main
 //    example runs there as written and must print what its comments say, against the real servers.
-//    The CLI is installed from its tarball on the local registry, and its README session is run.
+//    The CLI is installed from its tarball on the local registry, its README session is run, and
+//    `memdir demo` plays its scripted session offline (the published example: a known line of it is
+//    checked, and its temporary folder must be gone).
 // 4. verdaccio is stopped, whatever happened (also on Ctrl-C).
 //
 // Exits 1 when a step fails; prints each step's time.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -275,7 +277,42 @@ async function installCli(pkg, registry) {
     sessionSince,
     problems.join('\n'),
   );
+  await playDemo(project.dir);
   return project.dir;
+}
+
+/** The error line of `memdir demo`'s session: the model's mistake, as the engine answers it. */
+const DEMO_LINE =
+  '  │ Error: No replacement was performed. Multiple occurrences of old_str `- [ ]` in lines: 5, 6. Please ensure it is unique\n';
+
+/** `env` without the MEMDIR_ variables (a store or config file of the machine running this). */
+function withoutMemdirSettings(env) {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('MEMDIR_')));
+}
+
+/**
+ * `memdir demo` from the installed CLI, as a newcomer runs it (`npx memdir demo`): it must print
+ * the known error line and remove its temporary folder (its own TMPDIR here, so that is checkable).
+ */
+async function playDemo(projectDir) {
+  const since = Date.now();
+  const tmp = await mkdtemp(join(tmpdir(), 'memdir-rehearsal-demo-'));
+  try {
+    const run = await runAsync(join(projectDir, 'node_modules', '.bin', 'memdir'), ['demo'], {
+      cwd: projectDir,
+      // As on a newcomer's machine: no store or config file of the environment.
+      env: { ...withoutMemdirSettings(process.env), TMPDIR: tmp },
+    });
+    const left = await readdir(tmp);
+    record(
+      'memdir: memdir demo plays the scripted session, prints its known error line and leaves no folder',
+      run.code === 0 && run.stdout.includes(`\n${DEMO_LINE}`) && left.length === 0,
+      since,
+      `exit ${run.code}; left in TMPDIR: ${left.join(', ') || 'nothing'}\n${run.output.slice(-3000)}`,
+    );
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
 }
 
 // --- main --------------------------------------------------------------------------------------

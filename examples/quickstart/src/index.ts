@@ -1,12 +1,12 @@
-// `pnpm demo`: plays the session of session.ts against the filesystem store in
-// examples/quickstart/memory and prints the transcript. Offline; the same output on every run.
+// `pnpm demo`: the session `memdir demo` plays (the CLI publishes it: DEMO_SESSION, playDemoSession
+// and formatDemo from the `memdir` package), played here through the library against the
+// filesystem store in examples/quickstart/memory, which stays for you to open. Offline; the same
+// output on every run.
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFsStore } from '@memdir/fs';
-import { choosePalette, formatTranscript } from './format.js';
-import { session } from './session.js';
-import { runSession } from './transcript.js';
+import { DEMO_SESSION, formatDemo, playDemoSession } from 'memdir';
 
 // The package folder, whether this runs from dist/ or src/.
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
@@ -16,9 +16,9 @@ const root = path.join(packageDir, 'memory');
 await rm(root, { recursive: true, force: true });
 
 const store = createFsStore({ root });
-let entries: Awaited<ReturnType<typeof runSession>>;
+let entries: Awaited<ReturnType<typeof playDemoSession>>;
 try {
-  entries = await runSession(store, session);
+  entries = await playDemoSession(store, DEMO_SESSION);
 } finally {
   await store.close();
 }
@@ -28,15 +28,19 @@ const userDir = process.env['INIT_CWD'] ?? process.cwd();
 // Show the folder relative to there when it is beneath it, else as an absolute path.
 const relative = path.relative(userDir, root);
 const shown = relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? root : relative;
-const palette = choosePalette(process.stdout, process.env);
+const terminal = process.stdout.isTTY === true;
+const files = path.join(shown, 'memories');
 process.stdout.write(
-  `${formatTranscript(
+  formatDemo(
     entries,
     {
-      storeLabel: `createFsStore({ root: ${JSON.stringify(shown)} })`,
-      filesDir: path.join(shown, 'memories'),
-      sampleFile: 'archive/checkout-retry.md',
+      store: `createFsStore({ root: ${JSON.stringify(shown)} })`,
+      files: undefined,
+      footer: [
+        `The memory files are on disk in ${files}/`,
+        `Try: cat ${path.join(files, 'archive', 'checkout-retry.md')}`,
+      ],
     },
-    palette,
-  )}\n`,
+    { colour: terminal && !process.env['NO_COLOR'], escape: terminal },
+  ),
 );

@@ -3,9 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInMemoryStore } from '@memdir/core';
 import { createFsStore } from '@memdir/fs';
+import { playDemoSession as runSession, DEMO_SESSION as session } from 'memdir';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { session } from '../src/session.js';
-import { runSession } from '../src/transcript.js';
 
 let root: string;
 

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { CliUsageError } from './errors.js';
 import type { CliIo } from './io.js';
-import { type FlagValue, fileKey, fromFile, SETTINGS, type Setting } from './settings.js';
+import { type FlagValue, fileKey, fromFile, SETTINGS, type Setting, TABLES } from './settings.js';
 import { nearest } from './suggest.js';
 
 /** A config file found, and how: `--config`, `$MEMDIR_CONFIG`, or found where one is looked for. */
@@ -56,10 +56,11 @@ function fail(path: string, message: string, hint?: string): CliUsageError {
 
 /** The sentence of a key the settings do not know, with the nearest one when one is close. */
 function unknownKey(path: string, key: string): CliUsageError {
-  const table = key.startsWith('serve.') ? 'serve' : '';
-  const bare = table === '' ? key : key.slice('serve.'.length);
-  if (table === '' && nearest(bare, ['serve']) !== undefined) {
-    return fail(path, `unknown key ${JSON.stringify(key)}`, 'Did you mean the [serve] table?');
+  const table = TABLES.find((name) => key.startsWith(`${name}.`)) ?? '';
+  const bare = table === '' ? key : key.slice(table.length + 1);
+  const nearTable = table === '' ? nearest(bare, TABLES) : undefined;
+  if (nearTable !== undefined && !SETTINGS.some((setting) => setting.name === bare)) {
+    return fail(path, `unknown key ${JSON.stringify(key)}`, `Did you mean the [${nearTable}] table?`);
   }
   const names = SETTINGS.map((setting) => setting.name);
   const near = SETTINGS.find(
@@ -97,13 +98,14 @@ export function readConfigText(path: string, text: string): ConfigFile {
     throw error;
   }
   const values = new Map<Setting, FlagValue>();
-  const take = (table: '' | 'serve', entries: Record<string, unknown>) => {
+  const take = (table: Setting['table'], entries: Record<string, unknown>) => {
     for (const [key, value] of Object.entries(entries)) {
       const qualified = table === '' ? key : `${table}.${key}`;
-      if (table === '' && key === 'serve') {
+      const subtable = table === '' ? TABLES.find((name) => name === key) : undefined;
+      if (subtable !== undefined) {
         if (typeof value !== 'object' || value === null || Array.isArray(value))
-          throw fail(path, 'serve must be a table ([serve])');
-        take('serve', value as Record<string, unknown>);
+          throw fail(path, `${subtable} must be a table ([${subtable}])`);
+        take(subtable, value as Record<string, unknown>);
         continue;
       }
       const setting = SETTINGS.find((candidate) => candidate.table === table && candidate.name === key);

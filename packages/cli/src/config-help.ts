@@ -5,15 +5,16 @@ export const CONFIG_HELP = `Usage: memdir config [--config FILE] [--json] [SETTI
 Shows the settings a command would run with, and where each comes from: a flag, an environment
 variable or the config file. A store URL's password and keys are shown as ***.
 
-Every store flag and every flag of serve --http is a setting. Each is found, the first that
-gives it winning:
+Every store flag, every flag of serve --http and the own flags of ui and sync (but sync's
+--json) are settings. Each is found, the first that gives it winning:
   1. the flag                          --max-file-bytes 65536
   2. its environment variable          MEMDIR_MAX_FILE_BYTES=65536
      (MEMDIR_ and the flag's name in capitals, "_" for "-"; a list is comma-separated, a
      true/false is true, false, 1 or 0)
   3. the config file, a TOML file      max-file-bytes = 65536
      (the flag's name as the key: the store flags at the top, those of serve --http in a
-     [serve] table; a list is an array of strings)
+     [serve] table, those of ui in [ui] (listen), those of sync in [sync] (once, interval,
+     delete-delay, deletions, read-only); a list is an array of strings)
 
 The config file is the first of: --config FILE; $MEMDIR_CONFIG; ./memdir.toml; then
 $XDG_CONFIG_HOME/memdir/config.toml (~/.config/memdir/config.toml). Only that one is read. A
@@ -31,6 +32,13 @@ Example memdir.toml, for a server configured by the file alone (memdir serve):
   rate = 50
   allowed-host = ["memory.example.com"]
   quota-bytes = 100000000
+
+  [ui]
+  listen = "127.0.0.1:8080"
+
+  [sync]
+  interval = 60
+  deletions = "log-only"
 
 "http" in the file makes "memdir serve" serve over HTTP; the other [serve] keys are used only
 then. A namespace from the environment or the file does not go with --http (each token has

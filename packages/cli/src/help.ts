@@ -4,6 +4,7 @@
 import { ADMIN_HELP } from './admin-help.js';
 import { COMPLETION_HELP } from './completion-help.js';
 import { CONFIG_HELP } from './config-help.js';
+import { DEMO_HELP } from './demo-help.js';
 import { OUTPUT_HELP, STORE_OPTIONS_HELP } from './help-store.js';
 import { HISTORY_HELP } from './history-help.js';
 import { INIT_HELP } from './init-help.js';
@@ -52,6 +53,7 @@ Memory commands (the six commands of the tool):
 
 Other commands:
   init [DIR]                       make memdir the memory of Claude Code in a project (.mcp.json)
+  demo                             watch a scripted session of Claude's memory tool, offline
   exec                             run tool inputs given as JSON lines on stdin
   serve                            serve the store to Claude Desktop, Claude Code... over MCP (stdio)
   serve --http HOST:PORT           serve it to a team over MCP's Streamable HTTP, a namespace per token
@@ -317,6 +319,7 @@ COMMAND_HELP.export = EXPORT_HELP;
 COMMAND_HELP.import = IMPORT_HELP;
 COMMAND_HELP.sync = SYNC_HELP;
 COMMAND_HELP.init = INIT_HELP;
+COMMAND_HELP.demo = DEMO_HELP;
 COMMAND_HELP.completion = COMPLETION_HELP;
 COMMAND_HELP.config = CONFIG_HELP;
 COMMAND_HELP.stores = STORES_HELP;

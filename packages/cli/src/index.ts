@@ -4,6 +4,21 @@
  * main.ts, which opens with a map of the package's files.
  * @module
  */
+export {
+  type DemoFile,
+  type DemoFrame,
+  type DemoLook,
+  formatDemo,
+  formatDemoEntry,
+  PLAIN_LOOK,
+} from './demo-format.js';
+export {
+  DEMO_SESSION,
+  type DemoEntry,
+  type DemoStep,
+  demoWrittenPaths,
+  playDemoSession,
+} from './demo-session.js';
 export { CliUsageError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.js';
 export { type ExecResult, execLine } from './exec.js';
 export type { CliIo } from './io.js';

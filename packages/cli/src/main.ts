@@ -6,7 +6,8 @@
 // - a command line's words: args.ts (parsing), errors.ts (usage errors, exit codes), io.ts (the
 //   process's streams), help.ts and the *-help.ts files (every command's help), suggest.ts;
 // - settings: config.ts (flag, else MEMDIR_<NAME>, else the config file: parseOrHelp calls it),
-//   settings.ts (which flags are settings), config-file.ts (memdir.toml), config-command.ts;
+//   settings.ts (which flags are settings; command-flags.ts holds those of ui and sync),
+//   config-file.ts (memdir.toml), config-command.ts;
 // - what the store commands share: store-command.ts (store options, the store opened and closed),
 //   store-flags.ts (the store flags), failure-report.ts (a failure as the model and the operator
 //   read it), store-url.ts and store-url-shown.ts (store URLs, adapters, what of a URL may be shown; open-store.ts makes the
@@ -20,6 +21,8 @@
 // - conformance*.ts: `memdir conformance`;
 // - sync-command.ts and sync-help.ts: `memdir sync`, over @memdir/sync;
 // - init-command.ts and init-help.ts: `memdir init`, memdir as Claude Code's memory in a project;
+// - demo-command.ts, demo-session.ts (the scripted session), demo-format.ts and demo-help.ts:
+//   `memdir demo`, a session of Claude played offline;
 // - completion.ts and completion-help.ts: `memdir completion bash|zsh|fish`;
 // - stores-command.ts and stores-help.ts: `memdir stores`, the memory stores API's stores on a URL.
 import {
@@ -167,6 +170,10 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (command === 'init') {
     const { runInit } = await import('./init-command.js');
     return runInit(rest, io);
+  }
+  if (command === 'demo') {
+    const { runDemo } = await import('./demo-command.js');
+    return runDemo(rest, io);
   }
   if (command === 'ui') {
     const { runUi } = await import('./ui-command.js');

@@ -4,8 +4,10 @@
 //
 // One rule names them all: the setting is the flag's long name (`max-file-bytes`), its variable is
 // MEMDIR_ and the name in capitals with `_` for `-` (MEMDIR_MAX_FILE_BYTES), and its key in the file
-// is the name, at the top for the store flags and in the [serve] table for those of serve --http.
+// is the name, at the top for the store flags, in the [serve] table for those of serve --http, and
+// in the [ui] and [sync] tables for the own flags of memdir ui and memdir sync.
 import type { ParseArgsConfig } from 'node:util';
+import { SYNC_FLAGS, UI_FLAGS } from './command-flags.js';
 import { HTTP_FLAGS } from './serve-http-options.js';
 import { STORE_OPTIONS } from './store-flags.js';
 
@@ -13,16 +15,20 @@ type Option = NonNullable<ParseArgsConfig['options']>[string];
 
 /**
  * What a setting's value is: `text` any non-empty string, `integer` a positive whole number,
- * `number` a positive number, `boolean` true or false, `list` one string or several.
+ * `number` a positive number, `seconds` a number of seconds (0 or more), `boolean` true or false,
+ * `list` one string or several.
  */
-export type SettingKind = 'text' | 'integer' | 'number' | 'boolean' | 'list';
+export type SettingKind = 'text' | 'integer' | 'number' | 'seconds' | 'boolean' | 'list';
+
+/** The tables of memdir.toml below the top: each holds the settings of one command. */
+export const TABLES = ['serve', 'ui', 'sync'] as const;
 
 export interface Setting {
   /** The flag's long name, which is also the key in the file. */
   readonly name: string;
   readonly kind: SettingKind;
   /** The table of memdir.toml that holds its key ('' for the top). */
-  readonly table: '' | 'serve';
+  readonly table: '' | (typeof TABLES)[number];
   /**
    * The flag's definition: the setting applies to a command whose flag of that name is this very
    * definition (`memdir log --actor`, a filter, is another flag than the store's `--actor`).
@@ -37,6 +43,20 @@ const serve = (name: keyof typeof HTTP_FLAGS, kind: SettingKind): Setting => ({
   kind,
   table: 'serve',
   option: HTTP_FLAGS[name],
+});
+
+const ui = (name: keyof typeof UI_FLAGS, kind: SettingKind): Setting => ({
+  name,
+  kind,
+  table: 'ui',
+  option: UI_FLAGS[name],
+});
+
+const sync = (name: keyof typeof SYNC_FLAGS, kind: SettingKind): Setting => ({
+  name,
+  kind,
+  table: 'sync',
+  option: SYNC_FLAGS[name],
 });
 
 /** Every setting, in the order `memdir config` shows them. */
@@ -68,6 +88,12 @@ export const SETTINGS: readonly Setting[] = [
   serve('store-max-memories', 'integer'),
   serve('store-max-bytes', 'integer'),
   serve('store-max-memory-bytes', 'integer'),
+  ui('listen', 'text'),
+  sync('once', 'boolean'),
+  sync('interval', 'seconds'),
+  sync('delete-delay', 'seconds'),
+  sync('deletions', 'text'),
+  sync('read-only', 'boolean'),
 ];
 
 /** The environment variable of a setting: MEMDIR_ and its name in capitals, `_` for `-`. */
@@ -85,6 +111,7 @@ const EXPECTED: Record<SettingKind, string> = {
   text: 'a non-empty string',
   integer: 'a positive whole number',
   number: 'a positive number',
+  seconds: 'a number of seconds, 0 or more',
   boolean: 'true or false',
   list: 'a string or a list of strings',
 };
@@ -109,6 +136,8 @@ export function fromEnv(setting: Setting, text: string): FlagValue | { problem: 
       return /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) && Number(text) > 0 ? text : problem;
     case 'number':
       return DECIMAL.test(text) && Number(text) > 0 ? text : problem;
+    case 'seconds':
+      return DECIMAL.test(text) ? text : problem;
     case 'boolean': {
       const word = text.toLowerCase();
       if (['1', 'true', 'yes', 'on'].includes(word)) return true;
@@ -149,6 +178,8 @@ export function fromFile(setting: Setting, value: unknown): FlagValue | { proble
     case 'number':
       // A number too large or too small for plain decimals (1e300) is no timeout or rate either.
       return typeof value === 'number' && value > 0 && DECIMAL.test(String(value)) ? String(value) : problem;
+    case 'seconds':
+      return typeof value === 'number' && DECIMAL.test(String(value)) ? String(value) : problem;
     case 'boolean':
       return typeof value === 'boolean' ? value : problem;
     case 'list': {

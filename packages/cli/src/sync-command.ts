@@ -15,6 +15,8 @@ import {
   watchSync,
 } from '@memdir/sync';
 import { expectPositionals, type Options, parseOrHelp, str, type Values } from './args.js';
+import { SYNC_FLAGS } from './command-flags.js';
+import { namingSources } from './config.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK } from './errors.js';
 import { type CliIo, write } from './io.js';
 import { STORE_OPTIONS, storeOptions, storeUrl, withStore } from './store-command.js';
@@ -28,11 +30,7 @@ const SYNC_OPTIONS = {
   'max-file-bytes': STORE_OPTIONS['max-file-bytes'],
   verbose: STORE_OPTIONS.verbose,
   help: STORE_OPTIONS.help,
-  once: { type: 'boolean' },
-  interval: { type: 'string' },
-  'delete-delay': { type: 'string' },
-  deletions: { type: 'string' },
-  'read-only': { type: 'boolean' },
+  ...SYNC_FLAGS,
   json: { type: 'boolean' },
 } satisfies Options;
 
@@ -45,7 +43,17 @@ const NOTICES = new Set<SyncEvent['kind']>(['skipped', 'conflict', 'error', 'del
 export async function runSync(args: string[], io: CliIo): Promise<number> {
   const parsed = await parseOrHelp('sync', args, SYNC_OPTIONS, SYNC_HELP, io);
   if (parsed === undefined) return EXIT_OK;
-  const { values, positionals } = parsed;
+  const { values, positionals, sources } = parsed;
+  try {
+    return await syncWith(values, positionals, io);
+  } catch (error) {
+    // A value that is wrong where the environment or the config file gave it says so.
+    throw namingSources(error, sources);
+  }
+}
+
+/** `memdir sync` with its flags parsed and its settings filled in. */
+async function syncWith(values: Values, positionals: string[], io: CliIo): Promise<number> {
   expectPositionals('sync', positionals, 1, 1);
   const given = positionals[0]!;
   const dir = await folderOf(given, io);

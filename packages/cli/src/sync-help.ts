@@ -28,6 +28,10 @@ one message each until they change. Nothing outside DIR is read or written.
       --namespace NAME         keep to this namespace of the store
       --max-file-bytes N       largest file synced (default: 1048576, as the store)
   -h, --help                   show this help
+  Each of these but --json is also MEMDIR_<NAME> (MEMDIR_INTERVAL, MEMDIR_READ_ONLY=1) and a key
+  of the config file: once, interval, delete-delay, deletions and read-only in its [sync] table,
+  the store's at the top; a flag wins over the environment, the environment over the file
+  ("memdir config --help").
 
 Output: one line per pass that changed something, on stdout:
   sync: 2 sent, 1 received, 0 deleted, 1 conflicts, 0 skipped

@@ -8,6 +8,8 @@ import { getRequestListener } from '@hono/node-server';
 import { createMemoryAdmin, type MemdirStore, type MemoryStore, storeDriver } from '@memdir/core';
 import { createMemdirServer, mountInspector, TokenTable } from '@memdir/server';
 import { expectPositionals, type Options, parseOrHelp, str } from './args.js';
+import { UI_FLAGS } from './command-flags.js';
+import { namingSources } from './config.js';
 import { CliUsageError, EXIT_OK } from './errors.js';
 import { type CliIo, write } from './io.js';
 import { isLoopback, parseHttpAddress } from './serve-http-options.js';
@@ -18,7 +20,7 @@ import { UI_HELP } from './ui-help.js';
 const UI_OPTIONS = {
   store: STORE_OPTIONS.store,
   namespace: STORE_OPTIONS.namespace,
-  listen: { type: 'string' },
+  ...UI_FLAGS,
   help: STORE_OPTIONS.help,
 } satisfies Options;
 
@@ -26,14 +28,9 @@ const UI_OPTIONS = {
 export async function runUi(args: string[], io: CliIo): Promise<number> {
   const parsed = await parseOrHelp('ui', args, UI_OPTIONS, UI_HELP, io);
   if (parsed === undefined) return EXIT_OK;
-  const { values, positionals } = parsed;
+  const { values, positionals, sources } = parsed;
   expectPositionals('ui', positionals, 0, 0);
-  const { host, port } = parseHttpAddress(str(values, 'listen') ?? '127.0.0.1:0');
-  if (!isLoopback(host)) {
-    throw new CliUsageError(`ui: --listen must be on loopback (127.0.0.1, ::1, localhost), got ${host}`, {
-      hint: 'For a team, use memdir serve --http with a tokens file: it serves the inspector at /ui.',
-    });
-  }
+  const { host, port } = listenAddress(str(values, 'listen') ?? '127.0.0.1:0', sources);
   const namespace = str(values, 'namespace') ?? 'default';
   const { namespace: _shown, ...backend } = values;
   const options = storeOptions(backend, io);
@@ -80,4 +77,30 @@ export async function runUi(args: string[], io: CliIo): Promise<number> {
     await write(io.stderr, `memdir: ${signal}: stopped\n`);
     return EXIT_OK;
   });
+}
+
+/** Where to listen: on loopback only; a refused value given by the environment or the file says so. */
+function listenAddress(
+  listen: string,
+  sources: Parameters<typeof namingSources>[1],
+): ReturnType<typeof parseHttpAddress> {
+  let address: ReturnType<typeof parseHttpAddress>;
+  try {
+    address = parseHttpAddress(listen);
+  } catch {
+    throw namingSources(
+      new CliUsageError(
+        `ui: --listen expects HOST:PORT on loopback (e.g. 127.0.0.1:8080, [::1]:8080), got ${JSON.stringify(listen)}`,
+      ),
+      sources,
+    );
+  }
+  if (!isLoopback(address.host)) {
+    const refused = new CliUsageError(
+      `ui: --listen must be on loopback (127.0.0.1, ::1, localhost), got ${address.host}`,
+      { hint: 'For a team, use memdir serve --http with a tokens file: it serves the inspector at /ui.' },
+    );
+    throw namingSources(refused, sources);
+  }
+  return address;
 }

@@ -32,6 +32,7 @@ const HELPED_COMMANDS = [
   'conformance',
   'sync',
   'init',
+  'demo',
   'completion',
   'ui',
   'stores',

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI (`pnpm test` builds it first). */
@@ -62,4 +63,25 @@ export async function tempFolder(): Promise<{ path: string; remove: () => Promis
 /** `stderr` without the progress lines of reading and checking an archive (`memdir import`). */
 export function withoutProgress(stderr: string): string {
   return stderr.replace(/^memdir: (read|check): .*\n/gm, '');
+}
+
+/**
+ * What `stream` (a child's stdout or stderr) printed, once it printed `text`; rejects after
+ * `timeoutMs` with what it printed until then.
+ */
+export function untilOutput(stream: Readable, text: string, timeoutMs = 15_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(
+      () => reject(new Error(`no ${JSON.stringify(text)} within ${timeoutMs} ms:\n${output}`)),
+      timeoutMs,
+    );
+    stream.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      if (output.includes(text)) {
+        clearTimeout(timer);
+        resolve(output);
+      }
+    });
+  });
 }

@@ -1,15 +1,13 @@
-/**
- * The memory session the quickstart plays: the tool inputs Claude sends, in order, while it works
- * on a task (refactoring the retry logic of a checkout service) across one conversation. Each step
- * carries a short caption saying what Claude is doing and why, for the printed transcript.
- *
- * The inputs are exactly what arrives in a `tool_use` block of the `memory` tool
- * (`memory_20250818`), so they are typed as `unknown`-shaped plain objects and run through
- * `store.execute()`, the entry point for untrusted tool input.
- */
+// The scripted session of `memdir demo` (and of examples/quickstart, which imports it): the tool
+// inputs Claude sends, in order, while it works on a task (refactoring the retry logic of a checkout
+// service) across one conversation, each with a caption saying what Claude is doing and why; and
+// `playDemoSession`, which runs them through a store as an integration would. The inputs are exactly
+// what arrives in a `tool_use` block of the `memory` tool (`memory_20250818`), run through
+// `store.execute()`, the entry point for untrusted tool input.
+import { isMemoryToolError, type MemoryStore } from '@memdir/core';
 
 /** One tool call of the session. */
-export interface SessionStep {
+export interface DemoStep {
   /** What Claude is doing, shown above the call. */
   caption: string;
   /** The tool input, as Claude sends it. */
@@ -50,7 +48,7 @@ const scratchNote = [
 ].join('\n');
 
 /** The whole session, in the order Claude sends the calls. */
-export const session: readonly SessionStep[] = [
+export const DEMO_SESSION: readonly DemoStep[] = [
   {
     caption: 'Start of the task: Claude checks its memory before doing anything else',
     input: { command: 'view', path: '/memories' },
@@ -115,3 +113,47 @@ export const session: readonly SessionStep[] = [
     input: { command: 'view', path: '/memories' },
   },
 ];
+
+/** One tool call of the session and what came back, as the model sees it. */
+export interface DemoEntry {
+  step: DemoStep;
+  /**
+   * The `tool_result` content Claude reads: the result text, or `"Error: " + message` for a
+   * failed command (SPEC section 7).
+   */
+  content: string;
+  /** The `is_error` flag of the `tool_result`. */
+  isError: boolean;
+}
+
+/**
+ * Runs each step through `store.execute()` in order: a `MemoryToolError` becomes an error result
+ * the model reads, anything else (a store that stopped answering) is thrown.
+ */
+export async function playDemoSession(
+  store: MemoryStore,
+  steps: readonly DemoStep[] = DEMO_SESSION,
+): Promise<DemoEntry[]> {
+  const entries: DemoEntry[] = [];
+  for (const step of steps) {
+    try {
+      entries.push({ step, content: await store.execute(step.input), isError: false });
+    } catch (error) {
+      if (!isMemoryToolError(error)) throw error;
+      entries.push({ step, content: `Error: ${error.message}`, isError: true });
+    }
+  }
+  return entries;
+}
+
+/** The paths the session writes a file at: a store where one exists is never played (demo-command.ts). */
+export function demoWrittenPaths(steps: readonly DemoStep[] = DEMO_SESSION): string[] {
+  const paths = steps.flatMap(({ input }) =>
+    input['command'] === 'create'
+      ? [input['path']]
+      : input['command'] === 'rename'
+        ? [input['new_path']]
+        : [],
+  );
+  return [...new Set(paths.filter((path): path is string => typeof path === 'string'))];
+}

@@ -16,38 +16,67 @@ const BLOCK = 512;
 /** Every entry's time: an export of the same files is the same bytes. */
 const EPOCH = new Date(0);
 
-function written(output: Writable, chunk: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (output.write(chunk, (error) => (error ? reject(error) : undefined))) resolve();
-    else output.once('drain', resolve);
-  });
-}
-
-/** A tar archive written to `output` entry by entry (ustar, with a PAX header for long or non-ASCII names). */
+/**
+ * A tar archive written to `output` entry by entry (ustar, with a PAX header for long or non-ASCII
+ * names). Each entry resolves once its bytes are handed to `output` and `output` takes more (its
+ * backpressure holds the export back), as a plain `write` would: tar-stream emits an entry's
+ * bytes before it calls the entry back, and they go straight on.
+ */
 export class TarWriter {
   readonly #pack: Pack = tarPack();
-  readonly #pumped: Promise<void>;
-  #failure: unknown;
+  readonly #ended: Promise<void>;
+  /** While `output` is full: resolves when it drains (or fails). */
+  #drained: { promise: Promise<void>; resolve: () => void } | undefined;
+  #failure: Error | undefined;
 
   constructor(output: Writable) {
-    this.#pumped = (async () => {
-      for await (const chunk of this.#pack) await written(output, chunk as Buffer);
-    })().catch((error: unknown) => {
-      this.#failure = error;
-      this.#pack.destroy(error as Error);
+    this.#pack.on('data', (chunk) => {
+      const more = output.write(chunk as Buffer, (error) => {
+        if (error) this.#fail(error);
+      });
+      if (more || this.#drained !== undefined) return;
+      this.#pack.pause();
+      let resolve = () => {};
+      const promise = new Promise<void>((done) => {
+        resolve = done;
+      });
+      this.#drained = { promise, resolve };
+      output.once('drain', () => this.#resume());
     });
+    this.#ended = new Promise<void>((resolve, reject) => {
+      this.#pack.on('end', resolve);
+      this.#pack.on('close', () => (this.#failure ? reject(this.#failure) : resolve()));
+    });
+    this.#ended.catch(() => {});
+  }
+
+  #resume(): void {
+    const drained = this.#drained;
+    this.#drained = undefined;
+    if (!this.#pack.destroyed) this.#pack.resume();
+    drained?.resolve();
+  }
+
+  #fail(error: Error): void {
+    this.#failure ??= error;
+    this.#pack.destroy(error);
+    this.#resume();
+  }
+
+  async #settled(): Promise<void> {
+    if (this.#drained !== undefined) await this.#drained.promise;
+    if (this.#failure !== undefined) throw this.#failure;
   }
 
   #entry(header: Parameters<Pack['entry']>[0], body: Buffer | undefined): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const settled = (error?: Error | null) =>
-        error ? reject(this.#failure ?? error) : this.#failure ? reject(this.#failure) : resolve();
+    return new Promise<void>((resolve, reject) => {
+      const settled = (error?: Error | null) => (error ? reject(this.#failure ?? error) : resolve());
       if (body === undefined) this.#pack.entry(header, settled);
       else this.#pack.entry(header, body, settled);
-    });
+    }).then(() => this.#settled());
   }
 
-  /** A regular file; resolves when it is handed to the output. */
+  /** A regular file. */
   file(name: string, body: Buffer): Promise<void> {
     return this.#entry({ name, type: 'file', size: body.length, mode: 0o644, mtime: EPOCH }, body);
   }
@@ -60,13 +89,14 @@ export class TarWriter {
   /** Writes the end marker; resolves when every byte is handed to the output. */
   async end(): Promise<void> {
     this.#pack.finalize();
-    await this.#pumped;
-    if (this.#failure !== undefined) throw this.#failure;
+    await this.#ended;
+    await this.#settled();
   }
 
   /** Stops writing (after a failure): nothing more goes to the output. */
   abort(): void {
     if (!this.#pack.destroyed) this.#pack.destroy();
+    this.#resume();
   }
 }
 

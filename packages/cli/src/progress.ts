@@ -1,7 +1,15 @@
 // Progress of long work (copy, export, import) on stderr: on a terminal, one line redrawn in place
 // with a bar, the files and bytes done, the rate and the time left; otherwise (a log, CI) a plain
 // line every few seconds, so the output stays readable when redirected.
+import { clearLine } from 'node:readline';
 import type { Writable } from 'node:stream';
+
+/** Replaces the line the cursor is on with `line` (Node's readline clears it: no escape codes by hand). */
+export function redrawLine(stream: Writable, line: string): void {
+  stream.write('\r');
+  clearLine(stream, 0);
+  stream.write(line);
+}
 
 /** Where the work stands. */
 export interface ProgressState {
@@ -85,7 +93,7 @@ export class ProgressReporter {
     if (Number.isNaN(state.totalFiles)) {
       const line = `${state.phase}: ${state.files.toLocaleString('en-US')} ${unit}${rate}`;
       if (this.#tty) {
-        this.#stream.write(`\r\u001b[2K${line}`);
+        redrawLine(this.#stream, line);
         this.#drawn = true;
       } else this.#stream.write(`memdir: ${line}\n`);
       return;
@@ -96,7 +104,7 @@ export class ProgressReporter {
       const filled = Math.round(Math.min(1, fraction) * width);
       const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
       const line = `${state.phase.padEnd(7)} ${bar} ${(fraction * 100).toFixed(0).padStart(3)}%  ${counts}, ${left} left`;
-      this.#stream.write(`\r\u001b[2K${line}`);
+      redrawLine(this.#stream, line);
       this.#drawn = true;
     } else {
       this.#stream.write(

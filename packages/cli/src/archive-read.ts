@@ -1,5 +1,6 @@
-// `memdir import` reads its archive as a stream, in bounded memory: each header is checked as soon
-// as it is read (a 10 GB size is refused from the header, before any of it), each file's content
+// `memdir import` reads its archive as a stream, in bounded memory: tar-stream parses it
+// (archive-tar.ts), each header is checked here as soon as it is read (a 10 GB size is refused from
+// the header, before any of its content is read), each file's content
 // goes to a private staging folder on disk as it arrives (hashed and checked for UTF-8 on the way),
 // and the manifest is checked against the staged files entry by entry. Only then is anything
 // written to the store, from the staging folder: a refused archive changes nothing.

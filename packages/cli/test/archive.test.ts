@@ -203,6 +203,19 @@ describe('memdir import refuses hostile or damaged archives', () => {
     );
   });
 
+  it.each([
+    ['7', 'a contiguous file'],
+    ['S', 'an entry of a type import does not know'],
+    ['V', 'an entry of a type import does not know'],
+  ])('an entry of type %s (%s)', async (type, what) => {
+    const refused = await refusal(craft([{ name: 'memories/x', type, content: 'x' }]));
+    expect(refused).toBe(
+      type === '7'
+        ? `the archive holds ${what} ("memories/x"); import takes regular files only`
+        : `the archive holds ${what} ("memories/x")`,
+    );
+  });
+
   it('a 10 GB size header is refused from the header, without reading on', async () => {
     const header = craftHeader('memories/huge.bin', 10 * 1024 ** 3, '0');
     expect(await refusal(Buffer.concat([header, Buffer.alloc(4096)]))).toBe(
@@ -228,6 +241,16 @@ describe('memdir import refuses hostile or damaged archives', () => {
       'the archive ends inside /memories/a.md: it is cut short',
     );
     expect(await refusal(whole.subarray(0, whole.length - 1024))).toBe(
+      'the archive has no end marker: it is cut short or not a tar archive',
+    );
+    // Cut inside a header, and an input that is not a tar archive at all.
+    expect(await refusal(whole.subarray(0, 100))).toBe(
+      'the archive has no end marker: it is cut short or not a tar archive',
+    );
+    expect(await refusal(Buffer.from('{"not":"a tar"}\n'.repeat(100)))).toBe(
+      "the archive is damaged: a header's checksum is wrong (at byte 0)",
+    );
+    expect(await refusal(Buffer.alloc(0))).toBe(
       'the archive has no end marker: it is cut short or not a tar archive',
     );
   });

@@ -161,6 +161,20 @@ describe('memdir export archives', () => {
     });
     expect(Object.fromEntries(contents.files)).toEqual({ '/memories/a.md': 'a' });
   });
+
+  it.each(['gnu', 'pax'])(
+    'an export with long and non-ASCII names, archived again by the system tar (--format %s), imports',
+    async (format) => {
+      const dir = await folder();
+      await writeFile(join(dir, 'memory.tar'), await exportToBuffer(await storeWith(FILES)));
+      await run('tar', ['-xf', 'memory.tar'], { cwd: dir });
+      await run('tar', ['--format', format, '-cf', 'again.tar', 'memories', MANIFEST_NAME], { cwd: dir });
+      const contents = await readArchive(Readable.from([await readFile(join(dir, 'again.tar'))]), {
+        maxFileBytes: 100,
+      });
+      expect(Object.fromEntries(contents.files)).toEqual(STORED);
+    },
+  );
 });
 
 describe('memdir import refuses hostile or damaged archives', () => {

@@ -9,6 +9,7 @@ import { canAsk, confirmed } from './confirm.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK } from './errors.js';
 import { reportToolError } from './failure-report.js';
 import { type CliIo, write } from './io.js';
+import { redrawLine } from './progress.js';
 import { describeStore, STORE_OPTIONS, storeOptions, withStore } from './store-command.js';
 import { table } from './table.js';
 import { isTerminal } from './terminal.js';
@@ -168,7 +169,7 @@ function progressLine(io: CliIo): { update(line: string, force?: boolean): void;
       if (!tty && !force && now - last < PLAIN_PROGRESS_MS) return;
       last = now;
       if (tty) {
-        io.stderr.write(`\r\u001b[2K${line}`);
+        redrawLine(io.stderr, line);
         drawn = true;
       } else io.stderr.write(`memdir: ${line}\n`);
     },

@@ -1,5 +1,6 @@
-// `memdir import` reads its archive as a stream, in bounded memory: each header is checked as soon
-// as it is read (a 10 GB size is refused from the header, before any of it), each file's content
+// `memdir import` reads its archive as a stream, in bounded memory: tar-stream parses it
+// (archive-tar.ts), each header is checked here as soon as it is read (a 10 GB size is refused from
+// the header, before any of its content is read), each file's content
 // goes to a private staging folder on disk as it arrives (hashed and checked for UTF-8 on the way),
 // and the manifest is checked against the staged files entry by entry. Only then is anything
 // written to the store, from the staging folder: a refused archive changes nothing.
@@ -15,9 +16,8 @@ import { ArchiveError } from './archive-error.js';
 import { HISTORY_FOLDER, MAX_CHUNK_BYTES } from './archive-history.js';
 import { MANIFEST_NAME, ManifestError, type ManifestFile, readManifest } from './archive-manifest.js';
 import { Staging } from './archive-stage.js';
-import { collectAsBytesMove } from './memory.js';
+import { type TarEntry, TarReader } from './archive-tar.js';
 
-const BLOCK = 512;
 /** The folder every file sits in inside the archive, as in the filesystem store's layout. */
 export const ARCHIVE_ROOT = 'memories';
 
@@ -63,122 +63,15 @@ export interface StagedArchive {
   discard(): Promise<void>;
 }
 
-const TYPE_NAMES: Record<string, string> = {
-  '1': 'a hard link',
-  '2': 'a symbolic link',
-  '3': 'a character device',
-  '4': 'a block device',
-  '6': 'a FIFO',
-  '7': 'a contiguous file',
-  K: 'a GNU long link name',
-  S: 'a GNU sparse file',
-  V: 'a GNU volume label',
-  M: 'a GNU multi-volume part',
+/** The types import refuses, by tar-stream's names. */
+const REFUSED_TYPES: Record<string, string> = {
+  link: 'a hard link',
+  symlink: 'a symbolic link',
+  'character-device': 'a character device',
+  'block-device': 'a block device',
+  fifo: 'a FIFO',
+  'contiguous-file': 'a contiguous file',
 };
-
-/** The input, block by block: it holds only the bytes not yet handed out. */
-class Input {
-  readonly #chunks: AsyncIterator<Buffer | string>;
-  #pending: Buffer[] = [];
-  #pendingBytes = 0;
-  #ended = false;
-  /** Bytes handed out so far. */
-  position = 0;
-  /** Counts the bytes that went through, for the garbage collection of memory.ts. */
-  readonly moved = collectAsBytesMove();
-
-  constructor(input: Readable) {
-    this.#chunks = input[Symbol.asyncIterator]();
-  }
-
-  async #fill(bytes: number): Promise<void> {
-    while (this.#pendingBytes < bytes && !this.#ended) {
-      const next = await this.#chunks.next();
-      if (next.done) {
-        this.#ended = true;
-        break;
-      }
-      const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
-      if (chunk.length === 0) continue;
-      this.#pending.push(chunk);
-      this.#pendingBytes += chunk.length;
-    }
-  }
-
-  /** Up to `bytes` bytes (fewer only at the end of the input), from at most one chunk unless `whole`. */
-  async #take(bytes: number, whole: boolean): Promise<Buffer> {
-    await this.#fill(whole ? bytes : 1);
-    if (this.#pending.length === 0) return Buffer.alloc(0);
-    let taken: Buffer;
-    if (whole && this.#pending[0]!.length < bytes) {
-      const joined = Buffer.concat(this.#pending);
-      taken = joined.subarray(0, bytes);
-      this.#pending = joined.length > bytes ? [joined.subarray(bytes)] : [];
-    } else {
-      const first = this.#pending[0]!;
-      taken = first.subarray(0, bytes);
-      if (first.length > bytes) this.#pending[0] = first.subarray(bytes);
-      else this.#pending.shift();
-    }
-    this.#pendingBytes -= taken.length;
-    this.position += taken.length;
-    return taken;
-  }
-
-  /** Exactly `bytes` bytes, or fewer when the input ends first. */
-  read(bytes: number): Promise<Buffer> {
-    return this.#take(bytes, true);
-  }
-
-  /** The next `bytes` bytes piece by piece; stops early when the input ends (check the total). */
-  async *pieces(bytes: number): AsyncGenerator<Buffer> {
-    let left = bytes;
-    while (left > 0) {
-      const piece = await this.#take(Math.min(left, 1024 * 1024), false);
-      if (piece.length === 0) return;
-      left -= piece.length;
-      yield piece;
-    }
-  }
-
-  /** Skips `bytes` bytes; false when the input ended first. */
-  async skip(bytes: number): Promise<boolean> {
-    let skipped = 0;
-    for await (const piece of this.pieces(bytes)) skipped += piece.length;
-    return skipped === bytes;
-  }
-}
-
-function field(block: Buffer, offset: number, length: number): string {
-  const end = block.indexOf(0, offset);
-  return block.toString('utf8', offset, end === -1 || end > offset + length ? offset + length : end);
-}
-
-function parseOctal(text: string, what: string): number {
-  const trimmed = text.replace(/[\s\u0000]+$/, '').trim();
-  if (!/^[0-7]*$/.test(trimmed)) throw new ArchiveError(`a header's ${what} is not a number`);
-  return trimmed === '' ? 0 : Number.parseInt(trimmed, 8);
-}
-
-/** The PAX records of an extended header: `path` and `size` are the ones that matter here. */
-function parsePax(body: Buffer): Map<string, string> {
-  const records = new Map<string, string>();
-  let at = 0;
-  while (at < body.length) {
-    const space = body.indexOf(32, at);
-    if (space === -1) break;
-    const length = Number(body.toString('ascii', at, space));
-    if (!Number.isSafeInteger(length) || length <= 0 || at + length > body.length) {
-      throw new ArchiveError('a PAX header is damaged');
-    }
-    const record = body.toString('utf8', space + 1, at + length - 1);
-    const equals = record.indexOf('=');
-    if (equals === -1) throw new ArchiveError('a PAX header is damaged');
-    records.set(record.slice(0, equals), record.slice(equals + 1));
-    at += length;
-  }
-  return records;
-}
 
 /** The memory path an archive entry name maps to, or an ArchiveError saying why it cannot. */
 function memoryPathOf(name: string): string {
@@ -233,26 +126,13 @@ class Utf8Check {
   }
 }
 
-/** The header block's checksum is right (the checksum field itself counts as spaces). */
-function checksumHolds(block: Buffer): boolean {
-  let sum = 0;
-  for (let index = 0; index < BLOCK; index++) sum += index >= 148 && index < 156 ? 32 : block[index]!;
-  return parseOctal(field(block, 148, 8), 'checksum') === sum;
-}
-
-/** Copies the next `size` bytes of `input` into `sink`; false when the input ends first. */
+/** Copies an entry's content into `sink`, piece by piece. */
 async function pipeContent(
-  input: Input,
-  size: number,
+  entry: TarEntry,
+  within: string,
   sink: (piece: Buffer) => Promise<void>,
-): Promise<boolean> {
-  let copied = 0;
-  for await (const piece of input.pieces(size)) {
-    copied += piece.length;
-    await sink(piece);
-    input.moved(piece.length);
-  }
-  return copied === size && (await input.skip(Math.ceil(size / BLOCK) * BLOCK - size));
+): Promise<void> {
+  for await (const piece of entry.content(within)) await sink(piece);
 }
 
 /**
@@ -273,7 +153,12 @@ export async function stageArchive(input: Readable, limits: ArchiveLimits): Prom
   if (limits.signal?.aborted) stop();
   let versions: number | undefined;
   try {
-    versions = await readInto(new Input(input), staging, limits);
+    const entries = new TarReader(input);
+    try {
+      versions = await readInto(entries, staging, limits);
+    } finally {
+      entries.close();
+    }
     if (limits.signal?.aborted) throw new ArchiveError('interrupted');
   } catch (error) {
     await staging.discard();
@@ -297,54 +182,35 @@ const FILE_ID = /^mem_[A-Za-z0-9_-]{16,200}$/;
 const VERSION_ID = /^memver_\d{16}$/;
 
 /** Reads and checks the whole archive; resolves to its versions (undefined: it has no history). */
-async function readInto(input: Input, staging: Staging, limits: ArchiveLimits): Promise<number | undefined> {
+async function readInto(
+  input: TarReader,
+  staging: Staging,
+  limits: ArchiveLimits,
+): Promise<number | undefined> {
   const maxTotalBytes = limits.maxTotalBytes ?? 512 * 1024 * 1024;
   const maxEntries = limits.maxEntries ?? 1_000_000;
   let manifestSeen = false;
-  let pax: Map<string, string> | undefined;
-  let longName: string | undefined;
   let total = 0;
   let entries = 0;
   for (;;) {
-    const at = input.position;
-    const block = await input.read(BLOCK);
-    if (block.length < BLOCK) {
-      throw new ArchiveError('the archive has no end marker: it is cut short or not a tar archive');
-    }
-    if (block.every((byte) => byte === 0)) break;
+    // Each header is checked here as soon as it is read, before any of its content.
+    const entry = await input.next();
+    if (entry === undefined) break;
     if (++entries > maxEntries) throw new ArchiveError(`the archive has more than ${maxEntries} entries`);
-    if (!checksumHolds(block)) {
-      throw new ArchiveError(`the archive is damaged: a header's checksum is wrong (at byte ${at})`);
-    }
-    const type = String.fromCharCode(block[156]!);
-    let size = parseOctal(field(block, 124, 12), 'size');
-    if (pax?.has('size')) size = Number(pax.get('size'));
+    const { type, size } = entry;
     if (!Number.isSafeInteger(size) || size < 0) throw new ArchiveError('a header gives an impossible size');
-    const prefix = field(block, 345, 155);
-    let name =
-      pax?.get('path') ?? longName ?? (prefix ? `${prefix}/${field(block, 0, 100)}` : field(block, 0, 100));
-    const padded = Math.ceil(size / BLOCK) * BLOCK;
-    if (type === 'x' || type === 'g' || type === 'L') {
-      if (size > 1024 * 1024) throw new ArchiveError('an extended header is larger than 1 MiB');
-      const body = await input.read(size);
-      if (body.length < size || !(await input.skip(padded - size))) {
-        throw new ArchiveError('the archive ends inside an entry: it is cut short');
-      }
-      if (type === 'x') pax = parsePax(body);
-      if (type === 'L') longName = body.toString('utf8').replace(/\u0000+$/, '');
-      continue;
-    }
-    pax = undefined;
-    longName = undefined;
-    if (type in TYPE_NAMES) {
+    let name = entry.name;
+    if (type !== null && type in REFUSED_TYPES) {
       throw new ArchiveError(
-        `the archive holds ${TYPE_NAMES[type]} (${JSON.stringify(name.slice(0, 200))}); import takes regular files only`,
+        `the archive holds ${REFUSED_TYPES[type]} (${JSON.stringify(name.slice(0, 200))}); import takes regular files only`,
       );
     }
-    if (type !== '0' && type !== '\u0000' && type !== '5') {
-      throw new ArchiveError(`the archive holds an entry of unknown type ${JSON.stringify(type)}`);
+    if (type !== 'file' && type !== 'directory') {
+      throw new ArchiveError(
+        `the archive holds an entry of a type import does not know (${JSON.stringify(name.slice(0, 200))})`,
+      );
     }
-    if (type === '5') {
+    if (type === 'directory') {
       if (size !== 0) throw new ArchiveError('a directory entry has content');
       // The history's folder (a system tar adds it when it archives an export's folders again).
       if (name.replace(/^(\.\/)+/, '').replace(/\/+$/, '') === HISTORY_FOLDER) continue;
@@ -365,9 +231,7 @@ async function readInto(input: Input, staging: Staging, limits: ArchiveLimits): 
       }
       const chunk = await staging.history.addChunk(name);
       try {
-        if (!(await pipeContent(input, size, (piece) => chunk.write(piece)))) {
-          throw new ArchiveError(`the archive ends inside ${name}: it is cut short`);
-        }
+        await pipeContent(entry, name, (piece) => chunk.write(piece));
       } finally {
         await chunk.done();
       }
@@ -379,9 +243,7 @@ async function readInto(input: Input, staging: Staging, limits: ArchiveLimits): 
       manifestSeen = true;
       const file = await open(staging.manifestFile, 'wx', 0o600);
       try {
-        if (!(await pipeContent(input, size, async (piece) => void (await file.write(piece))))) {
-          throw new ArchiveError('the archive ends inside the manifest: it is cut short');
-        }
+        await pipeContent(entry, 'the manifest', async (piece) => void (await file.write(piece)));
       } finally {
         await file.close();
       }
@@ -402,11 +264,10 @@ async function readInto(input: Input, staging: Staging, limits: ArchiveLimits): 
     const staged = await staging.addFile(path);
     const utf8 = new Utf8Check();
     try {
-      const whole = await pipeContent(input, size, async (piece) => {
+      await pipeContent(entry, path, async (piece) => {
         if (!utf8.next(piece)) throw new ArchiveError(`${path} is not UTF-8 text`);
         await staged.write(piece);
       });
-      if (!whole) throw new ArchiveError(`the archive ends inside ${path}: it is cut short`);
       if (!utf8.end()) throw new ArchiveError(`${path} is not UTF-8 text`);
     } finally {
       await staged.done();

@@ -1,5 +1,13 @@
 // The command line's words: flags parsed strictly, positional arguments counted, usage errors
 // that name the command and how to get its help.
+//
+// The parser is Node's own (node:util parseArgs); kept over commander, citty or yargs (issue 35):
+// what memdir adds on top is small and would be needed with any of them: usage errors in a sentence
+// of our own with "did you mean" (suggest.ts), and the settlement of every setting from its flag,
+// environment variable and config file in parseOrHelp, which none of them does the way config.ts
+// does. commander 15 needs Node 22.12 (memdir runs on Node 20; 14 is its last line for 20); and the help of each command is
+// prose written for people (*-help.ts: what a store URL may be, limits, exit statuses), which a
+// generated help would not say. Rewriting every command's parsing is more risk than it saves.
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { CONFIG_OPTION, resolveSettings, type SettingSource } from './config.js';
 import { CliUsageError } from './errors.js';

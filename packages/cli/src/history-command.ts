@@ -9,6 +9,7 @@ import {
   parseTimeWord,
 } from '@memdir/core';
 import { expectPositionals, type Options, parseOrHelp, positiveInteger, str, type Values } from './args.js';
+import { wantsColour } from './colour.js';
 import { canAsk, confirmed } from './confirm.js';
 import { CliUsageError, EXIT_FAILED, EXIT_OK } from './errors.js';
 import { reportToolError } from './failure-report.js';
@@ -312,7 +313,7 @@ async function diff(
     contentShown(before?.content ?? '', values, io),
     contentShown(after.content ?? '', values, io),
     { old: label(before), new: label(after) },
-    { colour: isTerminal(io.stdout) && !io.env.NO_COLOR },
+    { colour: wantsColour(io.stdout, io.env) },
   );
   await write(io.stdout, text);
   return EXIT_OK;

@@ -56,7 +56,8 @@ Example:
 A unified diff (as diff -u and git show it, 3 lines of context) of a file's content. With one
 version: what that version's change did, from the version of the same file before it (or from
 nothing, /dev/null, for the first). With two: from the first to the second, of any files. Nothing
-is printed when the contents are the same. Coloured on a terminal (unless $NO_COLOR is set).
+is printed when the contents are the same. Coloured on a terminal, or anywhere with $FORCE_COLOR
+set; never with $NO_COLOR set.
 
       --raw                print control characters as stored, on a terminal too
 

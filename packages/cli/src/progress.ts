@@ -1,7 +1,23 @@
 // Progress of long work (copy, export, import) on stderr: on a terminal, one line redrawn in place
 // with a bar, the files and bytes done, the rate and the time left; otherwise (a log, CI) a plain
 // line every few seconds, so the output stays readable when redirected.
+//
+// Kept over cli-progress (3.12.0, its latest, of June 2024) or listr2 (issue 35): the bar, the rate
+// and the time left are a few lines here, and what matters is around them: the plain line off a
+// terminal (`memdir: phase: counts (50%), 3s left`, one every 2 s, which logs and CI read and tests
+// assert), phases that end the redrawn line and start a new one, a count shown without a bar while
+// the total is not known (an archive being read), and the pace set by files, not bytes. cli-progress
+// draws its own bar format and, off a terminal, either nothing or the same bar again. The escape
+// code of the redraw is Node's own (readline's clearLine).
+import { clearLine } from 'node:readline';
 import type { Writable } from 'node:stream';
+
+/** Replaces the line the cursor is on with `line` (Node's readline clears it: no escape codes by hand). */
+export function redrawLine(stream: Writable, line: string): void {
+  stream.write('\r');
+  clearLine(stream, 0);
+  stream.write(line);
+}
 
 /** Where the work stands. */
 export interface ProgressState {
@@ -85,7 +101,7 @@ export class ProgressReporter {
     if (Number.isNaN(state.totalFiles)) {
       const line = `${state.phase}: ${state.files.toLocaleString('en-US')} ${unit}${rate}`;
       if (this.#tty) {
-        this.#stream.write(`\r\u001b[2K${line}`);
+        redrawLine(this.#stream, line);
         this.#drawn = true;
       } else this.#stream.write(`memdir: ${line}\n`);
       return;
@@ -96,7 +112,7 @@ export class ProgressReporter {
       const filled = Math.round(Math.min(1, fraction) * width);
       const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
       const line = `${state.phase.padEnd(7)} ${bar} ${(fraction * 100).toFixed(0).padStart(3)}%  ${counts}, ${left} left`;
-      this.#stream.write(`\r\u001b[2K${line}`);
+      redrawLine(this.#stream, line);
       this.#drawn = true;
     } else {
       this.#stream.write(

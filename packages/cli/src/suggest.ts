@@ -1,4 +1,6 @@
 // "Did you mean": the word of a list nearest to a mistyped one (a flag, a command, a config key).
+// The distance is written here (about 20 lines): the well-kept packages (leven, fastest-levenshtein)
+// count a swap of two neighbours (`veiw`) as two edits, where it is the commonest typo and one here.
 
 /** The edit distance of two words (insertions, deletions, substitutions, and swaps of neighbours). */
 function distance(a: string, b: string): number {

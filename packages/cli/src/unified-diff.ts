@@ -1,8 +1,9 @@
 // The unified diff of `memdir diff`, in the format of `diff -u` (3 lines of context, `@@ -a,b +c,d @@`
 // hunks), so it reads like git's and `patch` takes it. The hunks are jsdiff's (`diff`, the line diff
-// most of npm uses); this file draws them, with colours on a terminal. Two texts too far apart for a
+// most of npm uses); this file draws them, with colours on a terminal (colour.ts). Two texts too far apart for a
 // bounded search (MAX_EDITS) are shown as one hunk that replaces every line: still a true diff.
 import { structuredPatch } from 'diff';
+import { paint, type Style } from './colour.js';
 
 /** The labels of the two sides, for the `---` and `+++` lines. */
 export interface DiffLabels {
@@ -16,11 +17,6 @@ export interface DiffStyle {
 }
 
 const CONTEXT = 3;
-const RED = '\u001b[31m';
-const GREEN = '\u001b[32m';
-const CYAN = '\u001b[36m';
-const BOLD = '\u001b[1m';
-const RESET = '\u001b[0m';
 
 function range(start: number, count: number): string {
   // diff -u: an empty side is shown at the line before it.
@@ -33,14 +29,14 @@ function range(start: number, count: number): string {
  */
 export function unifiedDiff(before: string, after: string, labels: DiffLabels, style: DiffStyle): string {
   if (before === after) return '';
-  const paint = (colour: string, text: string) => (style.colour ? `${colour}${text}${RESET}` : text);
-  const out: string[] = [paint(BOLD, `--- ${labels.old}`), paint(BOLD, `+++ ${labels.new}`)];
+  const styled = (colour: Style, text: string) => (style.colour ? paint(colour, text) : text);
+  const out: string[] = [styled('bold', `--- ${labels.old}`), styled('bold', `+++ ${labels.new}`)];
   for (const hunk of hunksOf(before, after)) {
     out.push(
-      paint(CYAN, `@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@`),
+      styled('cyan', `@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@`),
     );
     for (const line of hunk.lines) {
-      out.push(line[0] === '-' ? paint(RED, line) : line[0] === '+' ? paint(GREEN, line) : line);
+      out.push(line[0] === '-' ? styled('red', line) : line[0] === '+' ? styled('green', line) : line);
     }
   }
   return `${out.join('\n')}\n`;

@@ -161,6 +161,20 @@ describe('memdir export archives', () => {
     });
     expect(Object.fromEntries(contents.files)).toEqual({ '/memories/a.md': 'a' });
   });
+
+  it.each(['gnu', 'pax'])(
+    'an export with long and non-ASCII names, archived again by the system tar (--format %s), imports',
+    async (format) => {
+      const dir = await folder();
+      await writeFile(join(dir, 'memory.tar'), await exportToBuffer(await storeWith(FILES)));
+      await run('tar', ['-xf', 'memory.tar'], { cwd: dir });
+      await run('tar', ['--format', format, '-cf', 'again.tar', 'memories', MANIFEST_NAME], { cwd: dir });
+      const contents = await readArchive(Readable.from([await readFile(join(dir, 'again.tar'))]), {
+        maxFileBytes: 100,
+      });
+      expect(Object.fromEntries(contents.files)).toEqual(STORED);
+    },
+  );
 });
 
 describe('memdir import refuses hostile or damaged archives', () => {
@@ -203,6 +217,19 @@ describe('memdir import refuses hostile or damaged archives', () => {
     );
   });
 
+  it.each([
+    ['7', 'a contiguous file'],
+    ['S', 'an entry of a type import does not know'],
+    ['V', 'an entry of a type import does not know'],
+  ])('an entry of type %s (%s)', async (type, what) => {
+    const refused = await refusal(craft([{ name: 'memories/x', type, content: 'x' }]));
+    expect(refused).toBe(
+      type === '7'
+        ? `the archive holds ${what} ("memories/x"); import takes regular files only`
+        : `the archive holds ${what} ("memories/x")`,
+    );
+  });
+
   it('a 10 GB size header is refused from the header, without reading on', async () => {
     const header = craftHeader('memories/huge.bin', 10 * 1024 ** 3, '0');
     expect(await refusal(Buffer.concat([header, Buffer.alloc(4096)]))).toBe(
@@ -228,6 +255,16 @@ describe('memdir import refuses hostile or damaged archives', () => {
       'the archive ends inside /memories/a.md: it is cut short',
     );
     expect(await refusal(whole.subarray(0, whole.length - 1024))).toBe(
+      'the archive has no end marker: it is cut short or not a tar archive',
+    );
+    // Cut inside a header, and an input that is not a tar archive at all.
+    expect(await refusal(whole.subarray(0, 100))).toBe(
+      'the archive has no end marker: it is cut short or not a tar archive',
+    );
+    expect(await refusal(Buffer.from('{"not":"a tar"}\n'.repeat(100)))).toBe(
+      "the archive is damaged: a header's checksum is wrong (at byte 0)",
+    );
+    expect(await refusal(Buffer.alloc(0))).toBe(
       'the archive has no end marker: it is cut short or not a tar archive',
     );
   });

@@ -536,12 +536,21 @@ describe('history commands on a terminal', () => {
       .map((line) => line && JSON.parse(line));
     const coloured = ok(await cli(['diff', modified.id, ...s], { ttyOut: true })).stdout;
     expect(coloured).toContain('\u001b[1m--- /memories/x.md\t');
-    expect(coloured).toContain(' a\\x1b[2Jb\n\u001b[31m-keep\u001b[0m\n\u001b[32m+kept\u001b[0m\n');
+    expect(coloured).toContain(' a\\x1b[2Jb\n\u001b[31m-keep\u001b[39m\n\u001b[32m+kept\u001b[39m\n');
     const plain = ok(await cli(['diff', modified.id, ...s], { ttyOut: true, env: { NO_COLOR: '1' } })).stdout;
     expect(plain).toContain(' a\\x1b[2Jb\n-keep\n+kept\n');
     expect(plain).not.toContain('\u001b');
     // Piped: the bytes as stored, no colour.
     expect(ok(await cli(['diff', modified.id, ...s])).stdout).toContain(' a\u001b[2Jb\n-keep\n+kept\n');
+    // Piped with $FORCE_COLOR: colours all the same (the bytes as stored); FORCE_COLOR=0 is none,
+    // even on a terminal; $NO_COLOR wins over FORCE_COLOR.
+    const forced = ok(await cli(['diff', modified.id, ...s], { env: { FORCE_COLOR: '1' } })).stdout;
+    expect(forced).toContain(' a\u001b[2Jb\n\u001b[31m-keep\u001b[39m\n\u001b[32m+kept\u001b[39m\n');
+    const unforced = ok(await cli(['diff', modified.id, ...s], { ttyOut: true, env: { FORCE_COLOR: '0' } }));
+    expect(unforced.stdout).toContain(' a\\x1b[2Jb\n-keep\n+kept\n');
+    expect(unforced.stdout).not.toContain('\u001b');
+    const both = ok(await cli(['diff', modified.id, ...s], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } }));
+    expect(both.stdout).not.toContain('\u001b[31m');
     const shown = ok(await cli(['show', modified.id, ...s], { ttyOut: true })).stdout;
     expect(shown).not.toContain('\u001b');
     expect(shown.endsWith('\n\na\\x1b[2Jb\nkept\n')).toBe(true);

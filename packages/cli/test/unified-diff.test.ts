@@ -68,7 +68,7 @@ describe('unifiedDiff', () => {
 
   it('colours removed lines red, added green and hunk headers cyan on request', () => {
     expect(unifiedDiff('a\n', 'b\n', LABELS, { colour: true })).toBe(
-      '\u001b[1m--- a\u001b[0m\n\u001b[1m+++ b\u001b[0m\n\u001b[36m@@ -1 +1 @@\u001b[0m\n\u001b[31m-a\u001b[0m\n\u001b[32m+b\u001b[0m\n',
+      '\u001b[1m--- a\u001b[22m\n\u001b[1m+++ b\u001b[22m\n\u001b[36m@@ -1 +1 @@\u001b[39m\n\u001b[31m-a\u001b[39m\n\u001b[32m+b\u001b[39m\n',
     );
   });
 

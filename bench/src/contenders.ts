@@ -29,7 +29,7 @@ export function memdirContender(base: string, createStore: MemdirStoreFactory): 
 }
 
 /**
- * Anthropic's `BetaLocalFilesystemMemoryTool` (`@anthropic-ai/sdk` 1.14) over `base`: it keeps its
+ * Anthropic's `BetaLocalFilesystemMemoryTool` (`@anthropic-ai/sdk` 1.17.0; its memory tool is unchanged since 1.14) over `base`: it keeps its
  * files in `{base}/memories`, the same layout as memdir's filesystem store.
  */
 export async function referenceContender(base: string): Promise<Contender> {

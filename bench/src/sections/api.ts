@@ -1,7 +1,8 @@
 // The memory stores API section (issue 31): on PostgreSQL and Redis, 2,000 memories listed with
 // view=basic, 20 pages of 100, through the API (the server's fetch handler in process, JSON and all)
 // against the driver's own record listing of the same pages, interleaved in the same run. Goal: at
-// most 2x.
+// most 2x. Then Anthropic's `SessionMemoryStores` on the same store: a download and a sync that finds
+// nothing changed (api-sync.ts; goal: it moves no content); and the doors' changes (api-doors.ts).
 import { createHash } from 'node:crypto';
 import { createMemoryAdmin, type MemdirStore, storeDriver } from '@memdir/core';
 import { createPostgresStore } from '@memdir/postgres';
@@ -11,6 +12,7 @@ import { startServers } from '@memdir/test-support';
 import pg from 'pg';
 import { compare } from '../interleave.js';
 import { doorRows } from './api-doors.js';
+import { quietSyncRows } from './api-sync.js';
 import type { BenchSection, SectionContext } from './section.js';
 
 const MEMORIES = 2_000;
@@ -70,7 +72,14 @@ async function setUp(root: MemdirStore, open: (namespace: string) => MemdirStore
       `memory ${index}\n`.repeat(4),
     );
   }
-  return { id, store, call, close: () => Promise.all([...opened.values()].map((opened) => opened.close())) };
+  const handler = (request: Request) => server.fetch(request);
+  return {
+    id,
+    store,
+    call,
+    handler,
+    close: () => Promise.all([...opened.values()].map((opened) => opened.close())),
+  };
 }
 
 /** 20 pages of 100 through the API, and through `records.list`, interleaved. */
@@ -106,7 +115,14 @@ async function measure(context: SectionContext, label: string, setup: Awaited<Re
   return `| ${label} | ${(result.api.p50 / 1000).toFixed(1)} | ${(result.records.p50 / 1000).toFixed(1)} | ${ratio.toFixed(2)}x | ${ratio <= 2 ? 'PASS' : 'ABOVE'} |`;
 }
 
-async function postgres(context: SectionContext): Promise<{ listing: string; doors: string[] }> {
+/** What each store's run gives the report. */
+interface StoreRows {
+  listing: string;
+  sync: string[];
+  doors: string[];
+}
+
+async function postgres(context: SectionContext): Promise<StoreRows> {
   const servers = await startServers(['postgres'], { log: context.log });
   const schema = `memdir_bench_api_${process.pid}`;
   const pool = new pg.Pool({ connectionString: servers.env['DATABASE_URL']!, max: 4 });
@@ -118,12 +134,13 @@ async function postgres(context: SectionContext): Promise<{ listing: string; doo
     context.log('[api] PostgreSQL: seeding 2,000 memories');
     setup = await setUp(root, (namespace) => createPostgresStore({ pool, schema, namespace }));
     const listing = await measure(context, 'PostgreSQL', setup);
+    const sync = await quietSyncRows(context, 'PostgreSQL', setup.id, TOKEN, setup.handler);
     const url = new URL(servers.env['DATABASE_URL']!);
     url.searchParams.set('schema', `${schema}_doors`);
     const doors = await doorRows(context, 'PostgreSQL', url.href).finally(() =>
       pool.query(`DROP SCHEMA IF EXISTS "${schema}_doors" CASCADE`).catch(() => {}),
     );
-    return { listing, doors };
+    return { listing, sync, doors };
   } finally {
     await setup?.close().catch(() => {});
     await root.close().catch(() => {});
@@ -133,7 +150,7 @@ async function postgres(context: SectionContext): Promise<{ listing: string; doo
   }
 }
 
-async function redis(context: SectionContext): Promise<{ listing: string; doors: string[] }> {
+async function redis(context: SectionContext): Promise<StoreRows> {
   const servers = await startServers(['redis'], { log: context.log });
   const url = servers.env['REDIS_URL']!;
   const keyPrefix = `memdir-bench-api-${process.pid}:`;
@@ -143,8 +160,9 @@ async function redis(context: SectionContext): Promise<{ listing: string; doors:
     context.log('[api] Redis: seeding 2,000 memories');
     setup = await setUp(root, (namespace) => createRedisStore({ url, keyPrefix, namespace }));
     const listing = await measure(context, 'Redis', setup);
+    const sync = await quietSyncRows(context, 'Redis', setup.id, TOKEN, setup.handler);
     const doors = await doorRows(context, 'Redis', `${url}?keyPrefix=${keyPrefix}doors:`);
-    return { listing, doors };
+    return { listing, sync, doors };
   } finally {
     await setup?.close().catch(() => {});
     await root.close().catch(() => {});
@@ -162,7 +180,7 @@ export function apiSection(): BenchSection {
   return {
     id: 'api',
     summary:
-      'the memory stores API: 2,000 memories listed, 20 pages of 100, against the driver record listing; a create and an update against the memory tool over MCP',
+      "the memory stores API: 2,000 memories listed, 20 pages of 100, against the driver record listing; Anthropic's SessionMemoryStores download and quiet sync; a create and an update against the memory tool over MCP",
     async run(context) {
       const results = [await postgres(context), await redis(context)];
       return [
@@ -173,6 +191,12 @@ export function apiSection(): BenchSection {
         '| store | API p50 (ms) | records p50 (ms) | ratio | goal: at most 2x |',
         '|---|---:|---:|---:|---|',
         ...results.map((result) => result.listing),
+        '',
+        `Anthropic's \`SessionMemoryStores\` (\`@anthropic-ai/sdk\` 1.17.0) on the same store of ${MEMORIES} memories: its download, then a sync with nothing changed on either side; every request of its client counted on the way into the server's fetch handler (in process). Content: requests whose body or answer holds memory content, and those bytes.`,
+        '',
+        '| store | step | requests | with content | content bytes | bytes sent | bytes received | ms | requests by route | goal: no content when nothing changed |',
+        '|---|---|---:|---:|---:|---:|---:|---:|---|---|',
+        ...results.flatMap((result) => result.sync),
         '',
         'A create (8 lines) and an update of one memory through the API against the same change through the memory tool over MCP (`create`, `str_replace`), on one `memdir serve --http` process, HTTP and all; ms per call, interleaved.',
         '',

@@ -35,7 +35,7 @@ export type {
   QuotaBreach,
 } from './errors.js';
 export { isMemoryToolError, MemoryToolError } from './errors.js';
-export type { MemoryHistory } from './history/store-history.js';
+export type { MemoryHistory, PastStore } from './history/store-history.js';
 export { parseTimeWord, type TimeWordOptions } from './history/time-words.js';
 export {
   DEFAULT_HISTORY_LIMIT,

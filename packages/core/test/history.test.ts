@@ -126,6 +126,57 @@ describe('asOf', () => {
     expect(await store.view({ command: 'view', path: '/memories/.hidden/h.md' })).toContain('1\th');
   });
 
+  it('gives the records of then: the ids, hashes, sizes, versions and times the files had', async () => {
+    const store = createMemoryStore(createInMemoryDriver());
+    const a = await store.records.create('/memories/notes/a.md', 'one');
+    const b = await store.records.create('/memories/b.md', 'bee');
+    const renamed = await store.records.update(a.id, { path: '/memories/c.md', content: 'two!' });
+    await store.records.remove(b.id);
+    await store.records.create('/memories/b.md', 'new');
+    const past = await store.asOf(b.versionId!);
+    const page = await past.records.list({ limit: 1 });
+    expect(page.items).toEqual([
+      {
+        kind: 'file',
+        id: b.id,
+        path: '/memories/b.md',
+        sha256: b.sha256,
+        size: 3,
+        createdAt: b.createdAt,
+        changedAt: b.changedAt,
+        versionId: b.versionId,
+      },
+    ]);
+    const rest = await past.records.list({ cursor: page.next!, limit: 10 });
+    expect(rest).toEqual({
+      items: [expect.objectContaining({ id: a.id, path: '/memories/notes/a.md', size: 3 })],
+      next: null,
+    });
+    expect(await past.records.list({ depth: 1 })).toMatchObject({
+      items: [
+        { kind: 'file', id: b.id },
+        { kind: 'folder', path: '/memories/notes' },
+      ],
+    });
+    expect(await past.records.locate(a.id, { content: true })).toMatchObject({
+      content: 'one',
+      versionId: a.versionId,
+    });
+    expect(await past.records.get('/memories/c.md')).toBeNull();
+    const now = await store.asOf(Date.now());
+    expect(
+      (await now.records.list()).items.map((item) => item.kind === 'file' && [item.path, item.id]),
+    ).toEqual([
+      ['/memories/b.md', expect.not.stringMatching(b.id)],
+      ['/memories/c.md', a.id],
+    ]);
+    expect(await now.records.get('/memories/c.md', { content: true })).toMatchObject({
+      content: 'two!',
+      versionId: renamed.record.versionId,
+      createdAt: a.createdAt,
+    });
+  });
+
   it('a time in the future shows the present; a bad point is INVALID_INPUT', async () => {
     const store = createMemoryStore(createInMemoryDriver());
     await create(store, '/memories/a.md', 'a');

@@ -1,7 +1,8 @@
 // The kit's `memories` group: create, retrieve, update (content, rename keeping the id, the no-op
 // rule, preconditions), path conflicts, delete under a precondition, and listing (byte order, every
 // page size, `path_prefix` on whole segments, `depth` with `memory_prefix` items, cursors bound to
-// their query, every memory that stays put exactly once while others are written).
+// their query, every memory that stays put exactly once while others are written); on memdir, a
+// listing as of a time or a version (`memdir_as_of`).
 import type Anthropic from '@anthropic-ai/sdk';
 import { expect, it } from 'vitest';
 import { type ApiKit, errorOf, ISO, refusal, sha } from './target.js';
@@ -145,4 +146,92 @@ export function memoryTests(kit: ApiKit): void {
     }
     expect(seen).toEqual(stable);
   });
+
+  if (kit.target.memdir) {
+    it('memories: memdir_as_of lists the store as it was at a time or a version, with the ids memories had then', async () => {
+      const store = await kit.createStore('as-of');
+      const memories = kit.admin().beta.memoryStores.memories;
+      const a = await memories.create(store.id, { path: '/notes/a.md', content: 'one' });
+      const b = await memories.create(store.id, { path: '/b.md', content: 'bee' });
+      const c = await memories.create(store.id, { path: '/notes/deep/c.md', content: 'sea' });
+      // Times are ms: `then` lies between the creations and the changes below.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const then = new Date().toISOString();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const moved = await memories.update(a.id, { memory_store_id: store.id, path: '/z.md', content: 'two' });
+      await memories.delete(b.id, { memory_store_id: store.id });
+      const again = await memories.create(store.id, { path: '/b.md', content: 'new' });
+      expect(again.id).not.toBe(b.id);
+      type AsOfQuery = Anthropic.Beta.MemoryStores.MemoryListParams & { memdir_as_of?: string };
+      const all = async (query: AsOfQuery) => {
+        const found: unknown[] = [];
+        for await (const item of memories.list(
+          store.id,
+          query as Anthropic.Beta.MemoryStores.MemoryListParams,
+        ))
+          found.push(kit.wire(item));
+        return found;
+      };
+      // The memories then: the ids, versions and hashes they had, whatever became of them since; their
+      // times are their history's (updated_at: the time of that version; created_at: of the first).
+      const { memoryVersions } = kit.admin().beta.memoryStores;
+      const timeOf = async (version: string) =>
+        (await memoryVersions.retrieve(version, { memory_store_id: store.id })).created_at;
+      const asThen = async (memory: { memory_version_id: string }, first: string) => ({
+        ...(kit.wire(memory) as object),
+        created_at: await timeOf(first),
+        updated_at: await timeOf(memory.memory_version_id),
+      });
+      const [bThen, aThen, cThen, aMoved] = [
+        await asThen(b, b.memory_version_id),
+        await asThen(a, a.memory_version_id),
+        await asThen(c, c.memory_version_id),
+        await asThen(moved, a.memory_version_id),
+      ];
+      const atThen = [bThen, aThen, cThen];
+      for (const limit of [1, 2, 100]) expect(await all({ memdir_as_of: then, limit })).toEqual(atThen);
+      expect(await all({ memdir_as_of: c.memory_version_id })).toEqual(atThen);
+      expect(await all({ memdir_as_of: a.memory_version_id })).toEqual([aThen]);
+      expect(await all({ memdir_as_of: moved.memory_version_id })).toEqual([bThen, cThen, aMoved]);
+      expect(await all({ memdir_as_of: then, path_prefix: '/notes/', depth: 1 })).toEqual([
+        aThen,
+        { type: 'memory_prefix', path: '/notes/deep/' },
+      ]);
+      const full = await all({ memdir_as_of: then, view: 'full' });
+      expect(full.map((item) => (item as { content: string }).content)).toEqual(['bee', 'one', 'sea']);
+      // Today's listing is unchanged by it, and a cursor is bound to its point.
+      expect((await all({})).map((item) => (item as { id: string }).id)).toEqual([again.id, c.id, a.id]);
+      const first = await memories.list(store.id, { limit: 1, memdir_as_of: then } as AsOfQuery);
+      expect(kit.wire(first.data)).toEqual([bThen]);
+      const rebound = await refusal(memories.list(store.id, { limit: 1, page: first.next_page! }));
+      expect(rebound.status).toBe(400);
+      const refused = async (value: string) => {
+        const error = await refusal(memories.list(store.id, { memdir_as_of: value } as AsOfQuery));
+        return { status: error.status, ...errorOf(error) };
+      };
+      const malformed = {
+        status: 400,
+        type: 'invalid_request_error',
+        message:
+          'memdir_as_of must be an RFC 3339 time (such as 2026-01-31T12:00:00Z) or a version id (memver_...).',
+      };
+      expect(await refused('yesterday')).toEqual(malformed);
+      expect(await refused('2026-13-45T99:00:00Z')).toEqual(malformed);
+      expect(await refused(new Date(Date.now() + 3_600_000).toISOString())).toEqual({
+        status: 400,
+        type: 'invalid_request_error',
+        message: 'memdir_as_of is in the future: list without it for the memories as they are now.',
+      });
+      expect(await refused('2001-01-01T00:00:00Z')).toEqual({
+        status: 400,
+        type: 'invalid_request_error',
+        message: `memdir_as_of is before the store was created (${store.created_at}): give a later time.`,
+      });
+      expect(await refused('memver_unknown')).toEqual({
+        status: 400,
+        type: 'invalid_request_error',
+        message: 'memdir_as_of names no version of this store: memver_unknown is unknown here or was pruned.',
+      });
+    });
+  }
 }

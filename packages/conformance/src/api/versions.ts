@@ -57,6 +57,23 @@ export function versionTests(kit: ApiKit): void {
       path: null,
       redacted_at: redacted.redacted_at,
     });
+    // Who redacted is kept beyond the redact's answer: in a retrieve and a listing afterwards, and a
+    // second redaction by another token changes neither when nor who.
+    expect(kit.wire(after)).toEqual(kit.wire(redacted));
+    if (kit.target.createToken !== undefined) {
+      const token = await kit.target.createToken({ name: `redactor-${store.id}`, store: store.id });
+      const again = await kit
+        .client(token)
+        .beta.memoryStores.memoryVersions.redact(created.memory_version_id, {
+          memory_store_id: store.id,
+        });
+      expect(kit.wire(again)).toEqual(kit.wire(redacted));
+    }
+    const listed = [];
+    for await (const version of memoryVersions.list(store.id, { memory_id: created.id }))
+      listed.push(kit.wire(version));
+    expect(listed[2]).toEqual(kit.wire(redacted));
+    expect(listed.slice(0, 2).map((version) => 'redacted_by' in (version as object))).toEqual([false, false]);
   });
 
   it('versions: filtered by operation, memory, actor and time, a page at a time, with full content on request', async () => {

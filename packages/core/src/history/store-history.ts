@@ -15,6 +15,7 @@ import { isMemoryToolError, MemoryToolError } from '../errors.js';
 import type { DriverPath } from '../path.js';
 import { toMemoryPath } from '../path.js';
 import { readOnlyStore } from '../read-only.js';
+import type { MemoryRecords } from '../records/store-records.js';
 import type { MemoryStoreOptions } from '../store-options.js';
 import type { MemoryStore } from '../tool.js';
 import { PastDriver } from './as-of.js';
@@ -34,6 +35,15 @@ import {
   toMemoryVersion,
 } from './versions.js';
 
+/**
+ * A view of the past (`asOf`): a read-only store, with the records of then: each file with the id,
+ * hash, size and version it had at that point (`records.get`, `records.locate`, `records.list`, as a
+ * store's records of the present are read).
+ */
+export interface PastStore extends MemoryStore {
+  readonly records: Pick<MemoryRecords, 'get' | 'locate' | 'list'>;
+}
+
 /** What a store made by `createMemoryStore` adds to the six commands: its history. */
 export interface MemoryHistory {
   /**
@@ -49,10 +59,11 @@ export interface MemoryHistory {
   /**
    * The memory as it was at `point` (a time, or a version id: that version and everything before
    * it), as a read-only store: `view` shows the tree then, every change command fails with
-   * `READ_ONLY`. What retention pruned is missing from it (docs/history.md).
+   * `READ_ONLY`; its `records` are the files' records then. What retention pruned is missing from it
+   * (docs/history.md).
    * @throws MemoryToolError `NOT_FOUND` for an unknown version id; `UNSUPPORTED` without history.
    */
-  asOf(point: TimeInput): Promise<MemoryStore>;
+  asOf(point: TimeInput): Promise<PastStore>;
   /**
    * Writes a version's content back, at its path or `options.path`, as a new `restored` version; a
    * deleted file comes back with its file id.
@@ -70,7 +81,10 @@ export interface MemoryHistory {
 }
 
 /** How the history methods open the store of a view of the past (createMemoryStore, passed in). */
-export type OpenStore = (driver: MemoryDriver, options: MemoryStoreOptions) => MemoryStore;
+export type OpenStore = (
+  driver: MemoryDriver,
+  options: MemoryStoreOptions,
+) => MemoryStore & { readonly records: MemoryRecords };
 
 function unsupported(engine: Engine): MemoryToolError {
   const why = engine.capabilities.history
@@ -146,7 +160,7 @@ export function historyMethods(engine: Engine, open: OpenStore): MemoryHistory {
     return { ...toMemoryVersion(found), content: found.content };
   }
 
-  async function asOf(point: TimeInput): Promise<MemoryStore> {
+  async function asOf(point: TimeInput): Promise<PastStore> {
     const operation = start('view');
     let at: DriverPointInTime;
     let shown: string;
@@ -161,7 +175,11 @@ export function historyMethods(engine: Engine, open: OpenStore): MemoryHistory {
     }
     const { maxViewChars, maxFileBytes, timeoutMs } = engine.options;
     const past = open(new PastDriver(driver, at), { maxViewChars, maxFileBytes, timeoutMs, history: false });
-    return readOnlyStore(past, `it shows the memory as it was at ${shown}`);
+    const { get, locate, list } = past.records;
+    return {
+      ...readOnlyStore(past, `it shows the memory as it was at ${shown}`),
+      records: { get, locate, list },
+    };
   }
 
   async function restore(id: string, options: RestoreOptions = {}): Promise<MemoryVersion> {

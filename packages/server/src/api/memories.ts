@@ -12,6 +12,7 @@ import {
   memoryPathOf,
   pathPrefixOf,
   sha256Of,
+  timeOf,
   toolPath,
   viewOf,
 } from './wire.js';
@@ -166,22 +167,78 @@ export async function deleteMemory(context: ApiContext, storeId: string, id: str
   return { id, type: 'memory_deleted' as const };
 }
 
+/** The records a listing reads: the store's of the present, or those of a past point (`memdir_as_of`). */
+type ListedRecords = Pick<MemdirStore['records'], 'get' | 'locate' | 'list'>;
+
+/** A point of `memdir_as_of`: a time (ms) or a version id, as the cursor binds it. */
+type AsOfPoint = { time: number } | { version: string };
+
+const VERSION_ID = /^memver_[A-Za-z0-9_-]{1,128}$/;
+
+/** The point `memdir_as_of` names, checked for its form (a version id or an RFC 3339 time). */
+function asOfPointOf(query: URLSearchParams): AsOfPoint | undefined {
+  const value = query.get('memdir_as_of');
+  if (value === null || value === '') return undefined;
+  if (VERSION_ID.test(value)) return { version: value };
+  const malformed = () =>
+    badRequest(
+      'memdir_as_of must be an RFC 3339 time (such as 2026-01-31T12:00:00Z) or a version id (memver_...).',
+    );
+  if (value.length > 64) throw malformed();
+  try {
+    const time = timeOf(query, 'memdir_as_of');
+    if (time !== undefined) return { time };
+  } catch {}
+  throw malformed();
+}
+
+/**
+ * The records of store `storeId` as of `point`: refused (400) for a time in the future, a time before
+ * the store was created, and a version the store does not hold (unknown, another store's, pruned).
+ */
+async function recordsAsOf(context: ApiContext, storeId: string, point: AsOfPoint): Promise<ListedRecords> {
+  const { entry, store } = await reach(context, storeId, false);
+  if ('time' in point) {
+    if (point.time > Date.now()) {
+      throw badRequest('memdir_as_of is in the future: list without it for the memories as they are now.');
+    }
+    if (point.time < Date.parse(entry.created_at)) {
+      throw badRequest(
+        `memdir_as_of is before the store was created (${entry.created_at}): give a later time.`,
+      );
+    }
+  }
+  try {
+    const past = await store.asOf('time' in point ? point.time : point.version);
+    return past.records;
+  } catch (error) {
+    if (isMemoryToolError(error) && error.code === 'NOT_FOUND' && 'version' in point) {
+      throw badRequest(
+        `memdir_as_of names no version of this store: ${point.version} is unknown here or was pruned.`,
+      );
+    }
+    throw toApiError(error);
+  }
+}
+
 export async function listMemories(context: ApiContext, storeId: string, query: URLSearchParams) {
   const view = viewOf(query, 'basic');
   const prefix = pathPrefixOf(query.get('path_prefix'));
   const depth = integerOf(query, 'depth', 0);
   if (depth > 1024) throw badRequest('depth must be at most 1024.');
   const limit = limitOf(query, view === 'full' ? 20 : 100);
-  const filters = { prefix, depth };
+  const asOf = asOfPointOf(query);
+  // A cursor is bound to the point too; a listing of the present keeps the cursors it always had.
+  const filters = asOf === undefined ? { prefix, depth } : { prefix, depth, asOf };
   let cursor = decodeCursor('memories', filters, query.get('page') ?? undefined);
   const under = toolPath(prefix === '/' ? '/' : prefix.slice(0, -1));
-  return readFrom(context, storeId, async (store) => {
+  const list = async (records: ListedRecords, past: boolean) => {
     const data: unknown[] = [];
     let next: string | null = null;
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      let page: Awaited<ReturnType<MemdirStore['records']['list']>>;
+      let page: Awaited<ReturnType<ListedRecords['list']>>;
       try {
-        page = await store.records.list({ path: under, depth, cursor, limit: limit - data.length });
+        page = await records.list({ path: under, depth, cursor, limit: limit - data.length });
       } catch (error) {
         throw toApiError(error);
       }
@@ -189,7 +246,10 @@ export async function listMemories(context: ApiContext, storeId: string, query: 
         if (item.kind === 'folder') {
           data.push({ type: 'memory_prefix', path: `${apiPath(item.path)}/` });
         } else if (view === 'full') {
-          const record = await store.records.locate(item.id, { content: true });
+          // The past does not move: its file is read by path (one file of the tree), the present's by id.
+          const record = past
+            ? await records.get(item.path, { content: true })
+            : await records.locate(item.id, { content: true });
           if (record !== null) data.push(memoryObject(storeId, record, true));
         } else {
           data.push(memoryObject(storeId, item, false));
@@ -200,5 +260,7 @@ export async function listMemories(context: ApiContext, storeId: string, query: 
       cursor = next;
     }
     return { data, next_page: next === null ? null : encodeCursor('memories', filters, next) };
-  });
+  };
+  if (asOf !== undefined) return list(await recordsAsOf(context, storeId, asOf), true);
+  return readFrom(context, storeId, (store) => list(store.records, false));
 }

@@ -3,7 +3,9 @@
 // token reaches it through the memory tool or names it as a store). A file is named by the store's
 // registry key (ids.ts), so the registry's listing in byte order is newest first. Every change is a
 // compare-and-swap on the file's SHA-256, tried again when another writer got there first.
-import { isMemoryToolError, type MemdirStore, type MemoryRecord } from '@memdir/core';
+// Beside the stores, one small file per redaction (who redacted a version: the store's history keeps
+// only when), under a folder per store that goes with the store.
+import { type Actor, isMemoryToolError, type MemdirStore, type MemoryRecord } from '@memdir/core';
 import { ApiError } from './errors.js';
 import { registryKey, storeIdOf } from './ids.js';
 
@@ -26,7 +28,23 @@ export interface StoreEntry {
   deleting?: true;
 }
 
+const REDACTIONS = '/memories/redactions';
+const ACTOR_TYPES: readonly string[] = ['session', 'user', 'api', 'service'];
+
 const pathOf = (id: string) => `${FOLDER}/${registryKey(id)}.json`;
+const redactionsOf = (storeId: string) => `${REDACTIONS}/${registryKey(storeId)}`;
+const redactionOf = (storeId: string, versionId: string) => `${redactionsOf(storeId)}/${versionId}.json`;
+
+function parseActor(content: string | undefined): Actor | null {
+  try {
+    const actor = (JSON.parse(content ?? '') as { redacted_by?: Actor }).redacted_by;
+    return typeof actor?.id === 'string' && ACTOR_TYPES.includes(actor.type)
+      ? { type: actor.type, id: actor.id }
+      : null;
+  } catch {
+    return null;
+  }
+}
 
 function parse(content: string | undefined): StoreEntry | null {
   try {
@@ -89,8 +107,38 @@ export class Registry {
     });
   }
 
+  /**
+   * Keeps who redacted version `versionId` of store `storeId`, unless someone is kept already (the
+   * first redaction stays, as its time does).
+   * @returns who is kept.
+   */
+  async recordRedaction(storeId: string, versionId: string, actor: Actor): Promise<Actor> {
+    const store = await this.#store();
+    const path = redactionOf(storeId, versionId);
+    try {
+      await store.records.create(path, JSON.stringify({ version: versionId, redacted_by: actor }));
+      return actor;
+    } catch (error) {
+      if (!(isMemoryToolError(error) && error.code === 'ALREADY_EXISTS')) throw error;
+    }
+    return (await this.redactedBy(storeId, versionId)) ?? actor;
+  }
+
+  /** Who redacted version `versionId` of store `storeId`, or null when that is not kept. */
+  async redactedBy(storeId: string, versionId: string): Promise<Actor | null> {
+    const store = await this.#store();
+    const record = await store.records.get(redactionOf(storeId, versionId), { content: true });
+    return record && parseActor(record.content);
+  }
+
+  /** Forgets store `id`: its redactions first, then its entry (so a crash between is resumed). */
   async remove(id: string): Promise<void> {
     const store = await this.#store();
+    try {
+      await store.delete({ command: 'delete', path: redactionsOf(id) });
+    } catch (error) {
+      if (!(isMemoryToolError(error) && error.code === 'NOT_FOUND')) throw error;
+    }
     const record = await store.records.get(pathOf(id));
     if (record) await store.records.remove(record.id);
   }

@@ -58,6 +58,16 @@ export function versionObject(
   };
 }
 
+/** Who redacted `version` (looked up only for a redacted one), when the registry keeps it. */
+async function redactor(
+  context: ApiContext,
+  storeId: string,
+  version: MemoryVersion,
+): Promise<Actor | undefined> {
+  if (version.redactedAt === null) return undefined;
+  return (await context.registry.redactedBy(storeId, version.id)) ?? undefined;
+}
+
 function versionId(id: string): string {
   if (!VERSION_ID.test(id))
     throw notFound(`No memory version has the id ${JSON.stringify(id.slice(0, 100))}.`);
@@ -74,7 +84,12 @@ export async function retrieveVersion(
   const { store } = await reach(context, storeId, false);
   try {
     const version = await store.version(versionId(id));
-    return versionObject(storeId, version, full ? version.content : null);
+    return versionObject(
+      storeId,
+      version,
+      full ? version.content : null,
+      await redactor(context, storeId, version),
+    );
   } catch (error) {
     throw toApiError(error);
   }
@@ -84,7 +99,9 @@ export async function redactVersion(context: ApiContext, storeId: string, id: st
   const { store } = await reach(context, storeId, true);
   try {
     const version = await store.redact(versionId(id));
-    return versionObject(storeId, version, null, context.actor);
+    // Kept before the answer, so that whoever reads the version afterwards sees who redacted it.
+    const by = await context.registry.recordRedaction(storeId, version.id, context.actor);
+    return versionObject(storeId, version, null, by);
   } catch (error) {
     throw toApiError(error);
   }
@@ -165,7 +182,7 @@ export async function listVersions(context: ApiContext, storeId: string, query: 
       for (const version of page.versions) {
         if (actorFilter !== undefined && !actorFilter.types.includes(version.actor?.type ?? 'api')) continue;
         const content = full && version.sha256 !== null ? (await store.version(version.id)).content : null;
-        data.push(versionObject(storeId, version, content));
+        data.push(versionObject(storeId, version, content, await redactor(context, storeId, version)));
       }
       next = page.next;
       if (next === null || data.length > 0) break;

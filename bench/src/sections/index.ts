@@ -15,6 +15,7 @@ import { redisSection } from './redis.js';
 import { s3Section } from './s3.js';
 import type { BenchSection } from './section.js';
 import { serveSection } from './serve.js';
+import { serveHostileSection } from './serve-hostile.js';
 import { syncSection } from './sync.js';
 import { tenantsSection } from './tenants.js';
 
@@ -29,6 +30,7 @@ export function benchSections(args: BenchArgs): BenchSection[] {
     redisSection(),
     s3Section(),
     serveSection(args.baseline),
+    serveHostileSection(),
     otelSection(),
     copySection(),
     historySection(),

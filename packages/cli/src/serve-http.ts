@@ -32,7 +32,7 @@ import { EXIT_OK } from './errors.js';
 import { boundConnections } from './http-connections.js';
 import { healthCheck } from './http-health.js';
 import type { CliIo } from './io.js';
-import { createMcpServer, MAX_MCP_MESSAGE_BYTES } from './serve.js';
+import { callMemoryTool, createMcpServer, MAX_MCP_MESSAGE_BYTES } from './serve.js';
 import { type HttpServeConfig, isLoopback } from './serve-http-options.js';
 import { readTokensFile, TokenTable } from './tokens.js';
 
@@ -182,6 +182,12 @@ export async function serveHttp(config: HttpServeConfig, context: HttpServeConte
         createMcpServer(reportingStore(await toolStore(grant), request.record), {
           actor: { type: 'user', id: grant.name },
         }),
+      // A single tools/call, past the SDK: the same store, actor and answer as the server above.
+      toolCaller: async (grant: TokenGrant, request: DoorContext) => {
+        const store = reportingStore(await toolStore(grant), request.record);
+        const actor = { type: 'user', id: grant.name } as const;
+        return (call) => callMemoryTool(store, call, actor);
+      },
       limits: { maxBytes: BODY_CEILING, maxBatch: 100, maxDepth: 64 },
       maxMessageBytes: MAX_MCP_MESSAGE_BYTES,
       // As on stdio: the model reads why nothing ran, and how to send large content.

@@ -152,15 +152,33 @@ export function createMcpServer(store: MemoryStore, options: McpServerOptions = 
     if (typeof params?.['name'] !== 'string') {
       throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name, a string');
     }
-    return mcpCallTool(store, params['name'], params['arguments'], {
-      toolName: MEMORY_TOOL_NAME,
-      maxResultBytes: MAX_RESULT_BYTES,
-      signal: extra.signal,
-      actor: actorOf(),
-      toolUseId: clientId(String(extra.requestId)),
-    });
+    return callMemoryTool(
+      store,
+      { name: params['name'], arguments: params['arguments'], id: extra.requestId },
+      actorOf(),
+      extra.signal,
+    );
   };
   return server;
+}
+
+/**
+ * Answers one `tools/call` of the memory tool on `store` for `actor`, as the server of
+ * `createMcpServer` does: `serve --http`'s fast path answers a single call with it, past the SDK.
+ */
+export function callMemoryTool(
+  store: MemoryStore,
+  call: { name: string; arguments: unknown; id: string | number },
+  actor: Actor,
+  signal?: AbortSignal,
+): Promise<CallToolResult> {
+  return mcpCallTool(store, call.name, call.arguments, {
+    toolName: MEMORY_TOOL_NAME,
+    maxResultBytes: MAX_RESULT_BYTES,
+    signal,
+    actor,
+    toolUseId: clientId(String(call.id)),
+  });
 }
 
 /**

@@ -20,6 +20,15 @@ export async function readJsonBody(request: Request, limits: BodyLimits = {}): P
   const maxBytes = limits.maxBytes ?? 10 * 1024 * 1024;
   const declared = Number(request.headers.get('content-length') ?? 0);
   if (declared > maxBytes) return { ok: false, refusal: 'too-large', status: 413 };
+  if (request.headers.has('content-length')) {
+    // A declared length is what the runtime reads (Node's parser cuts a body at it), so the body is
+    // read whole, without a stream: a runtime's own reader (@hono/node-server's) skips the web
+    // stream and its objects. The size is checked again once read.
+    const read = await request.arrayBuffer().catch(() => undefined);
+    if (read === undefined) return { ok: false, refusal: 'aborted', status: 400 };
+    if (read.byteLength > maxBytes) return { ok: false, refusal: 'too-large', status: 413 };
+    return parseJsonText(Buffer.from(read).toString('utf8'), read.byteLength, limits);
+  }
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   if (request.body !== null) {
@@ -39,7 +48,11 @@ export async function readJsonBody(request: Request, limits: BodyLimits = {}): P
       chunks.push(value);
     }
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  return parseJsonText(Buffer.concat(chunks).toString('utf8'), bytes, limits);
+}
+
+/** Checks `text`'s shape, then parses it. */
+function parseJsonText(text: string, bytes: number, limits: BodyLimits): JsonBody {
   const refusal = checkJsonShape(text, limits);
   if (refusal !== undefined) return { ok: false, refusal, status: 400 };
   try {

@@ -1,7 +1,8 @@
 // @memdir/server: memdir's HTTP server as web-standard handlers. Where things are:
 // app.ts (the handler, its routes and doors), auth.ts (tokens), limits.ts (rate and in-flight),
 // body.ts and json-shape.ts (bounded JSON), host-check.ts (Host/Origin), metrics.ts (Prometheus),
-// access-log.ts (one bounded line per request), mcp-door.ts (stateless MCP),
+// access-log.ts (one bounded line per request), mcp-door.ts (stateless MCP; mcp-fast-path.ts, its
+// single tools/call past the SDK),
 // session-labels.ts (session ids any process can check), ui/ (the inspector at /ui), api/ (the memory
 // stores API).
 export { type AccessRecord, accessLine } from './access-log.js';
@@ -33,6 +34,7 @@ export { checkHostAndOrigin, type HostCheckOptions } from './host-check.js';
 export { checkJsonShape, type JsonShapeLimits, type JsonShapeRefusal } from './json-shape.js';
 export { InFlight, RateLimiter } from './limits.js';
 export { type McpDoorOptions, mcpDoor } from './mcp-door.js';
+export type { ToolCall, ToolCaller } from './mcp-fast-path.js';
 export { Metrics } from './metrics.js';
 export { type SessionLabelOptions, SessionLabels } from './session-labels.js';
 export {

@@ -19,6 +19,10 @@ export interface JsonShapeLimits {
 export function checkJsonShape(text: string, limits: JsonShapeLimits = {}): JsonShapeRefusal | undefined {
   const maxDepth = limits.maxDepth ?? 64;
   const maxBatch = limits.maxBatch ?? 0;
+  // Most bodies can pass no bound: no more brackets in all (strings too) than the depth allowed,
+  // and no `[` or fewer commas than a batch may have elements. Counting is cheaper than the scan.
+  const batchFits = !text.includes('[') || count(text, [','], maxBatch) < maxBatch;
+  if (batchFits && count(text, ['[', '{'], maxDepth) <= maxDepth) return undefined;
   let depth = 0;
   let topIsArray = false;
   let elements = 0;
@@ -52,4 +56,15 @@ export function checkJsonShape(text: string, limits: JsonShapeLimits = {}): Json
   }
   if (topIsArray && sawValue && elements + 1 > maxBatch) return 'batch-too-large';
   return undefined;
+}
+
+/** How many of `characters` `text` holds, counting no further than `limit + 1`. */
+function count(text: string, characters: readonly string[], limit: number): number {
+  let found = 0;
+  for (const character of characters) {
+    for (let index = text.indexOf(character); index !== -1; index = text.indexOf(character, index + 1)) {
+      if (++found > limit) return found;
+    }
+  }
+  return found;
 }

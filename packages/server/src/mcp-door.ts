@@ -4,13 +4,15 @@
 // restarted or killed process loses no client. The body is bounded (size, depth, batch) before it is
 // parsed, and the token is charged one call per `tools/call` it holds (a request holding none costs
 // one). Clients that expect a session get a token-bound label any process can check
-// (session-labels.ts).
+// (session-labels.ts). With `toolCaller`, a single `tools/call` takes a fast path past the SDK
+// (mcp-fast-path.ts) that answers it with the same bytes.
 import { MEMORY_COMMANDS } from '@memdir/core';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Door, DoorContext } from './app.js';
 import type { TokenGrant } from './auth.js';
 import { type BodyLimits, readJsonBody } from './body.js';
+import { answerToolCall, fastToolCall, type ToolCaller } from './mcp-fast-path.js';
 import type { SessionLabels } from './session-labels.js';
 
 /** The options of `mcpDoor`. */
@@ -35,6 +37,13 @@ export interface McpDoorOptions {
   tooLarge?: (bytes: number) => Record<string, unknown>;
   /** Session labels for clients that expect a session id. @default none: no `Mcp-Session-Id` is sent */
   sessions?: SessionLabels;
+  /**
+   * The fast path: makes the function answering the token's tool calls, as `server` makes its
+   * server (it answers a call as that server's `tools/call` handler would). A single `tools/call`
+   * is then answered without the SDK's per-request server and transport, with the same bytes
+   * (mcp-fast-path.ts); every other request still goes to `server`. @default none: all go to `server`
+   */
+  toolCaller?: (grant: TokenGrant, context: DoorContext) => ToolCaller | Promise<ToolCaller>;
 }
 
 const METHOD = /^[A-Za-z0-9/_.-]{1,64}$/;
@@ -145,6 +154,11 @@ export function mcpDoor(options: McpDoorOptions): Door {
     if (commands.length > 1) {
       const refused = charge(commands.length - 1);
       if (refused !== undefined) return refused;
+    }
+    const toolCaller = options.toolCaller;
+    const call = toolCaller === undefined ? undefined : fastToolCall(request, body.value);
+    if (call !== undefined && toolCaller !== undefined) {
+      return answerToolCall(call, await toolCaller(context.grant, context));
     }
     let server: Server | undefined;
     try {

@@ -118,6 +118,23 @@ describe('@memdir/server', () => {
     expect(checkJsonShape('[]', { maxBatch: 0 })).toBeUndefined();
   });
 
+  it('the bounds hold at their edges, whether a body is counted or scanned', () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    expect(checkJsonShape(nested(64), { maxBatch: 1 })).toBeUndefined();
+    expect(checkJsonShape(nested(65), { maxBatch: 1 })).toBe('too-deep');
+    expect(checkJsonShape(`{"a":${nested(63)}}`)).toBeUndefined();
+    expect(checkJsonShape(`{"a":${nested(64)}}`)).toBe('too-deep');
+    // Brackets and commas inside strings count for neither bound.
+    expect(checkJsonShape(JSON.stringify({ a: '{['.repeat(100), b: ','.repeat(500) }))).toBeUndefined();
+    expect(checkJsonShape(JSON.stringify([','.repeat(500)]), { maxBatch: 1 })).toBeUndefined();
+    expect(checkJsonShape('[1,2,3]', { maxBatch: 3 })).toBeUndefined();
+    expect(checkJsonShape('[1,2,3]', { maxBatch: 2 })).toBe('batch-too-large');
+    expect(checkJsonShape(' \n[1]', { maxBatch: 0 })).toBe('batch-too-large');
+    // A top-level array after other text (not JSON; the scan still refuses it before any parse).
+    expect(checkJsonShape('{} [1,2,3]', { maxBatch: 2 })).toBe('batch-too-large');
+    expect(checkJsonShape('{"a":[1,2,3]}', { maxBatch: 0 })).toBeUndefined();
+  });
+
   it('the rate is charged per call: a batch of 30 calls with a burst of 40 leaves room for 10, not 39', async () => {
     const { server } = makeServer({ ratePerSecond: 0.001, burst: 40 });
     const auth = { authorization: 'Bearer memdir_alice' };

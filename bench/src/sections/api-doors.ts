@@ -2,52 +2,22 @@
 // against the same change through the memory tool over MCP, on one `memdir serve --http` process
 // (the CLI, as users run it) over Redis or PostgreSQL, timed call by call, interleaved. Goal: the API
 // at most 1.5x the memory tool.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { compare } from '../interleave.js';
+import { startServe } from '../memdir-serve.js';
 import type { SectionContext } from './section.js';
-
-const require = createRequire(import.meta.url);
-const BIN = join(dirname(require.resolve('memdir/package.json')), 'dist', 'bin.js');
 
 const secret = (name: string) => `memdir_bench_${name}_${Math.random().toString(36).slice(2)}`;
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 
 async function startServer(store: string, tokens: string): Promise<{ child: ChildProcess; origin: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      'serve',
-      '--http',
-      '127.0.0.1:0',
-      '--store',
-      store,
-      '--tokens',
-      tokens,
-      '--rate',
-      '1000000',
-      '--burst',
-      '1000000',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let err = '';
-  const origin = await new Promise<string>((resolve, reject) => {
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      // The access log is read and dropped, so the pipe never fills.
-      if (err.length < 100_000) err += chunk;
-      const match = /over MCP on (http:\/\/[^/\s]+)\/mcp/.exec(err);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`memdir serve exited (${code}):\n${err}`)));
-  });
-  return { child, origin };
+  const { child, url } = await startServe(store, tokens);
+  return { child, origin: url.origin };
 }
 
 /** The two rows (create, update) of `label`'s store `storeUrl`. */

@@ -4,19 +4,17 @@
 // quiet server, then while, together: clients post a JSON array of 1M elements (2 MB, refused
 // before any parse) with a valid token, one after another; slowloris connections send a header
 // line a second; readers send calls and never read their answers; idle connections sit open.
-import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { get } from 'node:http';
-import { createRequire } from 'node:module';
 import { connect, type Socket } from 'node:net';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { startServe } from '../memdir-serve.js';
 import type { BenchSection, SectionContext } from './section.js';
 
-const require = createRequire(import.meta.url);
-const BIN = join(dirname(require.resolve('memdir/package.json')), 'dist', 'bin.js');
 /** Issue 30's goal for `/healthz` under hostile load. */
 const HEALTH_GOAL_MS = 100;
 const SECRET = 'memdir_bench_hostile';
@@ -52,20 +50,8 @@ async function startServer(dir: string): Promise<{ child: ChildProcess; origin: 
     }),
     { mode: 0o600 },
   );
-  const child = spawn(
-    process.execPath,
-    [BIN, 'serve', '--http', '127.0.0.1:0', '--store', 'memory:', '--tokens', tokens, '--rate', '1000000'],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let err = '';
-  const origin = await new Promise<string>((resolve, reject) => {
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      if (err.length < 100_000) err += chunk;
-      const match = /over MCP on (http:\/\/[^/\s]+)\/mcp/.exec(err);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`memdir serve exited (${code}):\n${err}`)));
-  });
+  const { child, url } = await startServe('memory:', tokens, { rate: ['--rate', '1000000'] });
+  const origin = url.origin;
   return { child, origin };
 }
 

@@ -9,14 +9,14 @@
 // two processes of this build.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startServers } from '@memdir/test-support';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { VerificationError } from '../bench.js';
+import { MEMDIR_BIN, startServe } from '../memdir-serve.js';
 import type { BenchSection, SectionContext } from './section.js';
 
 /** The goal of issue 23: p99 of `view` of a small file, with 50 clients at once. */
@@ -27,8 +27,7 @@ const CPU_GOAL_MS = 0.3;
 /** Runs of each build per store when a baseline is given, alternating baseline and this build. */
 const ALTERNATIONS = 2;
 
-const require = createRequire(import.meta.url);
-const BIN = join(dirname(require.resolve('memdir/package.json')), 'dist', 'bin.js');
+const BIN = MEMDIR_BIN;
 
 type Step = 'insert' | 'create' | 'view' | 'str_replace';
 const STEPS: Step[] = ['insert', 'create', 'view', 'str_replace'];
@@ -99,37 +98,9 @@ async function peakRss(child: ChildProcess): Promise<number | undefined> {
 }
 
 async function startServer(bin: string, store: string, tokens: string, log: (line: string) => void) {
-  const child = spawn(
-    process.execPath,
-    [
-      bin,
-      'serve',
-      '--http',
-      '127.0.0.1:0',
-      '--store',
-      store,
-      '--tokens',
-      tokens,
-      // The load is the point: no client is held back by the per-token rate.
-      '--rate',
-      '1000000',
-      '--burst',
-      '1000000',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let err = '';
-  const url = await new Promise<URL>((resolve, reject) => {
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      // The access log (a line per request) is read and dropped, so the pipe never fills.
-      if (err.length < 100_000) err += chunk;
-      const match = /over MCP on (http:\/\/\S+\/mcp)/.exec(err);
-      if (match) resolve(new URL(match[1]!));
-    });
-    child.once('exit', (code) => reject(new Error(`memdir serve exited (${code}):\n${err}`)));
-  });
-  log(`[serve] server on ${url.origin} (pid ${child.pid})`);
-  return { child, url, stderr: () => err };
+  const server = await startServe(store, tokens, { bin });
+  log(`[serve] server on ${server.url.origin} (pid ${server.child.pid})`);
+  return server;
 }
 
 async function freePort(): Promise<number> {

@@ -4,11 +4,20 @@
 import { createHash } from 'node:crypto';
 import { badRequest } from './errors.js';
 
+/** Fingerprints made lately, by the query they bind: a page checks its cursor and makes the next one. */
+const fingerprints = new Map<string, string>();
+const MAX_FINGERPRINTS = 256;
+
 function fingerprint(listing: string, filters: unknown): string {
-  return createHash('sha256')
-    .update(JSON.stringify([listing, filters]))
-    .digest('base64url')
-    .slice(0, 16);
+  const query = JSON.stringify([listing, filters]);
+  let made = fingerprints.get(query);
+  if (made === undefined) {
+    made = createHash('sha256').update(query).digest('base64url').slice(0, 16);
+    if (fingerprints.size >= MAX_FINGERPRINTS) fingerprints.clear();
+    // A query's filters are the client's (a path prefix up to its limit): only short ones are kept.
+    if (query.length <= 1024) fingerprints.set(query, made);
+  }
+  return made;
 }
 
 /** The cursor of the position `inner` of `listing` under `filters`. */

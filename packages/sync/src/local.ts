@@ -16,7 +16,7 @@ import {
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import { type FileHandle, lstat, mkdir, open, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fsyncFolder, STATE_DIR, stateDir } from './state.js';
 
@@ -164,6 +164,21 @@ export function writeLocal(dir: string, rel: string, text: string): { size: numb
   return written;
 }
 
+/** Whether DIR/rel may be replaced: every folder on the way a real folder (made when missing), and
+ * the file itself absent or a plain file (never a symlink). */
+function mayReplace(dir: string, rel: string): boolean {
+  if (!prepareParents(dir, rel)) return false;
+  try {
+    return lstatSync(join(dir, rel)).isFile();
+  } catch {
+    return true; // absent: fine
+  }
+}
+
+function tempPath(dir: string): string {
+  return join(stateDir(dir), 'tmp', `d-${process.pid}-${Math.random().toString(36).slice(2)}`);
+}
+
 /**
  * Replaces DIR/rel with `text` whole (temp in the state folder, rename), without waiting for the
  * disk: the caller makes it durable with {@link makeDurable} before any baseline names it. Still
@@ -176,20 +191,51 @@ export function replaceLocal(
   rel: string,
   text: string,
 ): { size: number; mtimeMs: number } | null {
-  if (!prepareParents(dir, rel)) return null;
+  if (!mayReplace(dir, rel)) return null;
   const target = join(dir, rel);
-  try {
-    const stat = lstatSync(target);
-    if (!stat.isFile()) return null;
-  } catch {
-    // absent: fine
-  }
-  const temps = join(stateDir(dir), 'tmp');
-  mkdirSync(temps, { recursive: true });
-  const temp = join(temps, `d-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  mkdirSync(join(stateDir(dir), 'tmp'), { recursive: true });
+  const temp = tempPath(dir);
   writeFileSync(temp, text, { flag: 'wx', mode: 0o644 });
   renameSync(temp, target);
   const after = lstatSync(target);
+  return { size: after.size, mtimeMs: after.mtimeMs };
+}
+
+/**
+ * {@link replaceLocal} with the file's creation, write and rename made off the event loop, so
+ * that several downloads are written while the store's answers keep arriving. The way there is
+ * checked (and its folders made) at once, before the call returns its promise.
+ */
+export function replaceLocalAsync(
+  dir: string,
+  rel: string,
+  text: string,
+): Promise<{ size: number; mtimeMs: number } | null> {
+  if (!mayReplace(dir, rel)) return Promise.resolve(null);
+  return writeAndRename(dir, join(dir, rel), text);
+}
+
+async function writeAndRename(
+  dir: string,
+  target: string,
+  text: string,
+): Promise<{ size: number; mtimeMs: number }> {
+  const temp = tempPath(dir);
+  try {
+    await writeFile(temp, text, { flag: 'wx', mode: 0o644 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    // The temporary folder is made once a pass (a pass starts by removing it), not for every file.
+    await mkdir(join(stateDir(dir), 'tmp'), { recursive: true });
+    await writeFile(temp, text, { flag: 'wx', mode: 0o644 });
+  }
+  try {
+    await rename(temp, target);
+  } catch (error) {
+    await unlink(temp).catch(() => {});
+    throw error;
+  }
+  const after = await lstat(target);
   return { size: after.size, mtimeMs: after.mtimeMs };
 }
 

@@ -3,13 +3,21 @@
 // The order of every step leaves a pass killed anywhere safe: a change is made on one side, then the
 // baseline is saved; a pass that finds both sides equal without a baseline takes that as agreed.
 import { hostname } from 'node:os';
-import { isMemoryToolError, MAX_SEGMENT_BYTES, type MemdirStore, type MemoryRecord } from '@memdir/core';
+import {
+  isMemoryToolError,
+  MAX_SEGMENT_BYTES,
+  type MemdirStore,
+  type MemoryRecord,
+  normalizeMemoryPath,
+  storeDriver,
+  toDriverPath,
+} from '@memdir/core';
 import {
   currentSha,
   makeDurable,
   readLocal,
   removeLocal,
-  replaceLocal,
+  replaceLocalAsync,
   sha256Hex,
   walk,
   writeLocal,
@@ -43,6 +51,27 @@ async function listRemote(store: MemdirStore): Promise<Map<string, MemoryRecord>
   return remote;
 }
 
+/**
+ * `record` (as listed) with its content. Read from the store's driver where the store shows one:
+ * the drivers answer many reads in flight together (PostgreSQL in one statement), where record
+ * lookups go one by one. Taken only when its SHA-256 is the listing's; a file changed since the
+ * listing, a failed read, or a store without a driver is looked up as a record.
+ */
+async function contentFor(store: MemdirStore, record: MemoryRecord): Promise<MemoryRecord | null> {
+  const driver = storeDriver(store);
+  if (driver !== undefined) {
+    try {
+      const node = await driver.read(toDriverPath(normalizeMemoryPath(record.path)));
+      if (node?.kind === 'file' && sha256Hex(node.content) === record.sha256) {
+        return { ...record, content: node.content };
+      }
+    } catch {
+      // The record lookup below reports what went wrong, as the store words it.
+    }
+  }
+  return store.records.get(record.path, { content: true });
+}
+
 async function hasHistory(store: MemdirStore): Promise<boolean> {
   try {
     await store.history({ limit: 1 });
@@ -73,6 +102,8 @@ function conflictName(rel: string, host: string, now: number): string {
 
 /** Contents fetched ahead of the file being decided (and held in memory meanwhile). */
 const FETCH_AHEAD = 32;
+/** Downloads being written at once (off the event loop), their contents held in memory meanwhile. */
+const WRITES_AHEAD = 16;
 /** Changes (other than conflicts) whose baselines are saved together, at most. */
 const SAVE_EVERY = 500;
 /** ... or the most time between two saves of the baseline while changes are made. */
@@ -148,14 +179,26 @@ async function pass(dir: string, store: MemdirStore, options: SyncOptions): Prom
     history ??= !readOnly && (await hasHistory(store));
     return history;
   };
+  // Downloads being written, oldest first: each gives, once written, what it changes in the state
+  // and the summary, applied in path order.
+  const writing: Promise<() => void>[] = [];
+  const settleOldest = async () => {
+    const apply = await writing.shift()!;
+    apply();
+  };
+  const settleAll = async () => {
+    while (writing.length > 0) await settleOldest();
+  };
+  const changes = () => summary.sent + summary.received + summary.deleted;
   // Downloads not yet made durable: fsynced together before the baseline that names them is saved.
   let undurable: string[] = [];
-  let unsaved = 0;
+  let savedChanges = 0;
   let savedAt = now();
   const save = async () => {
+    await settleAll();
     await makeDurable(dir, undurable);
     undurable = [];
-    unsaved = 0;
+    savedChanges = changes();
     savedAt = now();
     writeState(dir, { ...state, skipped: { ...state.skipped, ...skippedNow } });
   };
@@ -200,7 +243,7 @@ async function pass(dir: string, store: MemdirStore, options: SyncOptions): Prom
     while (lookedAhead < rels.length && fetched.size < FETCH_AHEAD) {
       const rel = rels[lookedAhead++]!;
       if (!willDownload(rel)) continue;
-      const pending = store.records.get(remote.get(rel)!.path, { content: true });
+      const pending = contentFor(store, remote.get(rel)!);
       pending.catch(() => {}); // awaited (and its error raised) where the file is decided
       fetched.set(rel, pending);
     }
@@ -208,33 +251,51 @@ async function pass(dir: string, store: MemdirStore, options: SyncOptions): Prom
   const contentOf = (rel: string, record: MemoryRecord): Promise<MemoryRecord | null> => {
     const pending = fetched.get(rel);
     fetched.delete(rel);
-    return pending ?? store.records.get(record.path, { content: true });
+    return pending ?? contentFor(store, record);
   };
 
-  const download = async (
+  /** What one file's failure does: a store's refusal is reported, a file system's skips the file. */
+  const fileFailed = (rel: string, error: unknown, fingerprint: string) => {
+    if (isMemoryToolError(error)) emit({ kind: 'error', path: rel, detail: error.message });
+    else if (isFileSystemError(error)) {
+      // One file this file system refuses (a name too long, no permission) stops nothing else.
+      skip(rel, `it cannot be written here (${error.code})`, fingerprint);
+    } else throw error;
+  };
+  const nothing = () => {};
+
+  const writeDownload = async (
     rel: string,
     record: MemoryRecord,
     expectLocal: string | null,
-  ): Promise<boolean> => {
+  ): Promise<() => void> => {
     const full = await contentOf(rel, record);
-    if (full?.content === undefined) return false;
+    if (full?.content === undefined) return nothing;
     // The file must still be as read: an edit made since waits for the next pass.
     const current = currentSha(dir, rel, maxBytes);
     if (current === false) {
-      skip(rel, 'it cannot be written here (not a plain file, or a path this system refuses)', full.sha256);
-      return false;
+      return () =>
+        skip(rel, 'it cannot be written here (not a plain file, or a path this system refuses)', full.sha256);
     }
-    if (current !== expectLocal) return false;
-    const written = replaceLocal(dir, rel, full.content);
-    if (written === null) {
-      skip(rel, 'a folder on its way is not a plain folder', 'path');
-      return false;
-    }
-    undurable.push(rel);
-    state.files[rel] = { sha256: full.sha256, id: full.id, ...written };
-    summary.received++;
-    emit({ kind: 'received', path: rel });
-    return true;
+    if (current !== expectLocal) return nothing;
+    const written = await replaceLocalAsync(dir, rel, full.content);
+    if (written === null) return () => skip(rel, 'a folder on its way is not a plain folder', 'path');
+    return () => {
+      undurable.push(rel);
+      state.files[rel] = { sha256: full.sha256, id: full.id, ...written };
+      summary.received++;
+      emit({ kind: 'received', path: rel });
+    };
+  };
+  /** Starts writing `record`'s content to DIR/rel (when the file there is still `expectLocal`);
+   * its baseline and event follow, in path order, once it is written. */
+  const download = async (rel: string, record: MemoryRecord, expectLocal: string | null) => {
+    if (writing.length >= WRITES_AHEAD) await settleOldest();
+    writing.push(
+      writeDownload(rel, record, expectLocal).catch(
+        (error: unknown) => () => fileFailed(rel, error, record.sha256),
+      ),
+    );
   };
 
   const keepLosingLocal = async (rel: string, record: MemoryRecord, text: string): Promise<boolean> => {
@@ -276,9 +337,11 @@ async function pass(dir: string, store: MemdirStore, options: SyncOptions): Prom
     if (refusedPaths.has(rel)) continue;
     const l = local.get(rel);
     const r = remote.get(rel);
-    const before = summary.sent + summary.received + summary.deleted;
     const conflictsBefore = summary.conflicts;
     const base = state.files[rel];
+    // Only downloads are written while the next files are decided: any other change waits for them,
+    // so that events and conflict files come in path order.
+    if (!willDownload(rel) && l?.sha256 !== r?.sha256) await settleAll();
     try {
       if (l && r && l.sha256 === r.sha256) {
         if (!base || base.sha256 !== l.sha256 || base.mtimeMs !== l.mtimeMs || base.id !== r.id) {
@@ -377,21 +440,20 @@ async function pass(dir: string, store: MemdirStore, options: SyncOptions): Prom
         delete state.missing[rel];
       }
     } catch (error) {
-      if (isMemoryToolError(error)) emit({ kind: 'error', path: rel, detail: error.message });
-      else if (isFileSystemError(error)) {
-        // One file this file system refuses (a name too long, no permission) stops nothing else.
-        skip(rel, `it cannot be written here (${error.code})`, r?.sha256 ?? `${l?.size}:${l?.mtimeMs}`);
-      } else throw error;
+      fileFailed(rel, error, r?.sha256 ?? `${l?.size}:${l?.mtimeMs}`);
     }
     // A conflict is followed by its baseline at once: a pass killed later keeps the losing text once.
     // Other changes leave both sides equal (or both absent), which the next pass takes as agreed
     // even without a baseline, so their baselines are saved together, a batch at a time.
     if (summary.conflicts !== conflictsBefore) await save();
-    else if (summary.sent + summary.received + summary.deleted !== before) {
-      unsaved++;
-      if (unsaved >= SAVE_EVERY || now() - savedAt >= SAVE_EVERY_MS) await save();
+    else if (
+      changes() - savedChanges >= SAVE_EVERY ||
+      (changes() > savedChanges && now() - savedAt >= SAVE_EVERY_MS)
+    ) {
+      await save();
     }
   }
+  await settleAll();
   await makeDurable(dir, undurable);
   state.skipped = skippedNow;
   writeState(dir, state);

@@ -194,13 +194,33 @@ async function pass(dir: string, store: MemdirStore, options: SyncOptions): Prom
   let undurable: string[] = [];
   let savedChanges = 0;
   let savedAt = now();
-  const save = async () => {
+  // The last save started: its fsyncs run while the next files are fetched and written, and the
+  // state it writes is a copy taken when it started, naming only the files it makes durable (and
+  // those of the saves before it, which it waits for).
+  let saving: Promise<void> = Promise.resolve();
+  const startSave = async () => {
     await settleAll();
-    await makeDurable(dir, undurable);
+    const durable = undurable;
+    const saved: SyncState = {
+      ...state,
+      files: { ...state.files },
+      missing: { ...state.missing },
+      skipped: { ...state.skipped, ...skippedNow },
+    };
     undurable = [];
     savedChanges = changes();
     savedAt = now();
-    writeState(dir, { ...state, skipped: { ...state.skipped, ...skippedNow } });
+    const previous = saving;
+    saving = (async () => {
+      await previous;
+      await makeDurable(dir, durable);
+      writeState(dir, saved);
+    })();
+    saving.catch(() => {}); // awaited (and its error raised) at the next save or the pass's end
+  };
+  const save = async () => {
+    await startSave();
+    await saving;
   };
 
   // Local hashes: a file whose size and mtime match its baseline is not read again.
@@ -331,129 +351,137 @@ async function pass(dir: string, store: MemdirStore, options: SyncOptions): Prom
   };
 
   const paths = [...new Set([...local.keys(), ...remote.keys(), ...Object.keys(state.files)])].sort();
-  for (const [index, rel] of paths.entries()) {
-    if (index > 0) fetched.delete(paths[index - 1]!); // fetched, but decided otherwise
-    fetchAhead(paths, index);
-    if (refusedPaths.has(rel)) continue;
-    const l = local.get(rel);
-    const r = remote.get(rel);
-    const conflictsBefore = summary.conflicts;
-    const base = state.files[rel];
-    // Only downloads are written while the next files are decided: any other change waits for them,
-    // so that events and conflict files come in path order.
-    if (!willDownload(rel) && l?.sha256 !== r?.sha256) await settleAll();
-    try {
-      if (l && r && l.sha256 === r.sha256) {
-        if (!base || base.sha256 !== l.sha256 || base.mtimeMs !== l.mtimeMs || base.id !== r.id) {
-          state.files[rel] = { sha256: r.sha256, id: r.id, size: l.size, mtimeMs: l.mtimeMs };
-        }
-        delete state.missing[rel];
-      } else if (l && r) {
-        delete state.missing[rel];
-        if (base?.sha256 === l.sha256) {
-          await download(rel, r, l.sha256);
-        } else if (base?.sha256 === r.sha256 && !readOnly) {
-          const text = textOf(rel);
-          if (text === null) continue;
-          try {
-            const done = await store.records.update(
-              r.id,
-              { content: text },
-              { expectSha256: r.sha256, actor },
-            );
-            state.files[rel] = {
-              sha256: done.record.sha256,
-              id: done.record.id,
-              size: l.size,
-              mtimeMs: l.mtimeMs,
-            };
-            summary.sent++;
-            emit({ kind: 'sent', path: rel });
-          } catch (error) {
-            if (isMemoryToolError(error) && error.code === 'CONFLICT') continue; // the next pass sees both
-            if (isMemoryToolError(error)) skip(rel, error.message, `${l.size}:${l.mtimeMs}`);
-            else throw error;
+  try {
+    for (const [index, rel] of paths.entries()) {
+      if (index > 0) fetched.delete(paths[index - 1]!); // fetched, but decided otherwise
+      fetchAhead(paths, index);
+      if (refusedPaths.has(rel)) continue;
+      const l = local.get(rel);
+      const r = remote.get(rel);
+      const conflictsBefore = summary.conflicts;
+      const base = state.files[rel];
+      // Only downloads are written while the next files are decided: any other change waits for them,
+      // so that events and conflict files come in path order.
+      if (!willDownload(rel) && l?.sha256 !== r?.sha256) await settleAll();
+      try {
+        if (l && r && l.sha256 === r.sha256) {
+          if (!base || base.sha256 !== l.sha256 || base.mtimeMs !== l.mtimeMs || base.id !== r.id) {
+            state.files[rel] = { sha256: r.sha256, id: r.id, size: l.size, mtimeMs: l.mtimeMs };
           }
-        } else if (base?.sha256 === r.sha256 && readOnly) {
-          // Pull only: a local edit of a file the store did not change stays local.
-        } else {
-          const text = textOf(rel);
-          if (text === null) continue;
-          if (await keepLosingLocal(rel, r, text)) await download(rel, r, l.sha256);
-        }
-      } else if (l && !r) {
-        if (base && base.sha256 === l.sha256) {
-          // Deleted in the store, unchanged here: deleted here too.
-          if (currentSha(dir, rel, maxBytes) === l.sha256) {
-            removeLocal(dir, rel);
-            delete state.files[rel];
-            summary.deleted++;
-            emit({ kind: 'deleted', path: rel, detail: 'deleted in the store' });
-          }
-        } else if (!readOnly) {
-          // New here, or edited here while deleted in the store: sent (nothing lost).
-          const text = textOf(rel);
-          if (text === null) continue;
-          try {
-            await store.create({ command: 'create', path: toPath(rel), file_text: text }, { actor });
-            const made = await store.records.get(toPath(rel));
-            if (made)
-              state.files[rel] = { sha256: made.sha256, id: made.id, size: l.size, mtimeMs: l.mtimeMs };
-            summary.sent++;
-            emit({ kind: 'sent', path: rel });
-          } catch (error) {
-            if (!isMemoryToolError(error)) throw error;
-            skip(rel, `the store refused it: ${error.message}`, `${l.size}:${l.mtimeMs}`);
-          }
-        }
-      } else if (!l && r) {
-        if (base && base.sha256 === r.sha256) {
-          // Deleted here, unchanged in the store: a delete, after the delay and a re-check.
-          if (readOnly || deletions === 'disabled') {
-            await download(rel, r, null);
-          } else if (deletions === 'log-only') {
-            if (state.missing[rel] === undefined) {
-              state.missing[rel] = now();
-              emit({ kind: 'delete-logged', path: rel, detail: 'missing here; deletions are log-only' });
+          delete state.missing[rel];
+        } else if (l && r) {
+          delete state.missing[rel];
+          if (base?.sha256 === l.sha256) {
+            await download(rel, r, l.sha256);
+          } else if (base?.sha256 === r.sha256 && !readOnly) {
+            const text = textOf(rel);
+            if (text === null) continue;
+            try {
+              const done = await store.records.update(
+                r.id,
+                { content: text },
+                { expectSha256: r.sha256, actor },
+              );
+              state.files[rel] = {
+                sha256: done.record.sha256,
+                id: done.record.id,
+                size: l.size,
+                mtimeMs: l.mtimeMs,
+              };
+              summary.sent++;
+              emit({ kind: 'sent', path: rel });
+            } catch (error) {
+              if (isMemoryToolError(error) && error.code === 'CONFLICT') continue; // the next pass sees both
+              if (isMemoryToolError(error)) skip(rel, error.message, `${l.size}:${l.mtimeMs}`);
+              else throw error;
             }
+          } else if (base?.sha256 === r.sha256 && readOnly) {
+            // Pull only: a local edit of a file the store did not change stays local.
           } else {
-            const since = state.missing[rel] ?? now();
-            state.missing[rel] = since;
-            if (now() - since >= deleteDelayMs && currentSha(dir, rel, maxBytes) === null) {
-              try {
-                await store.records.remove(r.id, { expectSha256: r.sha256, actor });
-                delete state.files[rel];
-                delete state.missing[rel];
-                summary.deleted++;
-                emit({ kind: 'deleted', path: rel, detail: 'deleted here' });
-              } catch (error) {
-                if (!(isMemoryToolError(error) && error.code === 'CONFLICT')) throw error;
+            const text = textOf(rel);
+            if (text === null) continue;
+            if (await keepLosingLocal(rel, r, text)) await download(rel, r, l.sha256);
+          }
+        } else if (l && !r) {
+          if (base && base.sha256 === l.sha256) {
+            // Deleted in the store, unchanged here: deleted here too.
+            if (currentSha(dir, rel, maxBytes) === l.sha256) {
+              removeLocal(dir, rel);
+              delete state.files[rel];
+              summary.deleted++;
+              emit({ kind: 'deleted', path: rel, detail: 'deleted in the store' });
+            }
+          } else if (!readOnly) {
+            // New here, or edited here while deleted in the store: sent (nothing lost).
+            const text = textOf(rel);
+            if (text === null) continue;
+            try {
+              await store.create({ command: 'create', path: toPath(rel), file_text: text }, { actor });
+              const made = await store.records.get(toPath(rel));
+              if (made)
+                state.files[rel] = { sha256: made.sha256, id: made.id, size: l.size, mtimeMs: l.mtimeMs };
+              summary.sent++;
+              emit({ kind: 'sent', path: rel });
+            } catch (error) {
+              if (!isMemoryToolError(error)) throw error;
+              skip(rel, `the store refused it: ${error.message}`, `${l.size}:${l.mtimeMs}`);
+            }
+          }
+        } else if (!l && r) {
+          if (base && base.sha256 === r.sha256) {
+            // Deleted here, unchanged in the store: a delete, after the delay and a re-check.
+            if (readOnly || deletions === 'disabled') {
+              await download(rel, r, null);
+            } else if (deletions === 'log-only') {
+              if (state.missing[rel] === undefined) {
+                state.missing[rel] = now();
+                emit({ kind: 'delete-logged', path: rel, detail: 'missing here; deletions are log-only' });
+              }
+            } else {
+              const since = state.missing[rel] ?? now();
+              state.missing[rel] = since;
+              if (now() - since >= deleteDelayMs && currentSha(dir, rel, maxBytes) === null) {
+                try {
+                  await store.records.remove(r.id, { expectSha256: r.sha256, actor });
+                  delete state.files[rel];
+                  delete state.missing[rel];
+                  summary.deleted++;
+                  emit({ kind: 'deleted', path: rel, detail: 'deleted here' });
+                } catch (error) {
+                  if (!(isMemoryToolError(error) && error.code === 'CONFLICT')) throw error;
+                }
               }
             }
+          } else {
+            delete state.missing[rel];
+            await download(rel, r, null);
           }
         } else {
+          delete state.files[rel];
           delete state.missing[rel];
-          await download(rel, r, null);
         }
-      } else {
-        delete state.files[rel];
-        delete state.missing[rel];
+      } catch (error) {
+        fileFailed(rel, error, r?.sha256 ?? `${l?.size}:${l?.mtimeMs}`);
       }
-    } catch (error) {
-      fileFailed(rel, error, r?.sha256 ?? `${l?.size}:${l?.mtimeMs}`);
+      // A conflict is followed by its baseline at once: a pass killed later keeps the losing text once.
+      // Other changes leave both sides equal (or both absent), which the next pass takes as agreed
+      // even without a baseline, so their baselines are saved together, a batch at a time.
+      if (summary.conflicts !== conflictsBefore) await save();
+      else if (
+        changes() - savedChanges >= SAVE_EVERY ||
+        (changes() > savedChanges && now() - savedAt >= SAVE_EVERY_MS)
+      ) {
+        // The previous batch is saved before the next one starts: at most one batch behind.
+        await saving;
+        await startSave();
+      }
     }
-    // A conflict is followed by its baseline at once: a pass killed later keeps the losing text once.
-    // Other changes leave both sides equal (or both absent), which the next pass takes as agreed
-    // even without a baseline, so their baselines are saved together, a batch at a time.
-    if (summary.conflicts !== conflictsBefore) await save();
-    else if (
-      changes() - savedChanges >= SAVE_EVERY ||
-      (changes() > savedChanges && now() - savedAt >= SAVE_EVERY_MS)
-    ) {
-      await save();
-    }
+    await settleAll();
+    await saving;
+  } finally {
+    // Nothing is written in DIR after the pass ends and releases the folder, even when it failed.
+    await Promise.allSettled([...writing, saving]);
   }
-  await settleAll();
   await makeDurable(dir, undurable);
   state.skipped = skippedNow;
   writeState(dir, state);

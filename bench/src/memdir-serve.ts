@@ -1,6 +1,8 @@
 // `memdir serve --http 127.0.0.1:0` in a child process, as the serve, api and serve-hostile sections
 // start it: the workspace's CLI (or another build's, for a baseline), a tokens file, no per-token rate
-// in the way of the load, and the access log read and dropped so the pipe never fills.
+// in the way of the load, and the access log read and dropped so the pipe never fills. Node flags in
+// MEMDIR_BENCH_SERVE_NODE_FLAGS (space-separated, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to
+// every server started, to profile it under the bench's load.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -28,9 +30,11 @@ export async function startServe(
     readonly rate?: readonly string[];
   } = {},
 ): Promise<ServeProcess> {
+  const nodeFlags = (process.env['MEMDIR_BENCH_SERVE_NODE_FLAGS'] ?? '').split(' ').filter(Boolean);
   const child = spawn(
     process.execPath,
     [
+      ...nodeFlags,
       options.bin ?? MEMDIR_BIN,
       'serve',
       '--http',

@@ -1,6 +1,9 @@
 // A history past its exact range: a namespace whose newest version object is numbered past 2^53 (an
 // archive imported before imports were checked could leave memver_9999999999999999). The store
-// refuses a change loudly, instead of claiming ids from 1 again behind it, and writes nothing.
+// refuses a change loudly, instead of claiming ids from 1 again behind it, and writes nothing. And a
+// store whose remembered next id is out of date (another store wrote since, retention removed the
+// version at that id) claims above what its file names, not that freed id below the file's versions.
+import { createHash } from 'node:crypto';
 import { CopyObjectCommand } from '@aws-sdk/client-s3';
 import type { MemdirStore } from '@memdir/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -68,4 +71,32 @@ describe('a history past its exact range', () => {
       expect(after.sort()).toEqual(before);
     });
   }
+});
+
+describe('a store whose next id retention removed meanwhile', () => {
+  it('an edit gets an id above every version its file names: the newest version is its content', async () => {
+    const prefix = uniquePrefix('history-stale-id');
+    prefixes.push(prefix);
+    // Two stores, two processes' worth of state: each remembers the next id it would claim.
+    const options = { ...storeOptions(prefix), history: { keepVersions: 3, keepDays: 0 } };
+    const idle = createS3Store(options);
+    const busy = createS3Store(options);
+    stores.push(idle, busy);
+    const path = '/memories/x.md';
+    await idle.create({ command: 'create', path, file_text: 'x0' });
+    // The other store edits the file five times: memver_2..6, retention removing 1..3 as it goes.
+    for (let index = 1; index <= 5; index++)
+      await busy.str_replace({
+        command: 'str_replace',
+        path,
+        old_str: `x${index - 1}`,
+        new_str: `x${index}`,
+      });
+    // The idle store would claim memver_2 next, free again since retention removed it.
+    await idle.str_replace({ command: 'str_replace', path, old_str: 'x5', new_str: 'idle' });
+    const { versions } = await busy.history({ path, limit: 10 });
+    expect(versions.map((version) => version.size)).toEqual([4, 2, 2]);
+    expect(versions[0]!.sha256).toBe(createHash('sha256').update('idle', 'utf8').digest('hex'));
+    expect(versions[0]!.id > 'memver_0000000000000006').toBe(true);
+  });
 });

@@ -23,6 +23,7 @@ import {
 import { Call } from '../call.js';
 import type { KeySpace } from '../keys.js';
 import type { Space } from '../space.js';
+import { parseChain } from './chain.js';
 import type { VersionHeader } from './header.js';
 
 const JSON_TYPE = 'application/x-ndjson';
@@ -168,8 +169,18 @@ export async function writeVersions(
     };
     return { header, body: encodeSlot(header, content) };
   });
+  // The newest version the changed files name (their chains as the change read them): the ids
+  // claimed go above it. This process's next id may be older (another store wrote since, and
+  // retention may have removed the version at that id): then it lists the newest id again, rather
+  // than record a change below versions its file already has.
+  let floor = 0;
+  for (const draft of drafts)
+    for (const entry of parseChain(draft.evidence)) floor = Math.max(floor, entry.seq);
   for (let claim = 0; claim < MAX_CLAIMS; claim++) {
-    if (state.next === undefined) await state.refresh(() => newestSequence(space, call));
+    if (state.next === undefined || state.next <= floor) {
+      await state.refresh(() => newestSequence(space, call));
+      state.next = Math.max(state.next!, floor + 1);
+    }
     const first = state.next!;
     // A history past its exact range gets BACKEND, not ids that round and collide.
     nextVersionSequence(first - 1, drafts.length);

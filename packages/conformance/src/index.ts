@@ -124,7 +124,7 @@ const GROUPS: Readonly<Record<ConformanceGroup, (suite: Suite) => void>> = {
 const IDENTITY_GROUPS = new Set<ConformanceGroup>(['records', 'update by id', 'remove expect']);
 
 /** A driver's identity primitives, hidden for the identity groups' pass over the engine's fallbacks. */
-const IDENTITY_METHODS = ['readRecord', 'locate', 'listRecords', 'updateById'] as const;
+const IDENTITY_METHODS = ['readRecord', 'locate', 'listRecords', 'listRecordsBeside', 'updateById'] as const;
 
 function nameFilter(tests: ConformanceFilter['tests']): NameFilter {
   if (tests === undefined) return () => true;

@@ -126,6 +126,38 @@ export function recordsTests(suite: Suite): void {
     expect((await mine.records.list()).items).toEqual([]);
   });
 
+  test("records: listBeside gives list's page and get's record of another namespace of the same backend", async () => {
+    const backend = suite.newBackend();
+    const mine = await open({ namespace: 'beside-mine' }, backend);
+    const theirs = await open({ namespace: 'beside-theirs' }, backend);
+    for (const name of ['a', 'b', 'c']) await create(mine, `/memories/${name}.md`, `mine ${name}`);
+    await create(mine, '/memories/d/e.md', 'deeper');
+    await create(theirs, '/memories/entry.json', '{"id":"theirs"}');
+    const beside = { store: theirs, path: '/memories/entry.json', content: true };
+    let cursor: string | undefined;
+    for (;;) {
+      const query = { depth: 1, limit: 2, cursor };
+      const both = await mine.records.listBeside(query, beside);
+      expect(both.page).toEqual(await mine.records.list(query));
+      expect(both.record).toEqual(await theirs.records.get('/memories/entry.json', { content: true }));
+      expect(both.record?.content).toBe('{"id":"theirs"}');
+      if (both.page.next === null) break;
+      cursor = both.page.next;
+    }
+    const without = await mine.records.listBeside(undefined, { store: theirs, path: '/memories/entry.json' });
+    expect(without.record?.content).toBeUndefined();
+    expect(without.record?.sha256).toBe(sha('{"id":"theirs"}'));
+    const missing = await mine.records.listBeside({}, { store: theirs, path: '/memories/none.json' });
+    expect(missing.record).toBeNull();
+    expect(missing.page.items.map((item) => item.path)).toEqual([
+      '/memories/a.md',
+      '/memories/b.md',
+      '/memories/c.md',
+      '/memories/d/e.md',
+    ]);
+    await expectError(mine.records.listBeside({ limit: 0 }, beside), 'INVALID_INPUT');
+  });
+
   test('records: edits keep the id and change the hash; a new file at a deleted path gets a new id', async () => {
     const store = await open();
     await create(store, '/memories/a.md', 'one\n');

@@ -87,10 +87,12 @@ export type {
   MemoryFolder,
   MemoryRecord,
   MemoryRecords,
+  RecordBeside,
   RecordChangeOptions,
   RecordPage,
   RecordQuery,
   RecordReadOptions,
+  RecordsBeside,
   RecordUpdate,
 } from './records/store-records.js';
 export { createMemoryStore, type MemdirStore, storeDriver } from './store.js';

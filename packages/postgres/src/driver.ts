@@ -28,9 +28,11 @@ import type {
   DriverPath,
   DriverPointInTime,
   DriverRecord,
+  DriverRecordBeside,
   DriverRecordOptions,
   DriverRecordPage,
   DriverRecordQuery,
+  DriverRecordsBeside,
   DriverRemoveOptions,
   DriverRestoreOptions,
   DriverSweepOptions,
@@ -203,6 +205,32 @@ export class PostgresMemoryDriver extends AbstractMemoryDriver {
 
   listRecords(query: DriverRecordQuery, options?: DriverCallOptions): Promise<DriverRecordPage> {
     return records.listRecords(this.#space, query, options);
+  }
+
+  /**
+   * One statement when `beside.driver` is a PostgreSQL driver on the same pool and schema (another
+   * namespace of the same tables); null, reading nothing, for any other driver.
+   */
+  async listRecordsBeside(
+    query: DriverRecordQuery,
+    beside: DriverRecordBeside,
+    options?: DriverCallOptions,
+  ): Promise<DriverRecordsBeside | null> {
+    const other = beside.driver;
+    if (
+      !(other instanceof PostgresMemoryDriver) ||
+      other.#backend.pool !== this.#backend.pool ||
+      other.#backend.sql.schema !== this.#backend.sql.schema
+    ) {
+      return null;
+    }
+    if (beside.path === '') return { page: await this.listRecords(query, options), record: null };
+    return records.listRecordsBeside(
+      this.#space,
+      query,
+      { ns: other.#ns, path: beside.path, content: beside.content === true },
+      options,
+    );
   }
 
   updateById(

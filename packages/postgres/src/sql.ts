@@ -87,6 +87,11 @@ export interface Statements {
   readonly record: string;
   /** `list_records_v4`: a page of records. */
   readonly listRecords: string;
+  /**
+   * `record_v4` of another namespace ($11 ns, $12 path, $13 content) and `list_records_v4` ($1 to
+   * $10) in one statement: the record first (kind 'r'), then the page's rows in their order.
+   */
+  readonly listRecordsBeside: string;
   readonly updateById: string;
   /** `fill_v4`: one batch of the migration to layout 4. */
   readonly fill: string;
@@ -169,6 +174,14 @@ ORDER BY e.i`,
     move: `SELECT ${s}.move${v}($1, $2, $3, $4, $5, $6, $7) AS outcome`,
     record: `SELECT o_record, o_content FROM ${s}.record${v}($1, $2, $3, $4)`,
     listRecords: `SELECT o_kind, o_item FROM ${s}.list_records${v}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    // The order is asked for: a UNION ALL by itself promises none.
+    listRecordsBeside: `SELECT o_kind, o_item, o_content FROM (
+  SELECT 0 AS part, 0::bigint AS n, 'r'::text AS o_kind, o_record AS o_item, o_content
+  FROM ${s}.record${v}($11, $12, NULL, $13)
+  UNION ALL
+  SELECT 1, l.n, l.o_kind, l.o_item, NULL::bytea
+  FROM ${s}.list_records${v}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) WITH ORDINALITY AS l(o_kind, o_item, n)
+) AS u ORDER BY part, n`,
     updateById: `SELECT ${s}.update_by_id${v}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS outcome`,
     fill: `SELECT ${s}.fill${v}($1) AS outcome`,
     history: historyStatements(s),

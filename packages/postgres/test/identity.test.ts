@@ -7,13 +7,14 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type {
-  ChangeRecord,
-  DriverCallStats,
-  DriverPath,
-  DriverRecord,
-  DriverRecordQuery,
-  MemoryDriver,
+import {
+  type ChangeRecord,
+  createInMemoryDriver,
+  type DriverCallStats,
+  type DriverPath,
+  type DriverRecord,
+  type DriverRecordQuery,
+  type MemoryDriver,
 } from '@memdir/core';
 import { pageOfRecords, versionSequence } from '@memdir/core/driver';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -58,6 +59,7 @@ type Driver = PostgresDriver &
       | 'readRecord'
       | 'locate'
       | 'listRecords'
+      | 'listRecordsBeside'
       | 'updateById'
       | 'listVersions'
       | 'restoreVersion'
@@ -318,6 +320,74 @@ describe('listRecords', () => {
       expect(pages.rows[0].relpages).toBeGreaterThan(300);
     } finally {
       client.release();
+    }
+  });
+});
+
+describe('listRecordsBeside', () => {
+  it("one round trip: listRecords' page and another namespace's record, with or without content", async () => {
+    const schema = schemaForTest();
+    const driver = driverFor(schema);
+    const mine = driver.namespace('mine') as Driver;
+    const registry = driver.namespace('=registry') as Driver;
+    for (const path of ['a.md', 'b/c.md', 'b/d/e.md', 'f.md']) await write(mine, path, `content of ${path}`);
+    await write(registry, 'stores/x.json', 'entry\u0000 é');
+    const records = await allRecords(mine);
+    for (const depth of [0, 1]) {
+      let after: string | null = null;
+      for (let count = 0; count < 10; count++) {
+        const counted = stats();
+        const query = { depth, limit: 2, after };
+        const both = await mine.listRecordsBeside!(
+          query,
+          { driver: registry, path: p('stores/x.json'), content: true },
+          { stats: counted },
+        );
+        expect(counted.roundTrips).toBe(1);
+        expect(both?.page).toEqual(pageOfRecords(records, query));
+        expect(both?.record).toEqual(await registry.readRecord(p('stores/x.json'), { content: true }));
+        expect(both?.record?.content).toBe('entry\u0000 é');
+        after = both!.page.next;
+        if (after === null) break;
+      }
+      expect(after).toBeNull();
+    }
+    const bare = await mine.listRecordsBeside!(
+      { limit: 100 },
+      { driver: registry, path: p('stores/x.json') },
+    );
+    expect(bare?.record).toEqual(await registry.readRecord(p('stores/x.json')));
+    expect(bare?.record).not.toHaveProperty('content');
+    const none = await mine.listRecordsBeside!(
+      { limit: 100 },
+      { driver: registry, path: p('stores/y.json') },
+    );
+    expect(none?.record).toBeNull();
+    expect(none?.page.items).toHaveLength(4);
+    // An empty page still gives the record.
+    const empty = await registry.listRecordsBeside!(
+      { under: p('missing'), limit: 5 },
+      { driver: registry, path: p('stores/x.json') },
+    );
+    expect(empty?.page).toEqual({ items: [], next: null });
+    expect(empty?.record?.path).toBe('stores/x.json');
+  });
+
+  it('null, reading nothing, for a driver on another pool or schema, or of another kind', async () => {
+    const schema = schemaForTest();
+    const driver = driverFor(schema);
+    const elsewhere = driverFor(schema);
+    const otherSchema = driverFor(schemaForTest());
+    for (const other of [elsewhere, otherSchema, createInMemoryDriver()]) {
+      const counted = stats();
+      expect(
+        await driver.listRecordsBeside!(
+          { limit: 10 },
+          { driver: other, path: p('x.md') },
+          { stats: counted },
+        ),
+      ).toBeNull();
+      expect(counted.roundTrips).toBe(0);
     }
   });
 });

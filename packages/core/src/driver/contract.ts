@@ -416,6 +416,22 @@ export interface MemoryDriver {
   listRecords?(query: DriverRecordQuery, options?: DriverCallOptions): Promise<DriverRecordPage>;
 
   /**
+   * `listRecords(query)` here and `beside.driver.readRecord(beside.path, { content: beside.content })`
+   * in one call: for a caller that needs a page and one record of another namespace of the same
+   * backend (the memory stores API reads a store's page and its registry entry, kept in a
+   * namespace of its own). One round trip where the backend allows; the page is as `listRecords`
+   * gives it. Never called on a driver without `capabilities.records`.
+   * @returns the page and the record (null when no file is at `beside.path`); or null, having read
+   *   nothing, when this driver cannot read `beside.driver` in the same call (another backend or
+   *   kind of driver, a wrapped one): the engine then makes the two calls at once.
+   */
+  listRecordsBeside?(
+    query: DriverRecordQuery,
+    beside: DriverRecordBeside,
+    options?: DriverCallOptions,
+  ): Promise<DriverRecordsBeside | null>;
+
+  /**
    * Changes the file whose id is `fileId`: its content, its path or both, in one atomic step, as
    * one version (command `update`: `modified` for content alone, else `renamed` with the new
    * content), creating the new path's parents. In this order:
@@ -608,6 +624,22 @@ export interface DriverRecordPage {
   readonly items: readonly (DriverRecord | DriverFolderMarker)[];
   /** Pass as `after` for the next page; null when there is none. */
   readonly next: string | null;
+}
+
+/** The record {@link MemoryDriver.listRecordsBeside} reads beside its page: the driver's file at `path`. */
+export interface DriverRecordBeside {
+  /** The driver of the other namespace (a store's `driver`, already inside its namespace). */
+  readonly driver: MemoryDriver;
+  readonly path: DriverPath;
+  /** Give the content too. */
+  readonly content?: boolean | undefined;
+}
+
+/** What {@link MemoryDriver.listRecordsBeside} read. */
+export interface DriverRecordsBeside {
+  readonly page: DriverRecordPage;
+  /** The record at the other driver's path, or null when no file is there. */
+  readonly record: DriverRecord | null;
 }
 
 /** What `updateById` changes: at least one of the two. */

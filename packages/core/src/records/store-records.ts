@@ -9,9 +9,11 @@ import type {
   DriverRecord,
   DriverRecordOptions,
   DriverRecordPage,
+  DriverRecordQuery,
   DriverUpdateByIdOptions,
   DriverUpdateChange,
   DriverUpdateResult,
+  MemoryDriver,
 } from '../driver/contract.js';
 import { sha256Hex } from '../driver/history.js';
 import { isFileId, MAX_RECORD_PAGE } from '../driver/records.js';
@@ -19,7 +21,7 @@ import type { Engine } from '../engine/engine.js';
 import type { Operation } from '../engine/operation.js';
 import { isMemoryToolError, MemoryToolError } from '../errors.js';
 import { type DriverPath, type MemoryPath, toMemoryPath, utf8Length } from '../path.js';
-import type { MemoryCallOptions } from '../tool.js';
+import type { MemoryCallOptions, MemoryStore } from '../tool.js';
 import { listRecordsFallback, locateFallback, readRecordFallback } from './fallback.js';
 
 /** A file's record as a store gives it (paths as the model sees them). */
@@ -66,6 +68,23 @@ export interface RecordPage {
   readonly next: string | null;
 }
 
+/** The record `records.listBeside` reads beside its page: the file at `path` of another store. */
+export interface RecordBeside {
+  /** A store made by `createMemoryStore` (one round trip when it is on the same backend). */
+  readonly store: MemoryStore & { readonly records: Pick<MemoryRecords, 'get'> };
+  /** A file's path in that store (`/memories/...`). */
+  readonly path: string;
+  /** Give its content too. */
+  readonly content?: boolean | undefined;
+}
+
+/** What `records.listBeside` read. */
+export interface RecordsBeside {
+  readonly page: RecordPage;
+  /** The record at the other store's path, or null when no file is there. */
+  readonly record: MemoryRecord | null;
+}
+
 /** Options of `records.get` and `records.locate`. */
 export interface RecordReadOptions {
   /** Give the content too. */
@@ -101,6 +120,14 @@ export interface MemoryRecords {
   locate(id: string, options?: RecordReadOptions): Promise<MemoryRecord | null>;
   /** A page of records in the UTF-8 byte order of their paths. */
   list(query?: RecordQuery): Promise<RecordPage>;
+  /**
+   * A page of records (as `list(query)`) and the record of the file at `beside.path` in the store
+   * `beside.store` (as its `records.get(path, { content })`): in one driver call, one round trip,
+   * when this store's driver reads the other store's namespace in the same call
+   * (`listRecordsBeside`: PostgreSQL, for two namespaces of one schema); else both calls at once.
+   * The one call runs under this store's deadline and telemetry; the other store's own are not used.
+   */
+  listBeside(query: RecordQuery | undefined, beside: RecordBeside): Promise<RecordsBeside>;
   /**
    * New content, a new path or both for the file `id`, in one step and one version (command
    * `update`) where the driver allows.
@@ -300,25 +327,63 @@ export function recordMethods(engine: Engine): MemoryRecords {
     return found && toRecord(found);
   }
 
-  async function list(query: RecordQuery = {}): Promise<RecordPage> {
-    const operation = engine.operation('view');
+  function listQuery(query: RecordQuery): DriverRecordQuery & { under: DriverPath; depth: number } {
     const under = engine.path(query.path ?? '/memories').driver;
     const depth = depthOption(query.depth);
-    const driverQuery = {
-      under,
-      depth,
-      after: decodeCursor(query.cursor, under, depth),
-      limit: limitOption(query.limit),
+    return { under, depth, after: decodeCursor(query.cursor, under, depth), limit: limitOption(query.limit) };
+  }
+
+  function pageOf(
+    page: DriverRecordPage,
+    { under, depth }: { under: DriverPath; depth: number },
+  ): RecordPage {
+    return {
+      items: page.items.map((item) => (item.kind === 'folder' ? toFolder(item) : toRecord(item))),
+      next: page.next === null ? null : encodeCursor(under, depth, page.next),
     };
+  }
+
+  async function list(query: RecordQuery = {}): Promise<RecordPage> {
+    const operation = engine.operation('view');
+    const driverQuery = listQuery(query);
     const page: DriverRecordPage = await operation.run('listRecords', false, [], () =>
       native
         ? driver.listRecords!(driverQuery, operation.readOptions())
         : listRecordsFallback(driver, driverQuery, history, operation.readOptions()),
     );
-    return {
-      items: page.items.map((item) => (item.kind === 'folder' ? toFolder(item) : toRecord(item))),
-      next: page.next === null ? null : encodeCursor(under, depth, page.next),
-    };
+    return pageOf(page, driverQuery);
+  }
+
+  async function listBeside(query: RecordQuery = {}, beside: RecordBeside): Promise<RecordsBeside> {
+    // The other store's driver, as `storeDriver` reads it (store.ts imports this file).
+    const other = (beside.store as { readonly driver?: MemoryDriver }).driver;
+    if (
+      native &&
+      typeof driver.listRecordsBeside === 'function' &&
+      other?.capabilities.records === true &&
+      typeof other.readRecord === 'function'
+    ) {
+      const operation = engine.operation('view');
+      const driverQuery = listQuery(query);
+      const path = engine.path(beside.path).driver;
+      if (path !== '') {
+        const both = await operation.run('listRecordsBeside', false, [], () =>
+          driver.listRecordsBeside!(
+            driverQuery,
+            { driver: other, path, content: beside.content === true },
+            operation.readOptions(),
+          ),
+        );
+        if (both !== null) {
+          return { page: pageOf(both.page, driverQuery), record: both.record && toRecord(both.record) };
+        }
+      }
+    }
+    const [page, record] = await Promise.all([
+      list(query),
+      beside.store.records.get(beside.path, { content: beside.content }),
+    ]);
+    return { page, record };
   }
 
   function updateOptions(operation: Operation, expectSha256: string | undefined): DriverUpdateByIdOptions {
@@ -495,5 +560,5 @@ export function recordMethods(engine: Engine): MemoryRecords {
     throw refusal(new MemoryToolError('CONFLICT', 'moved meanwhile', { path: '' }), id);
   }
 
-  return { get, create, locate, list, update, remove };
+  return { get, create, locate, list, listBeside, update, remove };
 }

@@ -2,9 +2,9 @@
 // recorded under), the registry, and the stores; and the one way a handler reaches a store, which
 // says 404 for a store the caller may not see (existence does not leak) and 403 for a change a
 // read-only token asks for.
-import type { Actor, MemdirStore } from '@memdir/core';
+import type { Actor, MemdirStore, RecordPage, RecordQuery, RecordsBeside } from '@memdir/core';
 import type { TokenGrant } from '../auth.js';
-import { forbidden, notFound } from './errors.js';
+import { forbidden, notFound, toApiError } from './errors.js';
 import { isStoreId } from './ids.js';
 import type { Registry, StoreEntry } from './registry.js';
 
@@ -51,12 +51,14 @@ export function maySee(context: ApiContext, id: string): boolean {
 
 /** The entry of store `id`, or 404 when there is none the caller may see. */
 export async function entryOf(context: ApiContext, id: string): Promise<StoreEntry> {
-  const missing = () => notFound(`No memory store has the id ${JSON.stringify(id.slice(0, 100))}.`);
-  if (!isStoreId(id) || !maySee(context, id)) throw missing();
+  if (!isStoreId(id) || !maySee(context, id)) throw missingStore(id);
   const entry = await context.registry.get(id);
-  if (entry === null || entry.deleting === true) throw missing();
+  if (entry === null || entry.deleting === true) throw missingStore(id);
   return entry;
 }
+
+const missingStore = (id: string) =>
+  notFound(`No memory store has the id ${JSON.stringify(id.slice(0, 100))}.`);
 
 /**
  * `read` on store `id`, run while its registry entry is read (one round trip less on the way): the
@@ -73,6 +75,31 @@ export async function readFrom<T>(
   if (entry.status === 'rejected') throw entry.reason;
   if (result.status === 'rejected') throw result.reason;
   return result.value;
+}
+
+/**
+ * A page of store `id`'s records, read beside its registry entry: one round trip where the driver
+ * reads both at once (`records.listBeside`), else two at once. The page is given only once the
+ * entry says the store exists, else the 404 is. A refusal is decided as `readFrom` decides it (the
+ * 404 of a store that is not there before the listing's own), by reading both again apart.
+ */
+export async function listFrom(context: ApiContext, id: string, query: RecordQuery): Promise<RecordPage> {
+  if (!isStoreId(id) || !maySee(context, id)) await entryOf(context, id);
+  const store = await context.backend.open(id);
+  const beside = await context.registry.beside(id);
+  let read: RecordsBeside;
+  try {
+    read = await store.records.listBeside(query, beside);
+  } catch {
+    return readFrom(context, id, (again) =>
+      again.records.list(query).catch((error: unknown) => {
+        throw toApiError(error);
+      }),
+    );
+  }
+  const entry = beside.entry(read.record);
+  if (entry === null || entry.deleting === true) throw missingStore(id);
+  return read.page;
 }
 
 /** Store `id` with its entry; `write` checks the token may change it. */

@@ -1,7 +1,7 @@
 // The memory endpoints (API.md section 4): create, retrieve, update, list, delete, on the store's
 // records (core's identity methods): a listing with view=basic reads no content.
-import { isMemoryToolError, type MemdirStore, type MemoryRecord } from '@memdir/core';
-import { type ApiContext, reach, readFrom } from './context.js';
+import { isMemoryToolError, type MemdirStore, type MemoryRecord, type RecordPage } from '@memdir/core';
+import { type ApiContext, listFrom, reach, readFrom } from './context.js';
 import { decodeCursor, encodeCursor } from './cursors.js';
 import { ApiError, badRequest, notFound, toApiError } from './errors.js';
 import {
@@ -232,13 +232,17 @@ export async function listMemories(context: ApiContext, storeId: string, query: 
   const filters = asOf === undefined ? { prefix, depth } : { prefix, depth, asOf };
   let cursor = decodeCursor('memories', filters, query.get('page') ?? undefined);
   const under = toolPath(prefix === '/' ? '/' : prefix.slice(0, -1));
-  const list = async (records: ListedRecords, past: boolean) => {
+  // `first`: the first page, when the caller reads it another way (beside the registry entry).
+  const list = async (records: ListedRecords, past: boolean, first?: RecordPage) => {
     const data: unknown[] = [];
     let next: string | null = null;
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      let page: Awaited<ReturnType<ListedRecords['list']>>;
+      let page: RecordPage;
       try {
-        page = await records.list({ path: under, depth, cursor, limit: limit - data.length });
+        page =
+          round === 0 && first !== undefined
+            ? first
+            : await records.list({ path: under, depth, cursor, limit: limit - data.length });
       } catch (error) {
         throw toApiError(error);
       }
@@ -262,5 +266,8 @@ export async function listMemories(context: ApiContext, storeId: string, query: 
     return { data, next_page: next === null ? null : encodeCursor('memories', filters, next) };
   };
   if (asOf !== undefined) return list(await recordsAsOf(context, storeId, asOf), true);
-  return readFrom(context, storeId, (store) => list(store.records, false));
+  // The first page is read beside the store's registry entry (one round trip where the driver
+  // allows); once it is there the store exists, and the rest reads the store alone.
+  const first = await listFrom(context, storeId, { path: under, depth, cursor, limit });
+  return list((await context.backend.open(storeId)).records, false, first);
 }

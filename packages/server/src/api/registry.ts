@@ -5,7 +5,13 @@
 // compare-and-swap on the file's SHA-256, tried again when another writer got there first.
 // Beside the stores, one small file per redaction (who redacted a version: the store's history keeps
 // only when), under a folder per store that goes with the store.
-import { type Actor, isMemoryToolError, type MemdirStore, type MemoryRecord } from '@memdir/core';
+import {
+  type Actor,
+  isMemoryToolError,
+  type MemdirStore,
+  type MemoryRecord,
+  type RecordBeside,
+} from '@memdir/core';
 import { ApiError } from './errors.js';
 import { registryKey, storeIdOf } from './ids.js';
 
@@ -67,6 +73,17 @@ export class Registry {
     const store = await this.#store();
     const record = await store.records.get(pathOf(id), { content: true });
     return record && parse(record.content);
+  }
+
+  /**
+   * Where the entry of `id` is, for a read beside another (`records.listBeside`): the registry's
+   * store, the file's path, and how to read the entry from its record.
+   */
+  async beside(
+    id: string,
+  ): Promise<RecordBeside & { entry(record: MemoryRecord | null): StoreEntry | null }> {
+    const store = await this.#store();
+    return { store, path: pathOf(id), content: true, entry: (record) => record && parse(record.content) };
   }
 
   async create(entry: StoreEntry): Promise<void> {

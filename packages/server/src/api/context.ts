@@ -79,27 +79,33 @@ export async function readFrom<T>(
 
 /**
  * A page of store `id`'s records, read beside its registry entry: one round trip where the driver
- * reads both at once (`records.listBeside`), else two at once. The page is given only once the
- * entry says the store exists, else the 404 is. A refusal is decided as `readFrom` decides it (the
- * 404 of a store that is not there before the listing's own), by reading both again apart.
+ * reads both at once (`records.listBeside`), else two at once. The page (with the store, for the
+ * pages after it) is given only once the entry says the store exists, else the 404 is. A refusal
+ * is decided as `readFrom` decides it (the 404 of a store that is not there before the listing's
+ * own), by reading both again apart.
  */
-export async function listFrom(context: ApiContext, id: string, query: RecordQuery): Promise<RecordPage> {
-  if (!isStoreId(id) || !maySee(context, id)) await entryOf(context, id);
+export async function listFrom(
+  context: ApiContext,
+  id: string,
+  query: RecordQuery,
+): Promise<{ page: RecordPage; store: MemdirStore }> {
+  if (!isStoreId(id) || !maySee(context, id)) throw missingStore(id);
   const store = await context.backend.open(id);
   const beside = await context.registry.beside(id);
   let read: RecordsBeside;
   try {
     read = await store.records.listBeside(query, beside);
   } catch {
-    return readFrom(context, id, (again) =>
-      again.records.list(query).catch((error: unknown) => {
+    return readFrom(context, id, async (again) => ({
+      page: await again.records.list(query).catch((error: unknown) => {
         throw toApiError(error);
       }),
-    );
+      store: again,
+    }));
   }
   const entry = beside.entry(read.record);
   if (entry === null || entry.deleting === true) throw missingStore(id);
-  return read.page;
+  return { page: read.page, store };
 }
 
 /** Store `id` with its entry; `write` checks the token may change it. */

@@ -268,6 +268,6 @@ export async function listMemories(context: ApiContext, storeId: string, query: 
   if (asOf !== undefined) return list(await recordsAsOf(context, storeId, asOf), true);
   // The first page is read beside the store's registry entry (one round trip where the driver
   // allows); once it is there the store exists, and the rest reads the store alone.
-  const first = await listFrom(context, storeId, { path: under, depth, cursor, limit });
-  return list((await context.backend.open(storeId)).records, false, first);
+  const { page, store } = await listFrom(context, storeId, { path: under, depth, cursor, limit });
+  return list(store.records, false, page);
 }

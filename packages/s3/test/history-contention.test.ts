@@ -96,8 +96,11 @@ const DEFAULTS = {};
 describe('history on, several processes (issue 34)', () => {
   it('4 processes x 250 concurrent inserts into one file, default options: all confirmed, every line once, one version each, few written twice', async () => {
     const prefix = newPrefix('history-inserts');
+    // The checker, not under test: its history pages of 1,000 versions are 1,000 ranged GETs each,
+    // which a loaded machine may not fit in 5 s. The workers run at the default options.
     const store = createS3Store({
       ...storeOptions(prefix),
+      timeoutMs: 60_000,
       maxViewChars: 100_000,
     }) as MemoryStore & MemoryHistory;
     await store.create({ command: 'create', path: '/memories/log.md', file_text: '# log' });

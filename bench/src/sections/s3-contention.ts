@@ -144,7 +144,8 @@ const insert = (who: string, index: number) => ({
 /**
  * Issue 34: 4 processes x 250 concurrent inserts into one file (with history: one version object
  * each, written before its commit), and 4 processes racing to fill a quota with new files, all
- * with the default 5 s deadline.
+ * with the default options: `timeoutMs` 5 s for a server that shows no progress, `queueTimeoutMs`
+ * 60 s for a command waiting its turn behind writers that keep finishing.
  */
 async function editsAndQuota(
   input: (namespace: string, commands: unknown[], concurrency: number, extra?: object) => WorkerInput,
@@ -176,7 +177,7 @@ async function editsAndQuota(
     const confirmed = outcomes.filter((o) => o.outcome === 'ok').length;
     const slowest = Math.max(...outcomes.map((o) => o.end - o.start));
     lines.push(
-      `| ${PROCESSES} x 250 concurrent inserts into one file, history ${history ? 'on (default)' : 'off'} | ${tally(outcomes)}; slowest ${slowest} ms, all in ${span(outcomes)} ms | all 1,000 confirmed within the 5 s deadline | ${confirmed === 1_000 ? 'PASS' : 'MISSED'} |`,
+      `| ${PROCESSES} x 250 concurrent inserts into one file, history ${history ? 'on (default)' : 'off'} | ${tally(outcomes)}; slowest ${slowest} ms, all in ${span(outcomes)} ms | all 1,000 confirmed with the default options (each waits its turn, up to queueTimeoutMs) | ${confirmed === 1_000 ? 'PASS' : 'MISSED'} |`,
     );
   }
   log(`[s3] ${PROCESSES} processes x 25 new files racing to fill a quota of 30 files`);
@@ -198,7 +199,7 @@ async function editsAndQuota(
   const made = race.filter((o) => o.outcome === 'ok').length;
   const answered = race.every((o) => o.outcome === 'ok' || o.outcome === 'QUOTA_EXCEEDED');
   lines.push(
-    `| ${PROCESSES} x 25 new files racing to fill a quota of 30 files (history on) | ${tally(race)}; slowest ${Math.max(...race.map((o) => o.end - o.start))} ms | only ok and QUOTA_EXCEEDED, 30 made, within the 5 s deadline | ${answered && made === 30 ? 'PASS' : 'MISSED'} |`,
+    `| ${PROCESSES} x 25 new files racing to fill a quota of 30 files (history on) | ${tally(race)}; slowest ${Math.max(...race.map((o) => o.end - o.start))} ms | only ok and QUOTA_EXCEEDED, 30 made, with the default options | ${answered && made === 30 ? 'PASS' : 'MISSED'} |`,
   );
   return lines;
 }

@@ -14,7 +14,13 @@ import type { DriverPath } from './path.js';
 import { MEMORY_ROOT, utf8Length } from './path.js';
 import { storeDriver } from './store.js';
 import type { QuotaOptions } from './store-options.js';
-import { checkActor, DEFAULT_MAX_FILE_BYTES, DEFAULT_TIMEOUT_MS, historyOption } from './store-options.js';
+import {
+  checkActor,
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_QUEUE_TIMEOUT_MS,
+  DEFAULT_TIMEOUT_MS,
+  historyOption,
+} from './store-options.js';
 import type { Actor, MemoryStore } from './tool.js';
 
 /** Where {@link copyStore} reports progress. */
@@ -298,6 +304,8 @@ export async function copyStore(
     maxFileBytes: Number.MAX_SAFE_INTEGER,
     maxViewChars: 1,
     timeoutMs,
+    // As a store with the default: a write waiting behind other writers that make progress waits on.
+    queueTimeoutMs: Math.max(DEFAULT_QUEUE_TIMEOUT_MS, timeoutMs),
     quota: undefined,
     history: undefined,
     touch: false,

@@ -101,6 +101,7 @@ export {
   DEFAULT_KEEP_VERSIONS,
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_MAX_VIEW_CHARS,
+  DEFAULT_QUEUE_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
 } from './store-options.js';
 export { type CommandTrace, commandChannel, type DriverTrace, driverChannel } from './telemetry.js';

@@ -107,6 +107,17 @@ export interface MemoryStoreOptions {
    */
   timeoutMs?: number | undefined;
   /**
+   * The longest one command may take, in milliseconds, while it waits its turn behind other writers
+   * that the store sees making progress (another process's turn with the namespace's lock ended, a
+   * group of edits of the file committed). Each such sign of progress gives the command `timeoutMs`
+   * again, up to this much after it started; a store that shows none (a dead, silent or stalled
+   * server, a lock holder that never lets go) still fails the command `timeoutMs` after the last
+   * one (SPEC section 7). Only drivers that report progress (`DriverCallOptions.progressed`) use
+   * it. At least `timeoutMs`.
+   * @default 60000, or `timeoutMs` when that is longer
+   */
+  queueTimeoutMs?: number | undefined;
+  /**
    * The namespace's quota (SPEC section 3), enforced in the same atomic step as each change. Needs
    * a driver with `capabilities.quotas`.
    * @default no quota
@@ -146,6 +157,8 @@ export const DEFAULT_MAX_FILE_BYTES = 1_048_576;
 export const DEFAULT_MAX_VIEW_CHARS = 16_000;
 /** Default of {@link MemoryStoreOptions.timeoutMs}: 5 s (SPEC section 7). */
 export const DEFAULT_TIMEOUT_MS = 5_000;
+/** Default of {@link MemoryStoreOptions.queueTimeoutMs}: 60 s. */
+export const DEFAULT_QUEUE_TIMEOUT_MS = 60_000;
 /** Default of {@link HistoryOptions.keepVersions}. */
 export const DEFAULT_KEEP_VERSIONS = 20;
 /** Default of {@link HistoryOptions.keepDays}. */
@@ -157,6 +170,8 @@ export interface EngineOptions {
   readonly maxFileBytes: number;
   readonly maxViewChars: number;
   readonly timeoutMs: number;
+  /** At least `timeoutMs`. */
+  readonly queueTimeoutMs: number;
   /** Undefined: no quota. */
   readonly quota: DriverQuota | undefined;
   /** Undefined: history off (or the driver has none). */
@@ -173,6 +188,7 @@ export const STORE_OPTION_NAMES = [
   'maxFileBytes',
   'maxViewChars',
   'timeoutMs',
+  'queueTimeoutMs',
   'quota',
   'history',
   'expire',
@@ -325,11 +341,26 @@ export function checkStoreOptions(
     touch = refresh;
   }
 
+  const timeoutMs = positiveInteger(CORE, 'timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS);
+  const queueTimeoutMs = positiveInteger(
+    CORE,
+    'queueTimeoutMs',
+    options.queueTimeoutMs,
+    Math.max(DEFAULT_QUEUE_TIMEOUT_MS, timeoutMs),
+  );
+  if (queueTimeoutMs < timeoutMs) {
+    throw invalid(
+      'queueTimeoutMs',
+      `${queueTimeoutMs} is less than timeoutMs (${timeoutMs}): a command waiting behind other writers is given at least timeoutMs`,
+    );
+  }
+
   return {
     overwrite,
     maxFileBytes,
     maxViewChars: positiveInteger(CORE, 'maxViewChars', options.maxViewChars, DEFAULT_MAX_VIEW_CHARS),
-    timeoutMs: positiveInteger(CORE, 'timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS),
+    timeoutMs,
+    queueTimeoutMs,
     quota,
     history,
     touch,

@@ -7,6 +7,7 @@ import {
   createInMemoryDriver,
   createMemoryStore,
   type DriverCallOptions,
+  type DriverPath,
   type MemoryDriver,
 } from '../src/index.js';
 
@@ -133,6 +134,149 @@ describe('the command deadline', () => {
       reason: 'unexpected',
       outcome: 'unknown',
     });
+  });
+});
+
+describe('waiting behind writers that make progress (queueTimeoutMs)', () => {
+  /**
+   * A store whose `view` waits in a queue: its driver reports progress every `everyMs` for `reports`
+   * times (forever when Infinity), then answers after `answerAfterMs` from the start (never when
+   * Infinity).
+   */
+  function queued(
+    store: { timeoutMs: number; queueTimeoutMs?: number },
+    queue: { everyMs: number; reports: number; answerAfterMs: number },
+  ) {
+    const inner = createInMemoryDriver();
+    const seen: { deadlines: number[]; signal?: AbortSignal | undefined } = { deadlines: [] };
+    const driver = wrapDriver(inner, {
+      describe: (path, options) => {
+        seen.signal = options.signal;
+        seen.deadlines.push(options.deadline!);
+        let reported = 0;
+        const timer = setInterval(() => {
+          if (reported++ >= queue.reports) return clearInterval(timer);
+          options.progressed?.();
+          seen.deadlines.push(options.deadline!);
+        }, queue.everyMs);
+        if (queue.answerAfterMs === Number.POSITIVE_INFINITY) return new Promise<never>(() => {});
+        return sleep(queue.answerAfterMs).then(() => {
+          clearInterval(timer);
+          return inner.describe!(path, options);
+        });
+      },
+    });
+    return { store: createMemoryStore(driver, store), seen };
+  }
+
+  const EMPTY =
+    "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n0B\t/memories";
+
+  it('a call that reports progress keeps going past timeoutMs and succeeds; its deadline follows', async () => {
+    const { store, seen } = queued(
+      { timeoutMs: 200, queueTimeoutMs: 5_000 },
+      { everyMs: 50, reports: Number.POSITIVE_INFINITY, answerAfterMs: 700 },
+    );
+    const started = Date.now();
+    expect(await store.view({ command: 'view', path: '/memories' })).toBe(EMPTY);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(690);
+    // The options object the driver holds carries the moved deadline, never an earlier one.
+    const last = seen.deadlines.at(-1)!;
+    expect(last).toBeGreaterThan(started + 700);
+    expect(seen.deadlines).toEqual([...seen.deadlines].sort((a, b) => a - b));
+    expect(seen.signal?.aborted).toBe(false);
+  });
+
+  it('a call that reports none fails at timeoutMs with the usual message', async () => {
+    const { store } = queued(
+      { timeoutMs: 200, queueTimeoutMs: 5_000 },
+      { everyMs: 50, reports: 0, answerAfterMs: Number.POSITIVE_INFINITY },
+    );
+    const started = Date.now();
+    await expect(store.view({ command: 'view', path: '/memories' })).rejects.toMatchObject({
+      code: 'BACKEND',
+      reason: 'timeout',
+      outcome: 'not-applied',
+      message: 'The memory store is unavailable: it did not answer within 0.2 seconds. Try again.',
+    });
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(190);
+    expect(took).toBeLessThan(200 + 250);
+  });
+
+  it('progress never carries a call past queueTimeoutMs; the watchdog fails it there and aborts its signal', async () => {
+    const { store, seen } = queued(
+      { timeoutMs: 200, queueTimeoutMs: 600 },
+      { everyMs: 50, reports: Number.POSITIVE_INFINITY, answerAfterMs: Number.POSITIVE_INFINITY },
+    );
+    const started = Date.now();
+    await expect(store.view({ command: 'view', path: '/memories' })).rejects.toMatchObject({
+      code: 'BACKEND',
+      reason: 'timeout',
+      outcome: 'not-applied',
+      message: 'The memory store is unavailable: it did not answer within 0.6 seconds. Try again.',
+    });
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(590);
+    expect(took).toBeLessThan(600 + 250);
+    expect(seen.signal?.aborted).toBe(true);
+    expect(Math.max(...seen.deadlines)).toBeLessThanOrEqual(started + 600 + 5);
+  });
+
+  it('a call that stops reporting progress fails timeoutMs after the last report', async () => {
+    const { store, seen } = queued(
+      { timeoutMs: 300, queueTimeoutMs: 10_000 },
+      { everyMs: 100, reports: 4, answerAfterMs: Number.POSITIVE_INFINITY },
+    );
+    const started = Date.now();
+    const failed = await store.view({ command: 'view', path: '/memories' }).catch((error: unknown) => error);
+    const took = Date.now() - started;
+    expect(failed).toMatchObject({ code: 'BACKEND', reason: 'timeout', outcome: 'not-applied' });
+    // Four reports, the last about 400 ms in: the call fails about 300 ms after it.
+    const lastDeadline = Math.max(...seen.deadlines);
+    expect(lastDeadline - started).toBeGreaterThanOrEqual(690);
+    expect(Date.now()).toBeGreaterThanOrEqual(lastDeadline - 5);
+    expect(took).toBeGreaterThanOrEqual(690);
+    expect(took).toBeLessThan(700 + 250);
+    expect(seen.signal?.aborted).toBe(true);
+  });
+
+  it('a change that waited past timeoutMs and then ran out says how long it was given', async () => {
+    const inner = createInMemoryDriver();
+    const driver = wrapDriver(inner, {
+      edit: (_path, _edit, options) => {
+        const timer = setInterval(() => options.progressed?.(), 50);
+        setTimeout(() => clearInterval(timer), 1_000);
+        return new Promise<never>(() => {});
+      },
+    });
+    const store = createMemoryStore(driver, { timeoutMs: 200, queueTimeoutMs: 1_500 });
+    await inner.write('a.md' as DriverPath, 'a', { op: 'seed' });
+    // Progress until 1 s in, then none: the change fails about 1.2 s after it started.
+    await expect(
+      store.insert({ command: 'insert', path: '/memories/a.md', insert_line: 1, insert_text: 'b' }),
+    ).rejects.toMatchObject({
+      code: 'BACKEND',
+      reason: 'timeout',
+      outcome: 'unknown',
+      message: expect.stringMatching(
+        /^The memory store is unavailable: it did not answer within 1\.[12] seconds\. The change may or may not have been saved: view the path before you try again\.$/,
+      ),
+    });
+  });
+
+  it('queueTimeoutMs is at least timeoutMs: less is refused when the store is made; by default it grows with timeoutMs', () => {
+    const driver = createInMemoryDriver();
+    expect(() => createMemoryStore(driver, { timeoutMs: 10_000, queueTimeoutMs: 5_000 })).toThrow(
+      new TypeError(
+        'Invalid @memdir/core option queueTimeoutMs: 5000 is less than timeoutMs (10000): a command waiting behind other writers is given at least timeoutMs',
+      ),
+    );
+    expect(() => createMemoryStore(driver, { queueTimeoutMs: 0 })).toThrow(
+      'Invalid @memdir/core option queueTimeoutMs: expected a positive integer, got 0',
+    );
+    expect(() => createMemoryStore(driver, { timeoutMs: 120_000 })).not.toThrow();
+    expect(() => createMemoryStore(driver, { timeoutMs: 5_000, queueTimeoutMs: 5_000 })).not.toThrow();
   });
 });
 

@@ -416,6 +416,35 @@ describe('EditQueue: group commit of the edits of one file', () => {
     expect(applied).toEqual([[], ['new']]);
   });
 
+  it('the edits waiting for a file hear of progress: from the batch (another writer committed) and when a batch ahead of them commits', async () => {
+    const heard: string[] = [];
+    let release: () => void = () => {};
+    const queue = new EditQueue(async (_key, batch) => {
+      if (batch.ops.includes('first')) {
+        // Another writer's group committed while this one waited for its turn.
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        batch.progressed();
+      }
+      batch.apply('c');
+      batch.settle();
+    });
+    const options = (op: string) => ({
+      op,
+      deadline: Date.now() + 5_000,
+      progressed: () => heard.push(op),
+    });
+    const first = queue.submit('f', (c) => c, options('first'));
+    const second = queue.submit('f', (c) => c, options('second'));
+    const third = queue.submit('f', (c) => c, options('third'));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    release();
+    await Promise.all([first, second, third]);
+    // From the batch: its member and both queued behind it; then, its commit done, both again.
+    expect(heard).toEqual(['first', 'second', 'third', 'second', 'third']);
+  });
+
   it('a commit that throws fails its batch; one that leaves members unsettled is an unexpected failure', async () => {
     const failing = new EditQueue(async () => {
       throw new MemoryToolError('BACKEND', 'down', { reason: 'unavailable' });

@@ -29,6 +29,24 @@ export interface QueuedOptions extends DriverChangeOptions {
   readonly call: Call;
 }
 
+/**
+ * An edit's options as it waits in the file's queue. Not a copy of the engine's (`{ ...options }`
+ * would keep the deadline as it was when the edit queued): the deadline is the call's, which
+ * follows the engine's as progress of the writers ahead moves it, and progress goes to the call.
+ */
+export function queuedOptions(options: DriverChangeOptions, call: Call): QueuedOptions {
+  return {
+    op: options.op,
+    quota: options.quota,
+    record: options.record,
+    call,
+    get deadline() {
+      return call.deadline;
+    },
+    progressed: () => call.progressed(),
+  };
+}
+
 /** How long after a group of edits of a file lost a race its next groups take the lease (history on). */
 const CONTENDED_MS = 2_000;
 /** A group of this many edits or more takes the lease (history on): a lost round would cost as many versions. */
@@ -81,10 +99,14 @@ export async function commitEdits(space: Space, path: string, batch: EditBatch):
           call: roundCall,
           creates: path,
           run: () => editRound(space, path, batch, group, roundCall),
+          // Every edit waiting for this file waits for this round's lease, queued ones included.
+          progressed: () => batch.progressed(),
         })
       : await editRound(space, path, batch, group, roundCall);
     if (end === 'done') break;
     if (end === 'lost') {
+      // The file changed under the round: another writer's group committed.
+      batch.progressed();
       editRaces.set(key, Date.now());
       roundCall.retried();
       await sleep(Math.random() * Math.min(MAX_BACKOFF_MS, 2 ** round));

@@ -66,6 +66,12 @@ const ABANDON_GRACE_MS = 1_000;
 export const MAX_POLL_MS = 50;
 /** The least time a waiter keeps before its deadline to answer that the lease is busy. */
 const MIN_MARGIN_MS = 100;
+/**
+ * How often a waiter reads the lease to see whether it changed hands (one GET, at most this often):
+ * each new holder is progress of the queue it waits in, which keeps its commands waiting
+ * (`queueTimeoutMs`). Turns of the lease last from tens of milliseconds to about a second.
+ */
+const OBSERVE_MS = 250;
 const JSON_TYPE = 'application/json';
 
 /** The lease, held. */
@@ -230,6 +236,11 @@ export interface Waiter {
   wanted(): boolean;
   /** Called between tries while another store holds the lease (not awaited: it must not throw). */
   meanwhile?(): void;
+  /**
+   * Called when the wait sees another store's turn end (the lease changed hands): the waiters are
+   * behind writers that make progress (`DriverCallOptions.progressed`). Must not throw.
+   */
+  progressed?(): void;
   /** The call of those waiting now (its deadline is the latest of theirs). */
   call(): Call;
 }
@@ -259,6 +270,8 @@ export async function acquireLease(
   let giveUpAt = started + 2 * leaseTtlMs + 3 * CLOCK_RESOLUTION_MS;
   let recheckAt = 0;
   let waited = false;
+  /** Who held the lease when it was last read (owner and operation), or null when nobody did. */
+  let holder: string | null | undefined;
   /** The longest a try took: the wait ends while there is time for one more and an answer. */
   let slowest = 0;
   for (let round = 0; ; round++) {
@@ -281,8 +294,16 @@ export async function acquireLease(
     }
     if (Date.now() >= recheckAt) {
       const seen = await bucket.getWithDate(key, call);
-      if (seen === null) continue; // released in between
-      const held = parseBody(seen.object.bytes);
+      const held = seen === null ? null : parseBody(seen.object.bytes);
+      // A lease taken or released since the last look is another store's turn ended: progress.
+      // One holder renewing the same lease (alive or stalled) is not.
+      const current = held === null ? null : `${String(held.owner)}\n${String(held.op)}`;
+      if (holder !== undefined && current !== holder) {
+        waiter.progressed?.();
+        giveUpAt = Math.max(giveUpAt, Date.now() + 2 * leaseTtlMs + 3 * CLOCK_RESOLUTION_MS);
+      }
+      holder = current;
+      if (seen === null || held === null) continue; // released in between
       if (held.owner === owner && held.op === journal.op) {
         // Our own PUT landed, and its second sending found it there.
         return {
@@ -326,7 +347,8 @@ export async function acquireLease(
         }
         continue; // another store took it over first
       }
-      recheckAt = now + waitMs;
+      // Read again once the lease could have expired, or sooner to see whether it changed hands.
+      recheckAt = now + Math.min(waitMs, OBSERVE_MS);
       if (!waited) call.log.debug('waiting for the lease of a namespace', { heldForMs: Math.max(0, age) });
       waited = true;
     }

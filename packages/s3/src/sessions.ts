@@ -46,6 +46,13 @@ export interface StructuralChange<T> {
    * not wait its turn only to be refused then).
    */
   recheck?(): Promise<void>;
+  /**
+   * Called while the change waits, each time the wait sees the backend make progress: another
+   * store's turn with the lease ended, or a batch of this queue ahead of the change ran. By default
+   * the change's call is told (which moves the command's deadline, `DriverCallOptions.progressed`);
+   * a change made for several commands tells them all.
+   */
+  progressed?(): void;
 }
 
 /**
@@ -146,6 +153,7 @@ export class LeaseQueue {
             wanted: () => this.#prune().length > 0,
             call: () => Call.shared(this.#waiting.map((entry) => entry.change.call)),
             meanwhile: () => this.#recheck(),
+            progressed: () => this.#progressed(),
           });
         } catch (error) {
           for (const entry of this.#waiting.splice(0)) entry.reject(error);
@@ -155,6 +163,14 @@ export class LeaseQueue {
       }
     } finally {
       this.#serving = false;
+    }
+  }
+
+  /** The waiting changes saw the backend make progress on the queue they wait in. */
+  #progressed(): void {
+    for (const entry of this.#waiting) {
+      if (entry.change.progressed) entry.change.progressed();
+      else entry.change.call.progressed();
     }
   }
 
@@ -207,6 +223,8 @@ export class LeaseQueue {
       served += batch.length;
       const ran = await this.#run(lease, batch);
       if (ran.abandoned) lease.abandon();
+      // The changes still waiting waited for this batch, which is done.
+      else this.#progressed();
       if (batch.length > 1 && !ran.abandoned && !ran.released && this.#waiting.length === 0) {
         // A batch's callers often go on at once (tool calls of one turn, a copy): answer them, and
         // keep the lease for what they send in the same turn of the event loop.

@@ -94,7 +94,18 @@ export class Totals {
    */
   async reserve(path: string, change: Counts, quota: DriverQuota, call: Call): Promise<void> {
     if (change.bytes === 0 && change.files === 0) return;
-    await this.#update({ path, change, quota, call, op: randomUUID(), deadline: call.deadline });
+    await this.#update({
+      path,
+      change,
+      quota,
+      call,
+      op: randomUUID(),
+      // The call's: it follows the command's as progress of other writers moves it.
+      get deadline() {
+        return call.deadline;
+      },
+      progressed: () => call.progressed(),
+    });
   }
 
   /**
@@ -201,8 +212,10 @@ export class Totals {
         return;
       }
       // Another process changed the totals (or this write landed before): read them again, after
-      // a pause that spreads the processes racing for them.
+      // a pause that spreads the processes racing for them. Their change is progress of the queue
+      // these updates wait in.
       this.#seen = undefined;
+      batch.progressed();
       call.retried();
       await sleep(Math.random() * Math.min(MAX_BACKOFF_MS, 2 ** round));
     }

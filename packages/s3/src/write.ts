@@ -15,7 +15,7 @@ import type {
 } from '@memdir/core';
 import { asDriverPath, outcomeUnknown, refuseConflict, utf8Length } from '@memdir/core/driver';
 import type { Call } from './call.js';
-import type { QueuedOptions } from './edits.js';
+import { queuedOptions } from './edits.js';
 import * as history from './history/index.js';
 import { parentOf, type WriteShape } from './history/write.js';
 import { anythingBeneath } from './inspect.js';
@@ -145,7 +145,7 @@ export async function update(
 ): Promise<'file' | 'directory' | null> {
   const { receipts } = space.backend;
   if (receipts.has(options.op)) return receipts.get(options.op) as 'file';
-  const queued: QueuedOptions = { ...options, call };
+  const queued = queuedOptions(options, call);
   // An edit reads the file whether or not it changes it (a refused edit was still a read).
   const touched = options.touch ? touch(space, path, call) : undefined;
   const [kind] = await Promise.all([

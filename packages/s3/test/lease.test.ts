@@ -81,6 +81,42 @@ describe('the lease', () => {
     );
   });
 
+  it('changing hands: a new path waits past timeoutMs while other stores take turns; renewed by one holder, it does not', async () => {
+    const { store, prefix } = setUp({ timeoutMs: 1_000 });
+    /** Writes the lease every 200 ms for `ms`, as one holder renewing it or as holders taking turns. */
+    const holders = async (ms: number, turns: boolean) => {
+      const until = Date.now() + ms;
+      for (let turn = 0; Date.now() < until; turn++) {
+        const body = JSON.parse(leaseBody([], 60_000)) as Record<string, unknown>;
+        await put(
+          `${prefix}/.memdir/lease`,
+          JSON.stringify({ ...body, op: turns ? `turn-${turn}` : body.op, renewal: turn }),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      await clearPrefix(admin, `${prefix}/.memdir/lease`);
+    };
+    // One holder that keeps renewing (a stalled change): no progress, the deadline stays.
+    const renewing = holders(2_500, false);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    let started = Date.now();
+    const error = await store
+      .create({ command: 'create', path: '/memories/a.md', file_text: 'a' })
+      .catch((e) => e);
+    expect(error).toMatchObject({ code: 'BACKEND', reason: 'busy', outcome: 'not-applied' });
+    expect(Date.now() - started).toBeLessThan(1_100);
+    await renewing;
+    // Holders taking turns: each new holder is progress, so the create waits for its own turn.
+    const turns = holders(2_500, true);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    started = Date.now();
+    expect(await store.create({ command: 'create', path: '/memories/a.md', file_text: 'a' })).toBe(
+      'File created successfully at: /memories/a.md',
+    );
+    expect(Date.now() - started).toBeGreaterThan(2_000);
+    await turns;
+  });
+
   it('expired, with a rename half done in its journal: the next structural change finishes it first', async () => {
     const { store, prefix } = setUp({ timeoutMs: 10_000 });
     // d/a.md was copied to e/a.md (and edited since at its old path), d/b.md not yet copied.

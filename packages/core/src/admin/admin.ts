@@ -214,11 +214,14 @@ function makeAdmin(
 ): MemoryAdmin {
   const { capabilities } = driver;
   const batch = positiveInteger('core', 'batch', options.batch, DEFAULT_ADMIN_BATCH);
+  const timeoutMs = positiveInteger('core', 'timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS);
   const settings: EngineOptions = {
     overwrite: true,
     maxFileBytes: DEFAULT_MAX_FILE_BYTES,
     maxViewChars: DEFAULT_MAX_VIEW_CHARS,
-    timeoutMs: positiveInteger('core', 'timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS),
+    timeoutMs,
+    // An admin batch waits behind no queue of other writers: it is bounded by timeoutMs alone.
+    queueTimeoutMs: timeoutMs,
     quota: undefined,
     history: undefined,
     touch: false,

@@ -93,7 +93,9 @@ export interface DriverCallOptions {
    * ({@link MemoryStoreOptions.timeoutMs} after it started). A driver derives every request timeout,
    * retry, lock wait and group-commit limit from the time left (the kit's `timeLeft`), so that a
    * stalled server gives `BACKEND` within the deadline and a slow but live one is waited for up to
-   * it. Absent when the driver is called on its own: the kit then allows 5 s from the call.
+   * it. Read it again before each request: it moves later when the call reports progress
+   * ({@link progressed}). Absent when the driver is called on its own: the kit then allows 5 s from
+   * the call.
    */
   readonly deadline?: number | undefined;
   /**
@@ -104,6 +106,19 @@ export interface DriverCallOptions {
    * keeps every other field, not this one).
    */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Tells the engine that the backend made progress on the queue this call waits in: another
+   * writer's turn ended (the lock changed hands, a group of edits committed, the object this call
+   * waits to write changed). The engine then moves the deadline to `timeoutMs` from now, but never
+   * past `queueTimeoutMs` after the command started, nor earlier than it was, so a command that waits
+   * its turn behind writers that keep finishing is not failed while its turn comes. Call it only
+   * for progress seen on the backend: a lock that one holder keeps (a stalled or crashed holder),
+   * or a server that does not answer, is none, and the command fails at its deadline as before.
+   * `deadline` (and `signal`) follow it on the options object the engine passed; a copy
+   * (`{ ...options }`) keeps the deadline it had and not this method. Absent when the driver is
+   * called on its own.
+   */
+  progressed?(): void;
   /** Telemetry counters to fill in, when someone listens (see {@link DriverCallStats}). */
   readonly stats?: DriverCallStats | undefined;
   /**

@@ -5,7 +5,9 @@
 //
 // A compare-and-swap per edit makes n concurrent edits of one file cost O(n^2) requests and most run
 // out of time; grouped, each process keeps one write per file in flight, so n edits from p processes
-// cost about n/p rounds at worst. A group gives up only as its members' deadlines pass.
+// cost about n/p rounds at worst. A group gives up only as its members' deadlines pass; the edits
+// waiting for a file are told when the queue moves (a group of theirs or another writer's committed),
+// so that with an engine their deadlines follow (`DriverCallOptions.progressed`).
 import { unexpectedBackendFailure } from '../errors.js';
 import type { DriverChangeOptions } from './contract.js';
 import { checkTime } from './deadline.js';
@@ -72,6 +74,16 @@ export class EditBatch {
         return false;
       }
     });
+  }
+
+  /**
+   * The backend moved on the queue these edits wait in (another writer's group committed, the lock
+   * changed hands): tells every edit waiting for this file, those of the batch and those queued
+   * behind it (`DriverCallOptions.progressed`).
+   */
+  progressed(): void {
+    for (const member of this.#members) member.options.progressed?.();
+    for (const member of this.#pending) member.options.progressed?.();
   }
 
   /** Edits whose operation id the file already carries were written before (a replay): they succeed. */
@@ -183,6 +195,8 @@ export class EditQueue {
           if (!batch.settled) {
             batch.fail(unexpectedBackendFailure(new Error('memdir: an edit batch ended without an outcome')));
           }
+          // The edits queued behind this batch waited for it, and it is done: their queue moved.
+          for (const member of pending) member.options.progressed?.();
         } catch (error) {
           batch.fail(error);
         }

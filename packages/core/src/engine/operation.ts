@@ -95,8 +95,9 @@ export function closedError(): MemoryToolError {
  * The options of one driver call. One class for every call, with every field its own property (one
  * shape, cheap to make: an object literal with a getter costs a couple of microseconds), except
  * `signal`, a getter on the prototype that makes the command's AbortController only when a driver
- * reads it. A driver that copies the options (`{ ...options }`) keeps `deadline` and the rest, not
- * `signal`: pass the object on, or read `signal` first.
+ * reads it, and `progressed`, a method. `deadline` is a plain field that the operation moves when
+ * a call reports progress. A driver that copies the options (`{ ...options }`) keeps the rest and
+ * the deadline as it was, not `signal` or `progressed`: pass the object on, or read them first.
  */
 class CallOptions {
   op: string | undefined = undefined;
@@ -107,7 +108,8 @@ class CallOptions {
   limit: number | undefined = undefined;
   skipHidden: boolean | undefined = undefined;
   maxFileBytes: number | undefined = undefined;
-  readonly deadline: number;
+  /** The command's deadline; moved by {@link Operation.progressed} (never written by a driver). */
+  deadline: number;
   readonly #operation: Operation;
 
   constructor(
@@ -122,17 +124,27 @@ class CallOptions {
   get signal(): AbortSignal {
     return this.#operation.signal;
   }
+
+  progressed(): void {
+    this.#operation.progressed();
+  }
 }
 
 /**
  * The driver calls of one command. The command has one deadline (`timeoutMs` after it started):
  * every call carries it, and past it the call's signal is aborted and the command fails with
- * `BACKEND` (for a change: "may or may not have been saved"). Refusals the caller expects come
- * back as they are, with their `path`; anything else the driver throws becomes a `BACKEND` error
- * the model may read.
+ * `BACKEND` (for a change: "may or may not have been saved"). A call that waits its turn behind
+ * other writers may report their progress, which moves the deadline (up to `queueTimeoutMs` after
+ * the start; SPEC section 7 bounds the wait on a dead or silent server, not on a busy live one).
+ * Refusals the caller expects come back as they are, with their `path`; anything else the driver
+ * throws becomes a `BACKEND` error the model may read.
  */
 export class Operation {
-  readonly deadline: number;
+  /** When the command started, in `Date.now()` ms. */
+  readonly started: number;
+  #deadline: number;
+  /** The options of the calls made so far: their `deadline` follows this one's. */
+  readonly #calls: CallOptions[] = [];
   #id: string | undefined;
   #controller: AbortController | undefined;
   #aborted: MemoryToolError | undefined;
@@ -147,8 +159,31 @@ export class Operation {
     readonly command: ChangeRecord['command'],
     readonly call: MemoryCallOptions | undefined,
   ) {
-    this.deadline = Date.now() + engine.options.timeoutMs;
+    this.started = Date.now();
+    this.#deadline = this.started + engine.options.timeoutMs;
     this.trace = (call as TracedCall | undefined)?.trace;
+  }
+
+  /** The command's deadline, in `Date.now()` ms: `timeoutMs` after the start, or later after progress. */
+  get deadline(): number {
+    return this.#deadline;
+  }
+
+  /**
+   * The backend made progress on the queue a call of this command waits in (a driver's
+   * `options.progressed()`): the deadline moves to `timeoutMs` from now, never past `queueTimeoutMs`
+   * after the start, nor earlier than it was. Too late once the deadline passed: the command has
+   * failed, or is failing, whatever its watchdog's timer says. The watchdog reads the deadline when
+   * its timer fires, so moving it costs no timer.
+   */
+  progressed(): void {
+    const now = Date.now();
+    if (this.#aborted || now >= this.#deadline) return;
+    const { timeoutMs, queueTimeoutMs } = this.engine.options;
+    const moved = Math.min(now + timeoutMs, this.started + queueTimeoutMs);
+    if (moved <= this.#deadline) return;
+    this.#deadline = moved;
+    for (const options of this.#calls) options.deadline = moved;
   }
 
   /** Made once per command, when its first change call is made; every change call carries it. */
@@ -190,28 +225,35 @@ export class Operation {
     return this.engine.driver;
   }
 
+  /** A call's options, kept so that its deadline follows the command's. */
+  #options(touch: true | undefined): CallOptions {
+    const options = new CallOptions(this, this.#current, touch);
+    this.#calls.push(options);
+    return options;
+  }
+
   /** The options of a read: deadline and signal, and `touch` for a file read when reads refresh expiry. */
   #readOptions(touch: boolean): CallOptions {
-    return new CallOptions(this, this.#current, touch && this.engine.options.touch ? true : undefined);
+    return this.#options(touch && this.engine.options.touch ? true : undefined);
   }
 
   /** `list`'s options: a read's, and whether hidden subtrees may be folded. */
   #listOptions(skipHidden: boolean): CallOptions {
-    const options = new CallOptions(this, this.#current, undefined);
+    const options = this.#options(undefined);
     options.skipHidden = skipHidden;
     return options;
   }
 
   /** `describe`'s options: a read's, and the listing's limit. */
   #describeOptions(limit: number): CallOptions & { limit: number } {
-    const options = new CallOptions(this, this.#current, this.engine.options.touch ? true : undefined);
+    const options = this.#options(this.engine.options.touch ? true : undefined);
     options.limit = limit;
     return options as CallOptions & { limit: number };
   }
 
   /** The options of a change: those of a read, and the operation id, quota and history record. */
   #changeOptions(): CallOptions & { op: string } {
-    const options = new CallOptions(this, this.#current, this.engine.options.touch ? true : undefined);
+    const options = this.#options(this.engine.options.touch ? true : undefined);
     options.op = this.id;
     options.quota = this.engine.options.quota;
     options.record = this.record;
@@ -387,7 +429,7 @@ export class Operation {
       throw driverError(error, refusals, change);
     }
     try {
-      return await this.engine.watchdog.watch(work, this.deadline, () => this.#expireWith(change));
+      return await this.engine.watchdog.watch(work, this, () => this.#expireWith(change));
     } catch (error) {
       throw driverError(error, refusals, change);
     }
@@ -429,7 +471,7 @@ export class Operation {
       }
       try {
         outcome = {
-          value: await this.engine.watchdog.watch(work, this.deadline, () => this.#expireWith(change)),
+          value: await this.engine.watchdog.watch(work, this, () => this.#expireWith(change)),
         };
         stats.outcome = 'ok';
       } catch (error) {
@@ -450,7 +492,11 @@ export class Operation {
   }
 
   #timeout(change: boolean): MemoryToolError {
-    const reason = noAnswerWithin(this.engine.options.timeoutMs);
+    // The time the command was given: `timeoutMs`, or (to a tenth of a second) what progress of the
+    // writers ahead of it extended it to.
+    const { timeoutMs } = this.engine.options;
+    const given = this.#deadline - this.started;
+    const reason = noAnswerWithin(given === timeoutMs ? timeoutMs : Math.round(given / 100) * 100);
     return change
       ? new MemoryToolError('BACKEND', changeOutcomeUnknown(reason), {
           reason: 'timeout',

@@ -1,10 +1,17 @@
 // One timer per store for the deadlines of all its driver calls, instead of a timer, a promise race
 // and an AbortController per call: a call that answers in time (nearly all of them) costs an entry
 // in a set. The timer is armed for the earliest deadline, keeps the process alive only while a call
-// is waiting, and when it fires, fails the calls whose deadline passed.
+// is waiting, and when it fires, fails the calls whose deadline passed. A deadline may move later
+// (a command waiting behind other writers that make progress): the timer is not touched then; when
+// it fires early it finds the call still in time and is armed again for the earliest deadline.
+
+/** What a call is watched for: its command's deadline, read when the timer fires. */
+interface Deadlined {
+  readonly deadline: number;
+}
 
 interface Watched {
-  readonly deadline: number;
+  readonly of: Deadlined;
   readonly expire: () => unknown;
   readonly reject: (error: unknown) => void;
 }
@@ -16,12 +23,12 @@ export class Watchdog {
   #armedFor = Number.POSITIVE_INFINITY;
 
   /**
-   * `work`, or the error `expire()` returns once `deadline` (Date.now() ms) passes first. `expire`
-   * is called at most once, when the deadline wins.
+   * `work`, or the error `expire()` returns once `of.deadline` (Date.now() ms, which may move later
+   * meanwhile, never earlier) passes first. `expire` is called at most once, when the deadline wins.
    */
-  watch<T>(work: Promise<T>, deadline: number, expire: () => unknown): Promise<T> {
+  watch<T>(work: Promise<T>, of: Deadlined, expire: () => unknown): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const entry: Watched = { deadline, expire, reject };
+      const entry: Watched = { of, expire, reject };
       this.#add(entry);
       work.then(
         (value) => {
@@ -43,8 +50,9 @@ export class Watchdog {
   #add(entry: Watched): void {
     const wasIdle = this.#waiting.size === 0;
     this.#waiting.add(entry);
-    if (this.#timer === undefined || entry.deadline < this.#armedFor) {
-      this.#arm(entry.deadline);
+    const { deadline } = entry.of;
+    if (this.#timer === undefined || deadline < this.#armedFor) {
+      this.#arm(deadline);
     } else if (wasIdle) {
       this.#timer.ref?.();
     }
@@ -67,10 +75,11 @@ export class Watchdog {
     const now = Date.now();
     let next = Number.POSITIVE_INFINITY;
     for (const entry of this.#waiting) {
-      if (entry.deadline <= now) {
+      const { deadline } = entry.of;
+      if (deadline <= now) {
         this.#waiting.delete(entry);
         entry.reject(entry.expire());
-      } else if (entry.deadline < next) next = entry.deadline;
+      } else if (deadline < next) next = deadline;
     }
     if (next !== Number.POSITIVE_INFINITY) this.#arm(next);
   }

@@ -17,8 +17,8 @@ import type { QuotaOptions } from './store-options.js';
 import {
   checkActor,
   DEFAULT_MAX_FILE_BYTES,
-  DEFAULT_QUEUE_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
+  defaultQueueTimeoutMs,
   historyOption,
 } from './store-options.js';
 import type { Actor, MemoryStore } from './tool.js';
@@ -305,7 +305,7 @@ export async function copyStore(
     maxViewChars: 1,
     timeoutMs,
     // As a store with the default: a write waiting behind other writers that make progress waits on.
-    queueTimeoutMs: Math.max(DEFAULT_QUEUE_TIMEOUT_MS, timeoutMs),
+    queueTimeoutMs: defaultQueueTimeoutMs(timeoutMs),
     quota: undefined,
     history: undefined,
     touch: false,

@@ -159,6 +159,11 @@ export const DEFAULT_MAX_VIEW_CHARS = 16_000;
 export const DEFAULT_TIMEOUT_MS = 5_000;
 /** Default of {@link MemoryStoreOptions.queueTimeoutMs}: 60 s. */
 export const DEFAULT_QUEUE_TIMEOUT_MS = 60_000;
+
+/** What {@link MemoryStoreOptions.queueTimeoutMs} is when not given: 60 s, or `timeoutMs` when longer. */
+export function defaultQueueTimeoutMs(timeoutMs: number): number {
+  return Math.max(DEFAULT_QUEUE_TIMEOUT_MS, timeoutMs);
+}
 /** Default of {@link HistoryOptions.keepVersions}. */
 export const DEFAULT_KEEP_VERSIONS = 20;
 /** Default of {@link HistoryOptions.keepDays}. */
@@ -346,7 +351,7 @@ export function checkStoreOptions(
     CORE,
     'queueTimeoutMs',
     options.queueTimeoutMs,
-    Math.max(DEFAULT_QUEUE_TIMEOUT_MS, timeoutMs),
+    defaultQueueTimeoutMs(timeoutMs),
   );
   if (queueTimeoutMs < timeoutMs) {
     throw invalid(
